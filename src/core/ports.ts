@@ -1,0 +1,89 @@
+/**
+ * The ports a host hands the core. Everything non-deterministic — time, ids, randomness,
+ * models — enters through one of these, so a run can be recorded and replayed.
+ */
+
+/** Wall-clock time in milliseconds since the Unix epoch. */
+export interface Clock {
+  now(): number;
+}
+
+/** Produces unique identifiers. */
+export interface Ids {
+  /** A new id, optionally prefixed (`run_…`, `trace_…`). */
+  next(prefix?: string): string;
+}
+
+/** A source of uniform numbers in [0, 1). */
+export interface Random {
+  next(): number;
+}
+
+/** The real clock. */
+export const systemClock: Clock = { now: () => Date.now() };
+
+/** A clock that only moves when told to; for tests and replay. */
+export class ManualClock implements Clock {
+  #now: number;
+  constructor(start = 0) {
+    this.#now = start;
+  }
+  now(): number {
+    return this.#now;
+  }
+  /** Move forward by `ms` (must be ≥ 0). */
+  advance(ms: number): void {
+    if (!(ms >= 0)) throw new RangeError('a clock only moves forward');
+    this.#now += ms;
+  }
+}
+
+/** A clock that returns `start`, `start + step`, … on successive calls: time that moves deterministically. */
+export function steppingClock(start = 0, step = 1): Clock {
+  let now = start - step;
+  return { now: () => (now += step) };
+}
+
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
+/** Random 128-bit ids from `crypto.getRandomValues`, hex encoded. */
+export function createRandomIds(): Ids {
+  const bytes = new Uint8Array(16);
+  return {
+    next(prefix) {
+      crypto.getRandomValues(bytes);
+      let id = '';
+      for (const byte of bytes) id += HEX[byte];
+      return prefix ? `${prefix}_${id}` : id;
+    },
+  };
+}
+
+/** Deterministic ids `prefix_<seed>_<n>` with a per-prefix counter; for tests and replay. */
+export function createSequentialIds(seed = 'seq'): Ids {
+  const counters = new Map<string, number>();
+  return {
+    next(prefix = 'id') {
+      const n = (counters.get(prefix) ?? 0) + 1;
+      counters.set(prefix, n);
+      return `${prefix}_${seed}_${n}`;
+    },
+  };
+}
+
+/**
+ * A seeded pseudo-random generator (mulberry32): fast, 32-bit state, the same sequence in
+ * every JavaScript engine because it uses only `Math.imul` and 32-bit integer operations.
+ */
+export function createSeededRandom(seed: number): Random {
+  let state = seed >>> 0;
+  return {
+    next() {
+      state = (state + 0x6d2b79f5) >>> 0;
+      let t = state;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    },
+  };
+}

@@ -1,0 +1,107 @@
+import { z } from 'zod';
+import { ProfileNameSchema } from './common.ts';
+import { parseOrThrow } from './validate.ts';
+
+/** The runtime configuration after parsing, with every default filled in. */
+export const ConfigSchema = z.object({
+  /** Most steps a plan may have; clamped to 1..50. */
+  plannerMaxSteps: z.number().int().min(1).max(50),
+  /** Sampling temperature handed to an optional model; clamped to 0..2. */
+  modelTemperature: z.number().min(0).max(2),
+  /** Embedding dimension of the hashing embedder; 8..65536. */
+  embeddingDim: z.number().int().min(8).max(65536),
+  /** Whether the embedder adds word bigrams. */
+  embeddingBigrams: z.boolean(),
+  /** Least goal/tool similarity for a tool to be planned at all; 0..1. */
+  plannerMinSimilarity: z.number().min(0).max(1),
+  /** Profile used when a caller names none. */
+  defaultProfile: z.string().min(1),
+  /** Seed for the deterministic random port. */
+  randomSeed: z.number().int(),
+});
+export type Config = z.infer<typeof ConfigSchema>;
+
+/** Defaults used for every key that is absent or invalid. */
+export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
+  plannerMaxSteps: 10,
+  modelTemperature: 0,
+  embeddingDim: 256,
+  embeddingBigrams: true,
+  plannerMinSimilarity: 0.12,
+  defaultProfile: 'demo',
+  randomSeed: 1,
+});
+
+/** An env-like record: names to raw string values. Never `process.env` itself inside the core. */
+export const EnvRecordSchema = z.record(z.string(), z.string().optional());
+export type EnvRecord = z.infer<typeof EnvRecordSchema>;
+
+/** A parsed configuration and what was wrong with the input. */
+export interface ConfigParseResult {
+  config: Config;
+  /** One line per key that was invalid (fell back) or out of range (clamped). */
+  warnings: string[];
+}
+
+type NumberKey = 'plannerMaxSteps' | 'modelTemperature' | 'embeddingDim' | 'plannerMinSimilarity' | 'randomSeed';
+
+const NUMBER_KEYS: ReadonlyArray<{ env: string; key: NumberKey; min: number; max: number; integer: boolean }> = [
+  { env: 'PLANNER_MAX_STEPS', key: 'plannerMaxSteps', min: 1, max: 50, integer: true },
+  { env: 'MODEL_TEMPERATURE', key: 'modelTemperature', min: 0, max: 2, integer: false },
+  { env: 'EMBEDDING_DIM', key: 'embeddingDim', min: 8, max: 65536, integer: true },
+  { env: 'PLANNER_MIN_SIMILARITY', key: 'plannerMinSimilarity', min: 0, max: 1, integer: false },
+  { env: 'CUGAR_RANDOM_SEED', key: 'randomSeed', min: -(2 ** 31), max: 2 ** 31 - 1, integer: true },
+];
+
+const TRUE_WORDS = new Set(['1', 'true', 'yes', 'on']);
+const FALSE_WORDS = new Set(['0', 'false', 'no', 'off']);
+
+/**
+ * Parse an env-like record into a {@link Config}. Never throws for bad values: an
+ * unparsable value falls back to its default and an out-of-range one is clamped, each with
+ * a warning. Throws a `ValidationError` only when `env` is not a record of strings.
+ *
+ * @example
+ * const { config, warnings } = parseConfig({ PLANNER_MAX_STEPS: '99' });
+ * config.plannerMaxSteps; // 50
+ * warnings; // ['PLANNER_MAX_STEPS=99 is above 50; clamped to 50']
+ */
+export function parseConfig(env: EnvRecord = {}): ConfigParseResult {
+  const record = parseOrThrow(EnvRecordSchema, env, 'environment record');
+  const config: Config = { ...DEFAULT_CONFIG };
+  const warnings: string[] = [];
+
+  for (const { env: name, key, min, max, integer } of NUMBER_KEYS) {
+    const raw = record[name]?.trim();
+    if (raw === undefined || raw === '') continue;
+    const value = Number(raw);
+    if (!Number.isFinite(value) || (integer && !Number.isInteger(value))) {
+      warnings.push(`${name}=${JSON.stringify(raw)} is not a${integer ? 'n integer' : ' finite number'}; using the default ${DEFAULT_CONFIG[key]}`);
+      continue;
+    }
+    if (value < min) {
+      warnings.push(`${name}=${raw} is below ${min}; clamped to ${min}`);
+      config[key] = min;
+    } else if (value > max) {
+      warnings.push(`${name}=${raw} is above ${max}; clamped to ${max}`);
+      config[key] = max;
+    } else {
+      config[key] = value;
+    }
+  }
+
+  const bigrams = record['EMBEDDING_BIGRAMS']?.trim().toLowerCase();
+  if (bigrams !== undefined && bigrams !== '') {
+    if (TRUE_WORDS.has(bigrams)) config.embeddingBigrams = true;
+    else if (FALSE_WORDS.has(bigrams)) config.embeddingBigrams = false;
+    else warnings.push(`EMBEDDING_BIGRAMS=${JSON.stringify(bigrams)} is not a boolean; using the default ${DEFAULT_CONFIG.embeddingBigrams}`);
+  }
+
+  const profile = record['CUGAR_PROFILE']?.trim();
+  if (profile !== undefined && profile !== '') {
+    if (ProfileNameSchema.safeParse(profile).success) config.defaultProfile = profile;
+    else warnings.push(`CUGAR_PROFILE=${JSON.stringify(profile)} is not a valid profile name; using the default ${DEFAULT_CONFIG.defaultProfile}`);
+  }
+
+  return { config: ConfigSchema.parse(config), warnings };
+}

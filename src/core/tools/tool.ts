@@ -1,0 +1,69 @@
+import { z } from 'zod';
+
+/** What a tool handler receives besides its inputs. */
+export interface ToolContext {
+  profile: string;
+  traceId: string;
+  runId: string;
+  stepIndex: number;
+  /** Aborted when the run is cancelled or the step times out; long handlers should watch it. */
+  signal: AbortSignal;
+  /** `runId:stepId`: the same on every attempt of one step, so side effects can be deduplicated. */
+  idempotencyKey: string;
+}
+
+/** A tool's implementation: `(inputs, context) → output`. Inputs are already validated. */
+// `any` keeps handlers of differently-typed tools assignable to one registry.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type ToolHandler<I = any, O = unknown> = (inputs: I, context: ToolContext) => O | Promise<O>;
+
+/** A capability name: lowercase words joined by `.`, `:`, `_` or `-` (`math`, `net:http`). */
+export const CapabilitySchema = z.string().regex(/^[a-z][a-z0-9._:-]{0,63}$/, 'capabilities are lowercase identifiers');
+
+/** The descriptive part of a tool, validated at registration. */
+export const ToolMetaSchema = z.object({
+  description: z.string().trim().min(1, 'a tool needs a description').max(2000),
+  /** Relative cost of one call (any unit, consistent within a profile). Default 1. */
+  cost: z.number().min(0).max(1e9).default(1),
+  /** Expected latency of one call, in milliseconds. Default 100. */
+  latency: z.number().min(0).max(3.6e6).default(100),
+  /** What a worker must offer to run this tool. */
+  capabilities: z.array(CapabilitySchema).max(32).default([]),
+  /** Whether the tool touches the network; refused unless the profile allows it. */
+  allowNetwork: z.boolean().default(false),
+  /** Whether repeating a call with the same idempotency key is safe. */
+  idempotent: z.boolean().default(false),
+  /** Whether a human must approve each call. */
+  requiresApproval: z.boolean().default(false),
+});
+export type ToolMeta = z.output<typeof ToolMetaSchema>;
+
+/** What a caller passes to `register`: a handler, a zod schema of its inputs, and metadata. */
+export interface ToolSpec<S extends z.ZodType = z.ZodType> extends Partial<Omit<ToolMeta, 'capabilities'>> {
+  description: string;
+  capabilities?: readonly string[];
+  parameters: S;
+  handler: ToolHandler<z.output<S>>;
+}
+
+/** A registered tool: frozen, with defaults filled in and its JSON Schema computed once. */
+export interface ToolDefinition extends Readonly<ToolMeta> {
+  readonly profile: string;
+  readonly name: string;
+  readonly parameters: z.ZodType;
+  readonly handler: ToolHandler;
+  /** JSON Schema of the inputs, from `z.toJSONSchema`. */
+  readonly inputSchema: Readonly<Record<string, unknown>>;
+}
+
+/** A tool as listed to callers (API, CLI, dashboard): everything but the handler. */
+export interface ToolInfo extends ToolMeta {
+  profile: string;
+  name: string;
+  inputSchema: Record<string, unknown>;
+}
+
+/** Helper that keeps a spec's handler typed by its schema. */
+export function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): ToolSpec<S> {
+  return spec;
+}
