@@ -1,4 +1,5 @@
-import { CugarError, ValidationError, toCugarError } from '../errors.ts';
+import type { CugarError} from '../errors.ts';
+import { ValidationError, toCugarError } from '../errors.ts';
 import { isStepReference } from '../planning/slotFilling.ts';
 import type { PolicyEnforcer } from '../policy/policyEnforcer.ts';
 import type { Clock } from '../ports.ts';

@@ -55,6 +55,9 @@ export function splitClauses(goal: string): string[] {
   return clauses.map((c) => c.trim()).filter((c) => /[\p{L}\p{N}]/u.test(c));
 }
 
+/** Number words say how many, not what to do. */
+const NUMBER_WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'hundred', 'thousand', 'number', 'numbers'];
+
 function round(value: number): number {
   return Math.round(value * 1e6) / 1e6;
 }
@@ -84,7 +87,7 @@ export class Planner {
     this.#ids = options.ids;
     this.#maxSteps = Math.min(50, Math.max(1, Math.floor(options.maxSteps ?? DEFAULT_CONFIG.plannerMaxSteps)));
     this.#minSimilarity = Math.min(1, Math.max(0, options.minSimilarity ?? DEFAULT_CONFIG.plannerMinSimilarity));
-    this.#embedder = new HashingEmbedder({ dimension: options.dimension ?? 512, bigrams: false, stopWords: [...ENGLISH_STOP_WORDS] });
+    this.#embedder = new HashingEmbedder({ dimension: options.dimension ?? 512, bigrams: false, stopWords: [...ENGLISH_STOP_WORDS, ...NUMBER_WORDS] });
   }
 
   /** Plan `request.goal` over `request.registry`'s tools of `request.profile`. */
@@ -137,7 +140,8 @@ export class Planner {
 
   /** Similarity of `text` to each tool, in [-1, 1]; exposed for dry runs and tests. */
   similarities(text: string, tools: readonly ToolDefinition[]): Map<string, number> {
-    const query = this.#embedder.embed(text);
+    // Numbers are data for slot filling, not intent: leave them out of the comparison.
+    const query = this.#embedder.embed(text.replace(/\d+(?:[.,]\d+)?/g, ' '));
     const scores = new Map<string, number>();
     for (const tool of tools) scores.set(tool.name, round(dot(query, this.#toolVector(tool))));
     return scores;

@@ -85,7 +85,7 @@ function parseCallArguments(body: string, parameters: readonly string[]): Record
   const parts = splitArguments(body);
   const named = parts.map((part) => NAMED_ARGUMENT.exec(part));
   // A one-parameter tool called positionally keeps its argument whole, commas and all.
-  if (parameters.length === 1 && parts.length > 0 && named.every((m) => m === null)) return { [parameters[0]!]: parseLiteral(body) };
+  if (parameters.length === 1 && parts.length > 0 && named.every((m) => m === null)) return { [parameters[0]!]: parseLiteral(parts.length === 1 ? parts[0]! : body) };
   const input: Record<string, unknown> = {};
   let positional = 0;
   for (let i = 0; i < parts.length; i++) {

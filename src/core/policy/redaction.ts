@@ -1,7 +1,10 @@
 /** What redaction puts in place of a secret. */
 export const REDACTED = '[REDACTED]';
 
-const SECRET_KEY = /(?:^|[_\-.])?(?:pass(?:word|wd|phrase)?|secret|token|api[_\-.]?key|apikey|auth(?:orization)?|bearer|cookie|credentials?|private[_\-.]?key|session[_\-.]?id|client[_\-.]?secret|access[_\-.]?key)(?:$|[_\-.])?/i;
+/** Words that make a key secret on their own. */
+const SECRET_WORDS = new Set(['password', 'passwd', 'pwd', 'passphrase', 'secret', 'secrets', 'token', 'tokens', 'apikey', 'auth', 'authorization', 'bearer', 'cookie', 'cookies', 'credential', 'credentials', 'privatekey', 'signature']);
+/** Word pairs that make a key secret (`api_key`, `privateKey`, `session-id`). */
+const SECRET_PAIRS = new Set(['api key', 'private key', 'access key', 'secret key', 'session id', 'client secret', 'refresh token', 'access token', 'set cookie']);
 
 /** Value shapes that are secrets wherever they appear. Each keeps a short prefix so logs stay readable. */
 const SECRET_VALUES: ReadonlyArray<RegExp> = [
@@ -19,9 +22,13 @@ const SECRET_VALUES: ReadonlyArray<RegExp> = [
 
 /** Whether a key names a secret (`password`, `apiKey`, `x-auth-token`, `Authorization`, …). */
 export function isSecretKey(key: string): boolean {
-  // Split camelCase so `apiKey` and `clientSecret` read as words.
-  const spaced = key.replace(/([a-z0-9])([A-Z])/g, '$1_$2');
-  return SECRET_KEY.test(spaced);
+  // Whole words only, camelCase split, so `apiKey` is secret and `authored` is not.
+  const words = key
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+  return words.some((word, i) => SECRET_WORDS.has(word) || (i > 0 && SECRET_PAIRS.has(`${words[i - 1]} ${word}`)));
 }
 
 /** Replace secret-shaped substrings of `text`. */

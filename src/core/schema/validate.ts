@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { ValidationError } from '../errors.ts';
 
 /** One problem found by a schema, in a JSON-safe shape. */

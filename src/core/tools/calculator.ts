@@ -159,7 +159,8 @@ export function evaluateExpression(source: string): number {
     }
     if (token.kind === 'name') {
       position++;
-      const fn = FUNCTIONS[token.value];
+      // Own properties only: a name like `constructor` must never reach Object.prototype.
+      const fn = Object.hasOwn(FUNCTIONS, token.value) ? FUNCTIONS[token.value] : undefined;
       if (fn && isOp('(')) {
         position++;
         const args: number[] = [];
@@ -175,7 +176,7 @@ export function evaluateExpression(source: string): number {
         if (args.length < min || args.length > max) fail(`${token.value}() takes ${min === max ? min : `${min} to ${max}`} argument(s)`, token.at);
         return fn.apply(...args);
       }
-      const constant = CONSTANTS[token.value];
+      const constant = Object.hasOwn(CONSTANTS, token.value) ? CONSTANTS[token.value] : undefined;
       if (constant !== undefined) return constant;
       fail(`unknown name "${token.value}"`, token.at);
     }

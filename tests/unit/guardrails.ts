@@ -1,0 +1,77 @@
+import ts from 'typescript';
+
+/** One rule broken in one file. */
+export interface GuardrailViolation {
+  file: string;
+  line: number;
+  rule: string;
+  detail: string;
+}
+
+/** Packages the core must never import: hosts, storage adapters, UI. */
+const FORBIDDEN_PACKAGES = /^(?:node:|dexie$|dexie\/|hono$|hono\/|@hono\/|react$|react\/|react-dom|better-sqlite3|@cloudflare\/|fs$|path$|os$|child_process$|crypto$|http$|https$|net$|url$|buffer$|process$|worker_threads$|stream$)/;
+/** Globals that exist only in a DOM page or only in Node. */
+const FORBIDDEN_GLOBALS = new Set(['window', 'document', 'localStorage', 'sessionStorage', 'HTMLElement', 'navigator', 'location', 'indexedDB', 'process', 'Buffer', 'require', '__dirname', '__filename', 'global', 'module']);
+const HOST_FOLDERS = /(?:^|\/)src\/(?:edge|web|cli)(?:\/|$)/;
+
+function lineOf(source: ts.SourceFile, node: ts.Node): number {
+  return source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
+}
+
+function isReference(node: ts.Identifier): boolean {
+  const parent = node.parent;
+  if (ts.isPropertyAccessExpression(parent) && parent.name === node) return false;
+  if ((ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent) || ts.isMethodDeclaration(parent) || ts.isPropertySignature(parent) || ts.isMethodSignature(parent)) && parent.name === node) return false;
+  if ((ts.isVariableDeclaration(parent) || ts.isParameter(parent) || ts.isFunctionDeclaration(parent) || ts.isClassDeclaration(parent) || ts.isBindingElement(parent)) && parent.name === node) return false;
+  if (ts.isImportSpecifier(parent) || ts.isExportSpecifier(parent) || ts.isTypeReferenceNode(parent) || ts.isQualifiedName(parent)) return false;
+  if (ts.isShorthandPropertyAssignment(parent)) return true;
+  return true;
+}
+
+/**
+ * Check one source file. `isCore` adds the core's rules (imports and globals); the
+ * `eval` / `new Function` rules apply everywhere.
+ */
+export function checkSource(file: string, text: string, isCore: boolean): GuardrailViolation[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const violations: GuardrailViolation[] = [];
+  const add = (node: ts.Node, rule: string, detail: string) => violations.push({ file, line: lineOf(source, node), rule, detail });
+
+  const checkSpecifier = (node: ts.Node, specifier: string) => {
+    if (!isCore) return;
+    if (FORBIDDEN_PACKAGES.test(specifier)) add(node, 'core-import', `imports ${specifier}`);
+    if (specifier.startsWith('.')) {
+      const resolved = new URL(specifier, `file:///${file}`).pathname.slice(1);
+      if (HOST_FOLDERS.test(resolved) || !resolved.startsWith('src/core/')) add(node, 'core-import', `imports ${specifier} from outside src/core`);
+    } else if (!/^(?:zod)(?:\/|$)/.test(specifier)) {
+      add(node, 'core-import', `imports package ${specifier}; the core depends on zod only`);
+    }
+  };
+
+  const visit = (node: ts.Node): void => {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+      checkSpecifier(node, node.moduleSpecifier.text);
+    }
+    if (ts.isCallExpression(node)) {
+      const callee = node.expression;
+      const first = node.arguments[0];
+      if (callee.kind === ts.SyntaxKind.ImportKeyword) {
+        if (first && ts.isStringLiteralLike(first)) checkSpecifier(node, first.text);
+        else if (isCore) add(node, 'core-import', 'dynamic import of a computed specifier');
+      }
+      if (ts.isIdentifier(callee) && callee.text === 'eval') add(node, 'no-eval', 'calls eval');
+      if (ts.isIdentifier(callee) && callee.text === 'Function') add(node, 'no-eval', 'calls Function()');
+      if (ts.isIdentifier(callee) && (callee.text === 'setTimeout' || callee.text === 'setInterval') && first && ts.isStringLiteralLike(first)) add(node, 'no-eval', `${callee.text} with a string`);
+    }
+    if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'Function') add(node, 'no-eval', 'new Function');
+    if (ts.isPropertyAccessExpression(node) && node.name.text === 'eval' && ts.isIdentifier(node.expression) && ['globalThis', 'window', 'self'].includes(node.expression.text)) {
+      add(node, 'no-eval', `${node.expression.text}.eval`);
+    }
+    if (isCore && ts.isIdentifier(node) && FORBIDDEN_GLOBALS.has(node.text) && isReference(node)) {
+      add(node, 'core-global', `uses the host-only global ${node.text}`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return violations;
+}
