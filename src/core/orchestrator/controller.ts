@@ -7,7 +7,7 @@ import { createRandomIds, systemClock, type Clock, type Ids } from '../ports.ts'
 import { DEFAULT_CONFIG, type Config } from '../schema/config.ts';
 import type { Metadata } from '../schema/common.ts';
 import type { ErrorInfo, TraceEvent } from '../schema/event.ts';
-import { GoalRequestSchema, type PlanningPreferencesInput } from '../schema/plan.ts';
+import { GoalRequestSchema, type GoalRequest, type Plan, type PlanningPreferencesInput } from '../schema/plan.ts';
 import type { ExecutionResult } from '../schema/result.ts';
 import { parseOrThrow } from '../schema/validate.ts';
 import type { ToolRegistry } from '../tools/toolRegistry.ts';
@@ -69,7 +69,23 @@ export class Controller {
    * for an unknown profile, before anything happens; everything after that — including a
    * failing step — is reported in the returned {@link ExecutionResult}.
    */
-  async run(goal: string, profile: string, options: RunOptions = {}): Promise<ExecutionResult> {
+  /**
+   * Plan `goal` in `profile` without running anything (a dry run): the plan with every
+   * candidate tool, its scores and the reason it was or was not chosen. Emits no events.
+   */
+  plan(goal: string, profile: string, options: Omit<RunOptions, 'signal'> = {}): Plan {
+    const { request } = this.#validate(goal, profile, options);
+    return this.#planner.plan({
+      goal: request.goal,
+      profile: request.profile,
+      registry: this.#registry.sandbox(request.profile),
+      traceId: request.traceId ?? this.#ids.next('trace'),
+      runId: this.#ids.next('dryrun'),
+      ...(request.preferences ? { preferences: request.preferences } : {}),
+    });
+  }
+
+  #validate(goal: string, profile: string, options: Omit<RunOptions, 'signal'>): { request: GoalRequest; metadata: Metadata } {
     const request = parseOrThrow(
       GoalRequestSchema,
       { goal, profile, metadata: options.metadata, preferences: options.preferences, traceId: options.traceId },
@@ -79,6 +95,11 @@ export class Controller {
     if (!this.#registry.hasProfile(request.profile)) {
       throw new NotFoundError(`unknown profile "${request.profile}"`, { code: 'unknown_profile', details: { profile: request.profile } });
     }
+    return { request, metadata };
+  }
+
+  async run(goal: string, profile: string, options: RunOptions = {}): Promise<ExecutionResult> {
+    const { request, metadata } = this.#validate(goal, profile, options);
     const sandbox = this.#registry.sandbox(request.profile);
     const traceId = request.traceId ?? this.#ids.next('trace');
     const runId = this.#ids.next('run');

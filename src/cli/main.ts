@@ -1,0 +1,138 @@
+import { parseArgs } from 'node:util';
+import { Controller, CugarError, EventBus, ToolRegistry, parseConfig, registerBuiltinTools, type ExecutionResult, type TraceEvent } from '../core/index.ts';
+import { createOutput, paint, type Output } from './output.ts';
+
+/** Exit codes: 0 ok, 1 the run failed, 2 bad usage or input, 3 not found, 4 refused by policy, 70 internal error. */
+export const EXIT = { ok: 0, failed: 1, usage: 2, notFound: 3, policy: 4, internal: 70 } as const;
+
+const USAGE = `cugar — offline-first, deterministic agent runtime
+
+Usage:
+  cugar demo                       run a few goals end to end and show their traces
+  cugar run <goal> [--profile P]   plan and run a goal
+  cugar plan <goal> [--profile P]  show the plan and every candidate tool, without running
+  cugar tools [--profile P]        list the tools of a profile with their JSON Schemas
+
+Options:
+  --profile, -p   profile to use (default: $CUGAR_PROFILE or demo)
+  --json          print exactly one JSON document on stdout
+  --help, -h      show this help
+
+Environment: PLANNER_MAX_STEPS (1..50), MODEL_TEMPERATURE (0..2), EMBEDDING_DIM, CUGAR_PROFILE, NO_COLOR.`;
+
+function exitCodeFor(error: unknown): number {
+  if (!(error instanceof CugarError)) return EXIT.internal;
+  if (error.code === 'not_found' || error.code.startsWith('unknown_')) return EXIT.notFound;
+  if (error.failureMode === 'POLICY') return EXIT.policy;
+  if (error.failureMode === 'USER') return EXIT.usage;
+  return EXIT.failed;
+}
+
+function describeEvent(output: Output, event: TraceEvent): string {
+  const step = event.stepIndex === undefined ? '' : ` #${event.stepIndex}`;
+  const duration = event.durationMs === undefined ? '' : paint(output, 'dim', ` ${event.durationMs} ms`);
+  switch (event.type) {
+    case 'plan_created':
+      return `${paint(output, 'cyan', 'plan')} ${event.data.steps.map((s) => `${s.tool}(${JSON.stringify(s.input)})`).join(' → ') || '(empty)'} ${paint(output, 'dim', event.data.stopReason)}`;
+    case 'tool_call_start':
+      return `${paint(output, 'dim', '→')} ${event.data.tool}${step}`;
+    case 'tool_call_complete':
+      return `${paint(output, 'green', '✓')} ${event.data.tool}${step} = ${JSON.stringify(event.data.output)}${duration}`;
+    case 'tool_call_error':
+      return `${paint(output, 'red', '✗')} ${event.data.tool}${step} ${event.data.error.code}: ${event.data.error.message}${duration}`;
+    case 'run_completed':
+      return `${event.data.success ? paint(output, 'green', 'completed') : paint(output, 'red', event.data.stopReason)}${duration}`;
+    default:
+      return paint(output, 'dim', event.type);
+  }
+}
+
+function printResult(output: Output, result: ExecutionResult): void {
+  for (const event of result.events) if (event.type !== 'run_started' && event.type !== 'plan_started') output.out(`  ${describeEvent(output, event)}`);
+}
+
+/** Run the CLI with `argv` (without `node` and the script); resolves to the exit code. */
+export async function main(argv: readonly string[], output: Output = createOutput()): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      options: { profile: { type: 'string', short: 'p' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    });
+  } catch (error) {
+    output.err(`${(error as Error).message}\n\n${USAGE}`);
+    return EXIT.usage;
+  }
+  const [command, ...rest] = parsed.positionals;
+  if (parsed.values.help || !command) {
+    (command || parsed.values.help ? output.out : output.err)(USAGE);
+    return parsed.values.help ? EXIT.ok : EXIT.usage;
+  }
+
+  const { config, warnings } = parseConfig({ ...process.env });
+  for (const warning of warnings) output.err(`warning: ${warning}`);
+  const profile = parsed.values.profile ?? config.defaultProfile;
+  const registry = new ToolRegistry();
+  registerBuiltinTools(registry);
+  const controller = new Controller({ registry, config, bus: new EventBus() });
+  const json = parsed.values.json === true;
+
+  try {
+    switch (command) {
+      case 'demo': {
+        const goals = ['add 10 and 5', 'add 2 and 3, then multiply the result by 4', 'calculate (2 + 3) * 4 ^ 2', 'count the words in "the cat sat on the mat"', 'book a flight to Lisbon'];
+        const results = [];
+        for (const goal of goals) {
+          const result = await controller.run(goal, profile);
+          results.push(result);
+          if (!json) {
+            output.out(`${paint(output, 'bold', '›')} ${goal}`);
+            printResult(output, result);
+          }
+        }
+        if (json) output.out(JSON.stringify(results.map((r) => ({ goal: r.plan.goal, success: r.success, outputs: r.outputs, stopReason: r.stopReason, traceId: r.traceId }))));
+        return EXIT.ok;
+      }
+      case 'run': {
+        const goal = rest.join(' ');
+        if (!goal) throw new CugarError('run needs a goal', { code: 'missing_goal', failureMode: 'USER' });
+        const result = await controller.run(goal, profile);
+        if (json) output.out(JSON.stringify(result));
+        else printResult(output, result);
+        return result.success ? EXIT.ok : EXIT.failed;
+      }
+      case 'plan': {
+        const goal = rest.join(' ');
+        if (!goal) throw new CugarError('plan needs a goal', { code: 'missing_goal', failureMode: 'USER' });
+        const result = await controller.plan(goal, profile);
+        if (json) output.out(JSON.stringify(result));
+        else {
+          output.out(`${paint(output, 'cyan', 'plan')} ${result.steps.map((s) => `${s.tool}(${JSON.stringify(s.input)})`).join(' → ') || '(empty)'} — ${result.stopReason}`);
+          for (const c of result.candidates) {
+            output.out(`  ${c.selected ? paint(output, 'green', '●') : paint(output, 'dim', '○')} [${c.clause}] ${c.tool.padEnd(12)} score ${c.score.toFixed(3)} sim ${c.similarity.toFixed(3)} cost ${c.cost} latency ${c.latency}ms  ${paint(output, 'dim', c.reason)}`);
+          }
+        }
+        return EXIT.ok;
+      }
+      case 'tools': {
+        const tools = registry.list(profile);
+        if (json) output.out(JSON.stringify(tools));
+        else for (const tool of tools) output.out(`${paint(output, 'bold', tool.name.padEnd(12))} ${tool.description} ${paint(output, 'dim', `(cost ${tool.cost}, ${tool.latency} ms)`)}`);
+        return EXIT.ok;
+      }
+      default:
+        output.err(`unknown command "${command}"\n\n${USAGE}`);
+        return EXIT.usage;
+    }
+  } catch (error) {
+    const code = exitCodeFor(error);
+    if (json) output.out(JSON.stringify({ error: error instanceof CugarError ? { code: error.code, message: error.message } : { code: 'internal_error', message: String(error) } }));
+    else output.err(`${paint(output, 'red', 'error')}: ${error instanceof Error ? error.message : String(error)}`);
+    return code;
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  process.exitCode = await main(process.argv.slice(2));
+}

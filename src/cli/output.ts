@@ -1,0 +1,22 @@
+/** Terminal output helpers: colour only on a TTY and never when NO_COLOR is set. */
+export interface Output {
+  color: boolean;
+  out(text: string): void;
+  err(text: string): void;
+}
+
+export function createOutput(stdout: NodeJS.WriteStream = process.stdout, stderr: NodeJS.WriteStream = process.stderr): Output {
+  const noColor = process.env['NO_COLOR'] !== undefined && process.env['NO_COLOR'] !== '';
+  return {
+    color: Boolean(stdout.isTTY) && !noColor,
+    out: (text) => void stdout.write(`${text}\n`),
+    err: (text) => void stderr.write(`${text}\n`),
+  };
+}
+
+const CODES = { bold: 1, dim: 2, red: 31, green: 32, yellow: 33, cyan: 36 } as const;
+
+/** Wrap `text` in an ANSI style when `output.color` is on. */
+export function paint(output: Output, style: keyof typeof CODES, text: string): string {
+  return output.color ? `\u001b[${CODES[style]}m${text}\u001b[0m` : text;
+}
