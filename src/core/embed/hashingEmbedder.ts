@@ -17,8 +17,10 @@ export const HashingEmbedderOptionsSchema = z.object({
 export type HashingEmbedderOptions = z.input<typeof HashingEmbedderOptionsSchema>;
 
 const LOG_TABLE_SIZE = 256;
-/** 1 + ln(n) for small n, so the hot loop does not call Math.log. */
-const SUBLINEAR_TF = Float64Array.from({ length: LOG_TABLE_SIZE }, (_, n) => (n === 0 ? 0 : 1 + Math.log(n)));
+/** Int32 cells per slot of the feature table. */
+const SLOT = 4;
+/** ln n − ln(n − 1): what the nth occurrence of a term adds to its weight 1 + ln n, precomputed for small n. */
+const TF_STEP = Float64Array.from({ length: LOG_TABLE_SIZE }, (_, n) => (n < 2 ? 1 : Math.log(n) - Math.log(n - 1)));
 
 /**
  * A deterministic, offline text embedder: signed feature hashing of lower-cased Unicode words
@@ -39,21 +41,22 @@ export class HashingEmbedder {
   readonly #stopHashes: Set<number>;
   // Scratch space reused across calls: an open-addressing table of term hash → count,
   // cleared in O(1) by bumping a generation stamp.
-  #keys = new Uint32Array(1024);
-  #counts = new Uint32Array(1024);
-  #stamps = new Uint32Array(1024);
-  #order = new Uint32Array(512);
+  // Interleaved slots [key, generation stamp, count, unused]: one probe touches one cache line.
+  #table = new Int32Array(1024 * SLOT);
+  #slots = 1024;
   #generation = 0;
-  #unique = 0;
   #accumulator: Float64Array;
+  /** `dimension - 1` when the dimension is a power of two (index by mask), else -1 (index by modulo). */
+  readonly #mask: number;
 
   constructor(options: HashingEmbedderOptions = {}) {
     const parsed = parseOrThrow(HashingEmbedderOptionsSchema, options, 'embedder options', 'invalid_embedder_options');
     this.dimension = parsed.dimension;
     this.bigrams = parsed.bigrams;
     this.seed = parsed.seed;
-    this.#stopHashes = new Set(parsed.stopWords.map((word) => hashString(word.toLowerCase(), this.seed)));
+    this.#stopHashes = new Set(parsed.stopWords.map((word) => hashString(word.toLowerCase(), this.seed) | 0));
     this.#accumulator = new Float64Array(this.dimension);
+    this.#mask = (this.dimension & (this.dimension - 1)) === 0 ? this.dimension - 1 : -1;
   }
 
   /** Embed `text` into a new unit-length vector (all zeros when the text has no words). */
@@ -75,18 +78,10 @@ export class HashingEmbedder {
   embedInto(text: string, target: Float32Array, offset: number): number {
     if (typeof text !== 'string') throw new TypeError('text must be a string');
     if (offset < 0 || offset + this.dimension > target.length) throw new RangeError('target is too small for one vector at offset');
-    this.#collectFeatures(text);
     const acc = this.#accumulator;
     acc.fill(0);
+    const unique = this.#collectFeatures(text, acc);
     const dim = this.dimension;
-    for (let k = 0; k < this.#unique; k++) {
-      const slot = this.#order[k]!;
-      const hash = this.#keys[slot]!;
-      const count = this.#counts[slot]!;
-      const weight = count < LOG_TABLE_SIZE ? SUBLINEAR_TF[count]! : 1 + Math.log(count);
-      // The index comes from the low bits and the sign from the top bit, so they are independent.
-      acc[hash % dim]! += hash & 0x80000000 ? -weight : weight;
-    }
     let norm = 0;
     for (let i = 0; i < dim; i++) norm += acc[i]! * acc[i]!;
     if (norm === 0) {
@@ -95,94 +90,105 @@ export class HashingEmbedder {
     }
     const scale = 1 / Math.sqrt(norm);
     for (let i = 0; i < dim; i++) target[offset + i] = acc[i]! * scale;
-    return this.#unique;
+    return unique;
   }
 
-  #collectFeatures(text: string): void {
-    this.#generation = (this.#generation + 1) >>> 0;
-    if (this.#generation === 0) {
-      this.#stamps.fill(0);
-      this.#generation = 1;
-    }
-    this.#unique = 0;
+  // Scan the text once, hashing words as they pass (no token strings are built), count each
+  // unigram and bigram feature in the scratch table, and add its sublinear weight to `acc` as
+  // it is counted (the nth occurrence adds ln n − ln(n − 1), so a term seen n times totals
+  // 1 + ln n). Returns the number of distinct features. Hashes stay int32 so they are never boxed.
+  #collectFeatures(text: string, acc: Float64Array): number {
     const lower = text.toLowerCase();
-    const seeded = (FNV_OFFSET ^ this.seed) >>> 0;
+    const length = lower.length;
+    // A text of n code units has at most (n + 1) / 2 words and so at most n + 1 features:
+    // size the table once per call, keeping its load at most two thirds, and never check again.
+    if ((length + 1) * 3 > this.#slots * 2) this.#resize(length + 1);
+    let generation = (this.#generation + 1) | 0;
+    if (generation <= 0) {
+      this.#table.fill(0);
+      generation = 1;
+    }
+    this.#generation = generation;
+    const table = this.#table;
+    const dimMask = this.#mask;
+    const dim = this.dimension;
+    const tableMask = this.#slots - 1;
+    let unique = 0;
+    const stop = this.#stopHashes;
+    const checkStop = stop.size > 0;
+    const bigrams = this.bigrams;
+    const seeded = (FNV_OFFSET ^ this.seed) | 0;
     let hash = seeded;
     let inWord = false;
-    let previous = -1;
-    const length = lower.length;
-    for (let i = 0; i <= length; ) {
-      let span = 0;
-      if (i < length) {
-        const c = lower.charCodeAt(i);
-        // ASCII fast path; everything else asks the Unicode-aware tokenizer.
-        span = c < 0x80 ? ((c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) ? 1 : 0) : wordCharLength(lower, i);
-      }
-      if (span > 0) {
-        for (let j = 0; j < span; j++) {
-          hash ^= lower.charCodeAt(i + j);
-          hash = Math.imul(hash, FNV_PRIME);
-        }
+    let previous = 0;
+    let havePrevious = false;
+
+    for (let i = 0; i <= length; i++) {
+      // The position past the end acts as a separator that closes the last word.
+      const c = i < length ? lower.charCodeAt(i) : 0x20;
+      if ((c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39)) {
+        hash = Math.imul(hash ^ c, FNV_PRIME);
         inWord = true;
-        i += span;
         continue;
       }
-      if (inWord) {
-        const word = fmix32(hash);
-        if (!this.#stopHashes.has(word)) {
-          this.#count(word);
-          if (this.bigrams && previous >= 0) this.#count(hashPair(previous, word));
-          previous = word;
+      if (c >= 0x80) {
+        // Outside ASCII the Unicode-aware tokenizer decides; it may span a surrogate pair.
+        const span = wordCharLength(lower, i);
+        if (span > 0) {
+          hash = Math.imul(hash ^ c, FNV_PRIME);
+          if (span === 2) hash = Math.imul(hash ^ lower.charCodeAt(++i), FNV_PRIME);
+          inWord = true;
+          continue;
         }
-        hash = seeded;
-        inWord = false;
       }
-      i += 1;
+      if (!inWord) continue;
+      inWord = false;
+      const word = fmix32(hash) | 0;
+      hash = seeded;
+      if (checkStop && stop.has(word)) continue;
+      unique += countFeature(table, tableMask, generation, word, acc, dimMask, dim);
+      if (bigrams && havePrevious) unique += countFeature(table, tableMask, generation, hashPair(previous, word) | 0, acc, dimMask, dim);
+      previous = word;
+      havePrevious = true;
     }
+    return unique;
   }
 
-  #count(hash: number): void {
-    if ((this.#unique + 1) * 2 > this.#keys.length) this.#grow();
-    const mask = this.#keys.length - 1;
-    let slot = hash & mask;
-    for (;;) {
-      if (this.#stamps[slot] !== this.#generation) {
-        this.#stamps[slot] = this.#generation;
-        this.#keys[slot] = hash;
-        this.#counts[slot] = 1;
-        this.#order[this.#unique++] = slot;
-        return;
-      }
-      if (this.#keys[slot] === hash) {
-        this.#counts[slot]!++;
-        return;
-      }
-      slot = (slot + 1) & mask;
-    }
+  #resize(features: number): void {
+    let slots = this.#slots;
+    while (slots * 2 < features * 3) slots *= 2;
+    this.#table = new Int32Array(slots * SLOT);
+    this.#slots = slots;
+    this.#generation = 0;
   }
+}
 
-  #grow(): void {
-    const oldKeys = this.#keys;
-    const oldCounts = this.#counts;
-    const oldOrder = this.#order.subarray(0, this.#unique);
-    const size = oldKeys.length * 2;
-    this.#keys = new Uint32Array(size);
-    this.#counts = new Uint32Array(size);
-    this.#stamps = new Uint32Array(size);
-    const order = new Uint32Array(size / 2);
-    const mask = size - 1;
-    // Re-insert in first-occurrence order so the summation order (and so the bits) never depends on table size.
-    for (let k = 0; k < oldOrder.length; k++) {
-      const oldSlot = oldOrder[k]!;
-      const hash = oldKeys[oldSlot]!;
-      let slot = hash & mask;
-      while (this.#stamps[slot] === this.#generation) slot = (slot + 1) & mask;
-      this.#stamps[slot] = this.#generation;
-      this.#keys[slot] = hash;
-      this.#counts[slot] = oldCounts[oldSlot]!;
-      order[k] = slot;
+/**
+ * Count one feature in an open-addressing table of interleaved [key, stamp, count] slots,
+ * cleared between texts by bumping the generation stamp, and add the feature's weight
+ * increment to its signed bucket of `acc`. Returns 1 for a feature new to this text, else 0.
+ */
+function countFeature(table: Int32Array, mask: number, generation: number, feature: number, acc: Float64Array, dimMask: number, dim: number): number {
+  // The bucket comes from the low bits and the sign from the top bit, so they are independent.
+  const bucket = dimMask >= 0 ? feature & dimMask : (feature >>> 0) % dim;
+  let slot = feature & mask;
+  for (;;) {
+    const base = slot * SLOT;
+    if (table[base + 1] !== generation) {
+      table[base] = feature;
+      table[base + 1] = generation;
+      table[base + 2] = 1;
+      // Branch-free sign: the top bit is random, so a branch on it would mispredict half the time.
+      acc[bucket]! += 1 - ((feature >>> 31) << 1);
+      return 1;
     }
-    this.#order = order;
+    if (table[base] === feature) {
+      const count = ++table[base + 2]!;
+      const step = count < LOG_TABLE_SIZE ? TF_STEP[count]! : Math.log(count) - Math.log(count - 1);
+      acc[bucket]! += step * (1 - ((feature >>> 31) << 1));
+      return 0;
+    }
+    slot = (slot + 1) & mask;
   }
 }
 
