@@ -51,6 +51,30 @@ describe('FlatVectorIndex', () => {
     );
   });
 
+  it('scores sparse and dense queries exactly (both scan paths)', () => {
+    const dim = 64;
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(fc.integer({ min: -9, max: 9 }), { minLength: dim, maxLength: dim }), { minLength: 1, maxLength: 30 }),
+        fc.uniqueArray(fc.integer({ min: 0, max: dim - 1 }), { minLength: 1, maxLength: dim }),
+        (rows, nonZero) => {
+          const records = rows.map((v, i) => ({ id: `r${String(i).padStart(2, '0')}`, v }));
+          const index = new FlatVectorIndex(dim);
+          index.upsert(records.map(({ id, v }) => ({ id, vector: Float32Array.from(v) })));
+          const query = Array.from({ length: dim }, (_, i) => (nonZero.includes(i) ? (i % 7) - 3 || 1 : 0));
+          const expected = bruteForce(records, query, 5);
+          const hits = index.search(Float32Array.from(query), { k: 5 });
+          expect(hits.map((h) => h.score)).toEqual(expected.map((e) => expect.closeTo(e.score, 5)));
+          // Ids agree except where two scores tie to within float error.
+          hits.forEach((h, i) => {
+            if (h.id !== expected[i]!.id) expect(Math.abs(h.score - expected[i]!.score)).toBeLessThan(1e-6);
+          });
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
   it('replaces by id, deletes with swap-remove, and keeps metadata with the right row', () => {
     const index = new FlatVectorIndex(3);
     index.upsert([

@@ -6,6 +6,8 @@ import { RecordIdSchema, VectorProfileSchema, VectorSearchOptionsSchema, type Ve
 /** Capacity grows by this factor: small enough that spare room stays under a quarter. */
 const GROWTH = 1.25;
 const MIN_GROWTH_ROWS = 64;
+/** A query with at most 1/SPARSE_RATIO of its dimensions non-zero is scored by gathering only those. */
+const SPARSE_RATIO = 4;
 
 /**
  * An exact in-memory vector index for one partition: every vector lives in one contiguous,
@@ -116,6 +118,30 @@ export class FlatVectorIndex {
     const dim = this.dimension;
     const ids = this.#ids;
     const n = this.size;
+    // Short queries embed to a few non-zero dimensions: gathering only those is the same dot
+    // product with a fraction of the work. Which path runs depends only on the query, so the
+    // same query always gets the same scores.
+    let nonZero = 0;
+    for (let i = 0; i < dim; i++) if (q[i] !== 0) nonZero++;
+    let threshold = -Infinity;
+    if (nonZero * SPARSE_RATIO <= dim) {
+      const at = new Int32Array(nonZero);
+      const weight = new Float64Array(nonZero);
+      for (let i = 0, j = 0; i < dim; i++) {
+        if (q[i] !== 0) {
+          at[j] = i;
+          weight[j++] = q[i]!;
+        }
+      }
+      for (let row = 0, base = 0; row < n; row++, base += dim) {
+        let score = 0;
+        for (let j = 0; j < nonZero; j++) score += weight[j]! * data[base + at[j]!]!;
+        if (score < floor || score < threshold) continue;
+        top.push(score, ids[row]!, row);
+        threshold = top.threshold;
+      }
+      return this.#hits(top);
+    }
     const tail = dim & 3;
     const body = dim - tail;
     for (let row = 0, base = 0; row < n; row++, base += dim) {
@@ -133,9 +159,14 @@ export class FlatVectorIndex {
       }
       for (; i < dim; i++) s0 += q[i]! * data[base + i]!;
       const score = s0 + s1 + (s2 + s3);
-      if (score < floor || score < top.threshold) continue;
+      if (score < floor || score < threshold) continue;
       top.push(score, ids[row]!, row);
+      threshold = top.threshold;
     }
+    return this.#hits(top);
+  }
+
+  #hits(top: TopK): VectorHit[] {
     return top.sorted().map(({ score, id, payload }) => ({ id, score, metadata: { ...this.#metadata[payload]! } }));
   }
 
