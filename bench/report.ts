@@ -53,8 +53,9 @@ export function writeReport(): void {
   const text = `# Benchmarks
 
 Produced by \`npm run bench\` (or \`npm run bench -- <name>\` for one of: ${results.map((r) => `\`${r.name}\``).join(', ')}).
-Each table comes from one run, with CUGAr and its peers measured side by side in the same process,
-so the ratios matter more than the absolute figures: the machine is shared and noisy.
+Each table comes from one run: CUGAr and its peers get the same seeded data, each engine in a fresh
+Node process one after the other (so no library loaded for one can slow another). The ratios matter
+more than the absolute figures: the machine is shared and noisy.
 Peers are installed under \`bench/\` only and are never dependencies of the product.
 
 ${sections.join('\n\n')}
