@@ -1,3 +1,5 @@
+export type { Store } from './journal/store.ts';
+
 /**
  * The ports a host hands the core. Everything non-deterministic — time, ids, randomness,
  * models — enters through one of these, so a run can be recorded and replayed.

@@ -66,7 +66,7 @@ describe('Controller.run', () => {
     );
     const result = await controller.run('probe({})', 'demo', { traceId: 'trace-from-caller' });
     expect(result.success).toBe(true);
-    expect(seen).toEqual([{ profile: 'demo', traceId: 'trace-from-caller', runId: result.runId, stepIndex: 0, signal: true, idempotencyKey: `${result.runId}:step-0` }]);
+    expect(seen).toEqual([{ profile: 'demo', traceId: 'trace-from-caller', runId: result.runId, stepIndex: 0, signal: true, idempotencyKey: `${result.runId}:step-0`, attempt: 1 }]);
   });
 
   it('stops at the first failing step and reports it', async () => {

@@ -79,6 +79,7 @@ export class Executor {
           stepIndex: step.index,
           signal,
           idempotencyKey: `${scope.runId}:${step.name}`,
+          attempt: 1,
         });
         const finished = this.#clock.now();
         outputs[step.name] = output;

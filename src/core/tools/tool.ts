@@ -10,6 +10,8 @@ export interface ToolContext {
   signal: AbortSignal;
   /** `runId:stepId`: the same on every attempt of one step, so side effects can be deduplicated. */
   idempotencyKey: string;
+  /** 1 for the first attempt of a step, 2 for its first retry, … (a re-run after a crash keeps its attempt). */
+  attempt: number;
 }
 
 /** A tool's implementation: `(inputs, context) → output`. Inputs are already validated. */
@@ -35,6 +37,8 @@ export const ToolMetaSchema = z.object({
   idempotent: z.boolean().default(false),
   /** Whether a human must approve each call. */
   requiresApproval: z.boolean().default(false),
+  /** Tokens one call is expected to use, reserved against token budgets. Default 0. */
+  tokens: z.number().int().min(0).max(1e9).default(0),
 });
 export type ToolMeta = z.output<typeof ToolMetaSchema>;
 

@@ -14,6 +14,7 @@ function sameDefinition(a: ToolDefinition, b: ToolDefinition): boolean {
     a.allowNetwork === b.allowNetwork &&
     a.idempotent === b.idempotent &&
     a.requiresApproval === b.requiresApproval &&
+    a.tokens === b.tokens &&
     a.capabilities.join('\u0000') === b.capabilities.join('\u0000')
   );
 }
@@ -66,6 +67,7 @@ export class ToolRegistry {
       allowNetwork: spec.allowNetwork,
       idempotent: spec.idempotent,
       requiresApproval: spec.requiresApproval,
+      tokens: spec.tokens,
     }, `tool "${validName}"`, 'invalid_tool_spec');
     let inputSchema: Record<string, unknown>;
     try {
@@ -125,6 +127,7 @@ export class ToolRegistry {
       allowNetwork: tool.allowNetwork,
       idempotent: tool.idempotent,
       requiresApproval: tool.requiresApproval,
+      tokens: tool.tokens,
       inputSchema: structuredClone(tool.inputSchema) as Record<string, unknown>,
     }));
   }

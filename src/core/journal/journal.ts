@@ -1,0 +1,139 @@
+import { ValidationError } from '../errors.ts';
+import { z } from 'zod';
+import { canonicalJson } from './canonicalJson.ts';
+import { sha256Hex } from './sha256.ts';
+
+/** The `prev` of a run's first event. */
+export const GENESIS_HASH = '0'.repeat(64);
+
+const Hex64 = z.string().regex(/^[0-9a-f]{64}$/, 'a lowercase hex SHA-256');
+
+/** Every journal event type, in roughly the order a run produces them. */
+export const JOURNAL_EVENT_TYPES = [
+  'stage',
+  'plan_created',
+  'plan_transition',
+  'route_decision',
+  'budget_warning',
+  'budget_exceeded',
+  'approval_requested',
+  'approval_received',
+  'approval_timeout',
+  'tool_call_start',
+  'tool_call_complete',
+  'tool_call_error',
+  'retry_scheduled',
+  'reflection',
+  'replanned',
+  'run_paused',
+  'run_resumed',
+  'run_cancelled',
+  'run_completed',
+] as const;
+export type JournalEventType = (typeof JOURNAL_EVENT_TYPES)[number];
+
+/**
+ * One journal event: `hash` is the lowercase hex SHA-256 of the canonical JSON of the event
+ * without `hash`, and `prev` is the previous event's hash (or {@link GENESIS_HASH}).
+ */
+export const JournalEventSchema = z.object({
+  runId: z.string().min(1).max(200),
+  seq: z.number().int().min(0),
+  type: z.enum(JOURNAL_EVENT_TYPES),
+  at: z.number().finite(),
+  data: z.record(z.string(), z.unknown()),
+  prev: Hex64,
+  hash: Hex64,
+});
+export type JournalEvent = z.infer<typeof JournalEventSchema>;
+
+/** The last event of a journal, as recorded elsewhere to detect truncation. */
+export const JournalHeadSchema = z.object({ seq: z.number().int().min(0), hash: Hex64 });
+export type JournalHead = z.infer<typeof JournalHeadSchema>;
+
+/** The hash an event must carry. */
+export function hashEvent(event: Omit<JournalEvent, 'hash'>): string {
+  return sha256Hex(canonicalJson({ runId: event.runId, seq: event.seq, type: event.type, at: event.at, data: event.data, prev: event.prev }));
+}
+
+/**
+ * Seal the next event after `previous` (or the first one). `data` must be canonical JSON
+ * data; it is stored as given, so callers hand in fresh objects.
+ */
+export function sealEvent(previous: Pick<JournalEvent, 'seq' | 'hash'> | undefined, runId: string, type: JournalEventType, at: number, data: Record<string, unknown>): JournalEvent {
+  const unsealed = { runId, seq: previous ? previous.seq + 1 : 0, type, at, data, prev: previous ? previous.hash : GENESIS_HASH };
+  return { ...unsealed, hash: hashEvent(unsealed) };
+}
+
+/** What {@link verifyJournal} found. */
+export type VerifyResult =
+  | { ok: true; head: JournalHead | undefined; count: number }
+  | { ok: false; seq: number; reason: string; count: number };
+
+/**
+ * Check a journal's chain: contiguous `seq` from 0, one `runId`, each `prev` equal to the
+ * previous `hash`, each `hash` recomputed from the event. With `head` (recorded elsewhere),
+ * also detects truncation: the journal must end exactly at that head. Returns the first bad
+ * `seq` (for a truncation, the first missing one).
+ */
+export function verifyJournal(events: readonly unknown[], head?: JournalHead): VerifyResult {
+  let previous: JournalEvent | undefined;
+  for (let i = 0; i < events.length; i++) {
+    const parsed = JournalEventSchema.safeParse(events[i]);
+    if (!parsed.success) return { ok: false, seq: i, reason: `event ${i} is malformed: ${parsed.error.issues[0]?.message ?? 'invalid'}`, count: events.length };
+    const event = parsed.data;
+    if (event.seq !== i) return { ok: false, seq: i, reason: `expected seq ${i}, found ${event.seq}`, count: events.length };
+    if (previous && event.runId !== previous.runId) return { ok: false, seq: i, reason: `run id changes from ${previous.runId} to ${event.runId}`, count: events.length };
+    const expectedPrev = previous ? previous.hash : GENESIS_HASH;
+    if (event.prev !== expectedPrev) return { ok: false, seq: i, reason: 'prev does not match the previous hash', count: events.length };
+    let hash: string;
+    try {
+      hash = hashEvent(event);
+    } catch {
+      return { ok: false, seq: i, reason: 'data has no canonical JSON form', count: events.length };
+    }
+    if (hash !== event.hash) return { ok: false, seq: i, reason: 'hash does not match the event', count: events.length };
+    previous = event;
+  }
+  if (head) {
+    if (!previous || previous.seq < head.seq) return { ok: false, seq: previous ? previous.seq + 1 : 0, reason: `journal is truncated: the recorded head is seq ${head.seq}`, count: events.length };
+    if (previous.seq !== head.seq || previous.hash !== head.hash) return { ok: false, seq: Math.min(previous.seq, head.seq), reason: 'journal does not end at the recorded head', count: events.length };
+  }
+  return { ok: true, head: previous ? { seq: previous.seq, hash: previous.hash } : undefined, count: events.length };
+}
+
+/** Serialise a journal as NDJSON: one canonical event per line. */
+export function exportJournal(events: readonly JournalEvent[]): string {
+  return events.map((event) => canonicalJson(event)).join('\n') + (events.length ? '\n' : '');
+}
+
+/**
+ * Parse NDJSON (or a JSON array) back into events, checking each line's shape. Throws a
+ * `ValidationError` naming the first bad line; use {@link verifyJournal} to check the chain.
+ */
+export function parseJournal(text: string): JournalEvent[] {
+  const trimmed = text.trim();
+  if (trimmed === '') return [];
+  let rows: unknown[];
+  if (trimmed.startsWith('[')) {
+    try {
+      rows = JSON.parse(trimmed) as unknown[];
+    } catch (cause) {
+      throw new ValidationError('journal is not valid JSON', { code: 'invalid_journal', cause });
+    }
+    if (!Array.isArray(rows)) throw new ValidationError('journal JSON must be an array of events', { code: 'invalid_journal' });
+  } else {
+    rows = trimmed.split(/\r?\n/).map((line, i) => {
+      try {
+        return JSON.parse(line) as unknown;
+      } catch (cause) {
+        throw new ValidationError(`journal line ${i + 1} is not valid JSON`, { code: 'invalid_journal', cause, details: { line: i + 1 } });
+      }
+    });
+  }
+  return rows.map((row, i) => {
+    const parsed = JournalEventSchema.safeParse(row);
+    if (!parsed.success) throw new ValidationError(`journal event ${i} is malformed: ${parsed.error.issues[0]?.message ?? 'invalid'}`, { code: 'invalid_journal', details: { index: i } });
+    return parsed.data;
+  });
+}

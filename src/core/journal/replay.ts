@@ -1,0 +1,211 @@
+import { z } from 'zod';
+import { ValidationError } from '../errors.ts';
+import { Orchestrator, errorFromInfo } from '../orchestrator/orchestrator.ts';
+import type { RunInputs } from '../orchestrator/runState.ts';
+import { ZERO_USAGE, type BudgetUsage } from '../planning/planningAuthority.ts';
+import type { Clock } from '../ports.ts';
+import { Worker } from '../routing/coordinator.ts';
+import type { RoutingPolicy } from '../routing/routingAuthority.ts';
+import type { ErrorInfo } from '../schema/event.ts';
+import { ToolRegistry } from '../tools/toolRegistry.ts';
+import { canonicalJson } from './canonicalJson.ts';
+import { verifyJournal, type JournalEvent } from './journal.ts';
+import { InMemoryStore, type AppendBatch } from './store.ts';
+
+/** Where a replay first differed from the recording. */
+export interface Divergence {
+  seq: number;
+  expected: JournalEvent | undefined;
+  actual: JournalEvent | undefined;
+}
+
+/** What {@link replay} found. */
+export type ReplayResult = { ok: true; events: number; head: { seq: number; hash: string } | undefined } | { ok: false; events: number; divergence: Divergence };
+
+class Interrupt extends Error {}
+class Diverged extends Error {
+  constructor(readonly divergence: Divergence) {
+    super(`replay diverged at seq ${divergence.seq}`);
+  }
+}
+class Exhausted extends Error {}
+
+/** Feeds the recorded times back, one per event, rewinding when the recording was interrupted. */
+class ReplayClock implements Clock {
+  cursor = 0;
+  constructor(private readonly recorded: readonly JournalEvent[]) {}
+  now(): number {
+    const event = this.recorded[this.cursor++];
+    // Past the end, time stands still at the last recorded instant.
+    return event ? event.at : (this.recorded.at(-1)?.at ?? 0);
+  }
+}
+
+/** A store that checks every batch against the recording before keeping it. */
+class ReplayStore extends InMemoryStore {
+  written = 0;
+  constructor(
+    private readonly recorded: readonly JournalEvent[],
+    private readonly clock: ReplayClock,
+  ) {
+    super();
+  }
+
+  override async append(batch: AppendBatch): Promise<void> {
+    const first = batch.events[0]!;
+    const expected = this.recorded[first.seq];
+    // The recording resumed here: the original process stopped before writing this batch.
+    if ((expected?.type === 'run_resumed' || expected?.type === 'run_cancelled') && first.type !== expected.type) {
+      this.clock.cursor = first.seq;
+      throw new Interrupt();
+    }
+    for (const event of batch.events) {
+      const want = this.recorded[event.seq];
+      if (!want || want.hash !== event.hash) throw new Diverged({ seq: event.seq, expected: want, actual: event });
+    }
+    await super.append(batch);
+    this.written = batch.events.at(-1)!.seq + 1;
+  }
+}
+
+/** Route every step to the worker the recording chose. */
+class RecordedRouting implements RoutingPolicy {
+  readonly name = 'recorded';
+  constructor(private readonly decisions: ReadonlyMap<string, { worker: string; policy: string; reason: string }>) {}
+  select(request: { stepId: string }) {
+    const decision = this.decisions.get(request.stepId);
+    if (!decision) throw new Exhausted();
+    return decision;
+  }
+}
+
+const ReplayOptionsSchema = z.object({ registry: z.instanceof(ToolRegistry) });
+
+/**
+ * Re-run the orchestrator against a recorded journal: the same inputs, the recorded times,
+ * routing, tool results, approvals, resumptions and cancellations, with the tools' real
+ * schemas and policies from `registry`. Every event the orchestrator produces must hash the
+ * same as the recording; the first one that does not is reported with both events.
+ *
+ * @example
+ * const result = await replay(await store.readJournal(runId), registry);
+ * if (!result.ok) console.log(result.divergence.seq);
+ */
+export async function replay(journal: readonly JournalEvent[], registry: ToolRegistry): Promise<ReplayResult> {
+  parseOptions(registry);
+  const verified = verifyJournal(journal);
+  if (!verified.ok) throw new ValidationError(`the journal does not verify at seq ${verified.seq}: ${verified.reason}`, { code: 'journal_invalid', details: { seq: verified.seq } });
+  const first = journal[0];
+  if (!first) return { ok: true, events: 0, head: undefined };
+  const inputs = first.data['inputs'] as RunInputs;
+  const runId = first.runId;
+
+  const decisions = new Map<string, { worker: string; policy: string; reason: string }>();
+  for (const event of journal) {
+    if (event.type === 'route_decision') decisions.set(event.data['stepId'] as string, { worker: event.data['worker'] as string, policy: event.data['policy'] as string, reason: event.data['reason'] as string });
+  }
+  const workerIds = [...new Set([...decisions.values()].map((d) => d.worker))];
+
+  const clock = new ReplayClock(journal);
+  const store = new ReplayStore(journal, clock);
+  // Tools keep their schemas and metadata; handlers return what the recording says they returned.
+  const recordedRegistry = new ToolRegistry();
+  for (const tool of registry.definitions(inputs.profile)) {
+    recordedRegistry.register(inputs.profile, tool.name, {
+      ...tool,
+      handler: (_input: unknown, context: { attempt: number; runId: string; idempotencyKey: string }) => {
+        const stepId = context.idempotencyKey.slice(runId.length + 1);
+        const result = journal.find(
+          (e) => e.seq >= store.written && (e.type === 'tool_call_complete' || e.type === 'tool_call_error') && e.data['stepId'] === stepId && e.data['attempt'] === context.attempt,
+        );
+        if (!result) throw new Exhausted();
+        if (result.type === 'tool_call_error') throw errorFromInfo(result.data['error'] as ErrorInfo);
+        return result.data['output'];
+      },
+    });
+  }
+  const profileUsage = async (): Promise<BudgetUsage> => {
+    const next = journal.find((e) => e.seq >= store.written && (e.type === 'tool_call_start' || e.type === 'budget_exceeded') && e.data['profileUsedBefore'] !== undefined);
+    return (next?.data['profileUsedBefore'] as BudgetUsage | undefined) ?? { ...ZERO_USAGE };
+  };
+  const orchestrator = new Orchestrator({
+    registry: recordedRegistry,
+    store,
+    clock,
+    workers: (workerIds.length ? workerIds : ['local']).map((id) => new Worker({ id })),
+    routing: new RecordedRouting(decisions),
+    retry: inputs.retry,
+    approval: { onTimeout: inputs.approval.onTimeout, ...(inputs.approval.timeoutMs !== undefined ? { timeoutMs: inputs.approval.timeoutMs } : {}) },
+    autonomy: inputs.autonomy,
+    sleep: async () => undefined,
+    readProfileUsage: profileUsage,
+    ...(inputs.stepTimeoutMs !== undefined ? { stepTimeoutMs: inputs.stepTimeoutMs } : {}),
+    config: { plannerMaxSteps: inputs.maxSteps },
+  });
+
+  const settle = async (action: () => Promise<unknown>): Promise<ReplayResult | undefined> => {
+    try {
+      await action();
+    } catch (error) {
+      if (error instanceof Diverged) return { ok: false, events: store.written, divergence: error.divergence };
+      if (error instanceof Exhausted) return { ok: true, events: store.written, head: headOf(journal, store.written) };
+      if (!(error instanceof Interrupt) && !isExpectedConflict(error)) throw error;
+    }
+    return undefined;
+  };
+
+  let outcome = await settle(() => orchestrator.startRecorded(runId, inputs));
+  // Feed the recorded external inputs (approvals, resumptions, cancellations) until the recording ends.
+  for (let guard = 0; outcome === undefined && guard < journal.length + 1; guard++) {
+    if (store.written >= journal.length) return { ok: true, events: store.written, head: headOf(journal, store.written) };
+    const next = journal[store.written]!;
+    const before = store.written;
+    switch (next.type) {
+      case 'approval_received': {
+        const { approvalId, decision, args, reason, by } = next.data as { approvalId: string; decision: 'approve' | 'reject' | 'edit'; args?: Record<string, unknown>; reason: string; by: string };
+        outcome = await settle(() => orchestrator.resolveApproval(approvalId, { decision, ...(decision === 'edit' ? { args } : {}), reason, by }));
+        break;
+      }
+      case 'approval_timeout': {
+        const approvalId = next.data['approvalId'] as string;
+        outcome = await settle(() => orchestrator.resolveApproval(approvalId, { decision: 'approve', reason: '', by: 'replay' }));
+        break;
+      }
+      case 'run_resumed':
+        outcome = await settle(() => orchestrator.resume(runId));
+        break;
+      case 'run_cancelled':
+        outcome = await settle(() => orchestrator.cancel(runId, next.data['reason'] as string));
+        break;
+      default: {
+        // The orchestrator stopped but the recording goes on with something it would have produced itself.
+        const state = await store.readJournal(runId);
+        return { ok: false, events: store.written, divergence: { seq: store.written, expected: next, actual: state[store.written] } };
+      }
+    }
+    if (outcome === undefined && store.written === before) {
+      return { ok: false, events: store.written, divergence: { seq: store.written, expected: next, actual: undefined } };
+    }
+  }
+  return outcome ?? { ok: true, events: store.written, head: headOf(journal, store.written) };
+}
+
+function parseOptions(registry: unknown): void {
+  const parsed = ReplayOptionsSchema.safeParse({ registry });
+  if (!parsed.success) throw new ValidationError('replay needs the ToolRegistry the run used', { code: 'invalid_replay_options' });
+}
+
+function headOf(journal: readonly JournalEvent[], written: number): { seq: number; hash: string } | undefined {
+  const last = journal[written - 1];
+  return last ? { seq: last.seq, hash: last.hash } : undefined;
+}
+
+function isExpectedConflict(error: unknown): boolean {
+  // resolveApproval reports an expired approval after writing its timeout: that is the recording too.
+  return typeof error === 'object' && error !== null && (error as { code?: string }).code === 'approval_expired';
+}
+
+/** Whether two journals are identical event for event (same hashes). */
+export function sameJournal(a: readonly JournalEvent[], b: readonly JournalEvent[]): boolean {
+  return a.length === b.length && a.every((event, i) => event.hash === b[i]!.hash && canonicalJson(event) === canonicalJson(b[i]));
+}

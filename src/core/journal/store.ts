@@ -1,0 +1,167 @@
+import { ConflictError, ValidationError } from '../errors.ts';
+import type { BudgetUsage } from '../planning/planningAuthority.ts';
+import type { JournalEvent, JournalHead } from './journal.ts';
+
+/** Where a run stands. */
+export type RunStatus = 'running' | 'paused' | 'completed' | 'failed' | 'cancelled';
+
+/** A run as listed: a projection of its journal, written in the same transaction as its events. */
+export interface RunSummary {
+  runId: string;
+  traceId: string;
+  profile: string;
+  goal: string;
+  status: RunStatus;
+  createdAt: number;
+  updatedAt: number;
+  head: JournalHead;
+  /** The approval the run waits for, when paused. */
+  pendingApprovalId?: string;
+}
+
+export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'timed_out';
+
+/** An approval as listed; its source of truth is the run's journal. */
+export interface ApprovalRecord {
+  approvalId: string;
+  runId: string;
+  traceId: string;
+  profile: string;
+  stepId: string;
+  tool: string;
+  args: Record<string, unknown>;
+  argsHash: string;
+  reason: string;
+  status: ApprovalStatus;
+  requestedAt: number;
+  /** When the approval policy decides by itself; absent when it waits forever. */
+  deadline?: number;
+  decision?: 'approve' | 'reject' | 'edit';
+  decidedBy?: string;
+  decisionReason?: string;
+  decidedAt?: number;
+}
+
+/** One atomic write: events appended to a run plus the projections they change. */
+export interface AppendBatch {
+  runId: string;
+  events: readonly JournalEvent[];
+  /** The head the writer saw; `null` for a new run. A mismatch fails with `head_mismatch` and writes nothing. */
+  expectedHead: JournalHead | null;
+  run: RunSummary;
+  approvals?: readonly ApprovalRecord[];
+  /** Spending to add to the profile's running total. */
+  profileUsage?: { profile: string; delta: BudgetUsage };
+}
+
+/** Filters for listing runs. */
+export interface RunFilter {
+  status?: RunStatus;
+  profile?: string;
+  traceId?: string;
+  limit?: number;
+}
+
+/** Filters for listing approvals. */
+export interface ApprovalFilter {
+  status?: ApprovalStatus;
+  profile?: string;
+  runId?: string;
+}
+
+/**
+ * The storage port: append-only journals with their projections (runs, approvals, profile
+ * spending). Every adapter — in memory, IndexedDB, SQLite, Durable Objects — writes a batch
+ * atomically and checks `expectedHead`, so two writers can never fork a journal.
+ */
+export interface Store {
+  append(batch: AppendBatch): Promise<void>;
+  readJournal(runId: string, fromSeq?: number): Promise<JournalEvent[]>;
+  getRun(runId: string): Promise<RunSummary | undefined>;
+  listRuns(filter?: RunFilter): Promise<RunSummary[]>;
+  getApproval(approvalId: string): Promise<ApprovalRecord | undefined>;
+  listApprovals(filter?: ApprovalFilter): Promise<ApprovalRecord[]>;
+  getProfileUsage(profile: string): Promise<BudgetUsage>;
+  close?(): Promise<void>;
+}
+
+/** Check a batch against the head a store holds; shared by every adapter. */
+export function checkBatch(batch: AppendBatch, current: JournalHead | undefined): void {
+  if (batch.events.length === 0) throw new ValidationError('an append needs at least one event', { code: 'empty_append' });
+  const expected = batch.expectedHead;
+  const matches = expected === null ? current === undefined : current !== undefined && current.seq === expected.seq && current.hash === expected.hash;
+  if (!matches) {
+    throw new ConflictError(`run ${batch.runId} moved on: expected head ${expected ? expected.seq : 'none'}, found ${current ? current.seq : 'none'}`, {
+      code: 'head_mismatch',
+      details: { runId: batch.runId },
+    });
+  }
+  let previous = expected;
+  for (const event of batch.events) {
+    if (event.runId !== batch.runId || event.seq !== (previous ? previous.seq + 1 : 0) || event.prev !== (previous ? previous.hash : '0'.repeat(64))) {
+      throw new ValidationError(`event ${event.seq} does not continue run ${batch.runId}'s chain`, { code: 'broken_chain' });
+    }
+    previous = { seq: event.seq, hash: event.hash };
+  }
+}
+
+function clone<T>(value: T): T {
+  return structuredClone(value);
+}
+
+/** The in-memory {@link Store}: for tests, embedding and replay. */
+export class InMemoryStore implements Store {
+  #journals = new Map<string, JournalEvent[]>();
+  #runs = new Map<string, RunSummary>();
+  #approvals = new Map<string, ApprovalRecord>();
+  #usage = new Map<string, BudgetUsage>();
+
+  async append(batch: AppendBatch): Promise<void> {
+    const journal = this.#journals.get(batch.runId);
+    const last = journal?.at(-1);
+    checkBatch(batch, last ? { seq: last.seq, hash: last.hash } : undefined);
+    const events = clone(batch.events);
+    if (journal) journal.push(...events);
+    else this.#journals.set(batch.runId, [...events]);
+    this.#runs.set(batch.runId, clone(batch.run));
+    for (const approval of batch.approvals ?? []) this.#approvals.set(approval.approvalId, clone(approval));
+    if (batch.profileUsage) {
+      const { profile, delta } = batch.profileUsage;
+      const used = this.#usage.get(profile) ?? { cost: 0, calls: 0, tokens: 0 };
+      this.#usage.set(profile, { cost: used.cost + delta.cost, calls: used.calls + delta.calls, tokens: used.tokens + delta.tokens });
+    }
+  }
+
+  async readJournal(runId: string, fromSeq = 0): Promise<JournalEvent[]> {
+    return clone((this.#journals.get(runId) ?? []).slice(fromSeq));
+  }
+
+  async getRun(runId: string): Promise<RunSummary | undefined> {
+    const run = this.#runs.get(runId);
+    return run && clone(run);
+  }
+
+  async listRuns(filter: RunFilter = {}): Promise<RunSummary[]> {
+    const runs = [...this.#runs.values()]
+      .filter((r) => (!filter.status || r.status === filter.status) && (!filter.profile || r.profile === filter.profile) && (!filter.traceId || r.traceId === filter.traceId))
+      .sort((a, b) => b.createdAt - a.createdAt || (a.runId < b.runId ? -1 : 1));
+    return clone(filter.limit ? runs.slice(0, filter.limit) : runs);
+  }
+
+  async getApproval(approvalId: string): Promise<ApprovalRecord | undefined> {
+    const approval = this.#approvals.get(approvalId);
+    return approval && clone(approval);
+  }
+
+  async listApprovals(filter: ApprovalFilter = {}): Promise<ApprovalRecord[]> {
+    return clone(
+      [...this.#approvals.values()]
+        .filter((a) => (!filter.status || a.status === filter.status) && (!filter.profile || a.profile === filter.profile) && (!filter.runId || a.runId === filter.runId))
+        .sort((a, b) => a.requestedAt - b.requestedAt || (a.approvalId < b.approvalId ? -1 : 1)),
+    );
+  }
+
+  async getProfileUsage(profile: string): Promise<BudgetUsage> {
+    return { ...(this.#usage.get(profile) ?? { cost: 0, calls: 0, tokens: 0 }) };
+  }
+}
