@@ -53,6 +53,8 @@ class ReplayStore extends InMemoryStore {
 
   override async append(batch: AppendBatch): Promise<void> {
     const first = batch.events[0]!;
+    // The recording ends here (it was exported mid-run): everything before matched.
+    if (first.seq >= this.recorded.length) throw new Exhausted();
     const expected = this.recorded[first.seq];
     // The recording resumed here: the original process stopped before writing this batch.
     if ((expected?.type === 'run_resumed' || expected?.type === 'run_cancelled') && first.type !== expected.type) {
@@ -79,7 +81,17 @@ class RecordedRouting implements RoutingPolicy {
   }
 }
 
-const ReplayOptionsSchema = z.object({ registry: z.instanceof(ToolRegistry) });
+const ReplayOptionsSchema = z.object({ registry: z.instanceof(ToolRegistry), verifyTools: z.boolean().default(false) });
+
+/** Options of {@link replay}. */
+export interface ReplayOptions {
+  /**
+   * Run idempotent tools for real instead of feeding back their recorded results, so a tool
+   * whose behaviour changed since the recording shows up as a divergence at its
+   * `tool_call_complete`. Default false: every result comes from the recording.
+   */
+  verifyTools?: boolean;
+}
 
 /**
  * Re-run the orchestrator against a recorded journal: the same inputs, the recorded times,
@@ -91,8 +103,8 @@ const ReplayOptionsSchema = z.object({ registry: z.instanceof(ToolRegistry) });
  * const result = await replay(await store.readJournal(runId), registry);
  * if (!result.ok) console.log(result.divergence.seq);
  */
-export async function replay(journal: readonly JournalEvent[], registry: ToolRegistry): Promise<ReplayResult> {
-  parseOptions(registry);
+export async function replay(journal: readonly JournalEvent[], registry: ToolRegistry, options: ReplayOptions = {}): Promise<ReplayResult> {
+  const { verifyTools } = parseOptions(registry, options);
   const verified = verifyJournal(journal);
   if (!verified.ok) throw new ValidationError(`the journal does not verify at seq ${verified.seq}: ${verified.reason}`, { code: 'journal_invalid', details: { seq: verified.seq } });
   const first = journal[0];
@@ -113,7 +125,7 @@ export async function replay(journal: readonly JournalEvent[], registry: ToolReg
   for (const tool of registry.definitions(inputs.profile)) {
     recordedRegistry.register(inputs.profile, tool.name, {
       ...tool,
-      handler: (_input: unknown, context: { attempt: number; runId: string; idempotencyKey: string }) => {
+      handler: verifyTools && tool.idempotent ? tool.handler : (_input: unknown, context: { attempt: number; runId: string; idempotencyKey: string }) => {
         const stepId = context.idempotencyKey.slice(runId.length + 1);
         const result = journal.find(
           (e) => e.seq >= store.written && (e.type === 'tool_call_complete' || e.type === 'tool_call_error') && e.data['stepId'] === stepId && e.data['attempt'] === context.attempt,
@@ -190,9 +202,10 @@ export async function replay(journal: readonly JournalEvent[], registry: ToolReg
   return outcome ?? { ok: true, events: store.written, head: headOf(journal, store.written) };
 }
 
-function parseOptions(registry: unknown): void {
-  const parsed = ReplayOptionsSchema.safeParse({ registry });
+function parseOptions(registry: unknown, options: ReplayOptions): z.output<typeof ReplayOptionsSchema> {
+  const parsed = ReplayOptionsSchema.safeParse({ registry, ...options });
   if (!parsed.success) throw new ValidationError('replay needs the ToolRegistry the run used', { code: 'invalid_replay_options' });
+  return parsed.data;
 }
 
 function headOf(journal: readonly JournalEvent[], written: number): { seq: number; hash: string } | undefined {

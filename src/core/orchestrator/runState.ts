@@ -245,7 +245,8 @@ export function applyEvent(state: RunState, event: JournalEvent): void {
       state.status = 'paused';
       break;
     case 'run_resumed':
-      state.status = 'running';
+      // A run waiting for a human stays paused; only the approval (or its timeout) releases it.
+      state.status = state.pendingApprovalId ? 'paused' : 'running';
       state.stopReason = undefined;
       state.error = undefined;
       state.completedAt = undefined;

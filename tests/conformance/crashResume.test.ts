@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { InMemoryStore, Orchestrator, createSeededRandom, createSequentialIds, replay, steppingClock, verifyJournal } from '../../src/core/index.ts';
+import { Crash, CrashingStore, Ledger, ledgerRegistry } from '../support/harness.ts';
+
+const GOAL = 'record_a(n=1) then send_email(to="ops@example.com") then record_b(n=2)';
+const RUNS = 1000;
+
+describe('crash and resume (1,000 seeded runs, crashes between journal appends)', () => {
+  it('completes every run with one effect per keyed step and no blind re-run of a non-idempotent step', async () => {
+    let crashes = 0;
+    let escalations = 0;
+    let replayed = 0;
+    for (let seed = 1; seed <= RUNS; seed++) {
+      const random = createSeededRandom(seed);
+      const ledger = new Ledger();
+      const registry = ledgerRegistry(ledger);
+      const inner = new InMemoryStore();
+      const runId = `run-${seed}`;
+      let instance = 0;
+      // Each orchestrator instance (a "process") crashes at up to two of its own appends; the fourth and later never crash.
+      const nextStore = () => {
+        const points = new Set<number>();
+        if (instance++ < 3) for (let k = 0; k < 2; k++) if (random.next() < 0.7) points.add(1 + Math.floor(random.next() * 11));
+        return new CrashingStore(inner, points);
+      };
+      const orchestrator = () => new Orchestrator({ registry, store: nextStore(), ids: createSequentialIds(`s${seed}`), clock: steppingClock(seed * 1000, 7), sleep: async () => undefined });
+
+      for (let guard = 0; ; guard++) {
+        expect(guard, `run ${seed} did not settle`).toBeLessThan(30);
+        const summary = await inner.getRun(runId);
+        if (summary?.status === 'completed') break;
+        try {
+          if (!summary) await orchestrator().start(GOAL, 'ledger', { runId });
+          else if (summary.status === 'paused') {
+            const approval = (await inner.listApprovals({ runId, status: 'pending' }))[0]!;
+            if (approval.reason.startsWith('unknown_outcome')) escalations++;
+            await orchestrator().resolveApproval(approval.approvalId, { decision: 'approve', by: 'operator', reason: 'checked the mail log' });
+          } else await orchestrator().resume(runId);
+        } catch (error) {
+          if (!(error instanceof Crash)) throw error;
+          crashes++;
+        }
+      }
+
+      const journal = await inner.readJournal(runId);
+      expect(verifyJournal(journal).ok).toBe(true);
+      const final = journal.at(-1)!;
+      expect(final.type).toBe('run_completed');
+      expect(final.data['outputs']).toEqual({ 'step-0': { recorded: 'a', n: 1 }, 'step-1': 'mailed ops@example.com', 'step-2': { recorded: 'b', n: 4 } });
+      // Idempotent steps: exactly one effect per idempotency key, however often they ran.
+      expect(ledger.effects.get(`${runId}:step-0`)).toBe(1);
+      expect(ledger.effects.get(`${runId}:step-2`)).toBe(1);
+      // The non-idempotent step ran again only with a human's approval of the unknown outcome.
+      const mails = ledger.executions.filter((e) => e.tool === 'send_email').length;
+      const approvedReruns = journal.filter((e) => e.type === 'approval_requested' && String(e.data['reason']).startsWith('unknown_outcome')).length;
+      expect(mails).toBeGreaterThanOrEqual(1);
+      expect(mails - 1).toBeLessThanOrEqual(approvedReruns);
+      if (seed % 20 === 0) {
+        const result = await replay(journal, registry);
+        expect(result, `replay of run ${seed}`).toMatchObject({ ok: true, events: journal.length });
+        replayed++;
+      }
+    }
+    expect(crashes).toBeGreaterThan(RUNS / 2);
+    expect(escalations).toBeGreaterThan(0);
+    expect(replayed).toBe(RUNS / 20);
+  });
+});

@@ -1,0 +1,133 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { GENESIS_HASH, ValidationError, canonicalJson, exportJournal, hashEvent, parseJournal, sealEvent, sha256Hex, verifyJournal, type JournalEvent } from '../../src/core/index.ts';
+
+function makeJournal(length: number, runId = 'run-1'): JournalEvent[] {
+  const events: JournalEvent[] = [];
+  for (let i = 0; i < length; i++) events.push(sealEvent(events.at(-1), runId, i % 3 === 0 ? 'tool_call_start' : 'tool_call_complete', 1_000 + i, { stepId: `step-${i}`, output: { n: i, text: `value ${i} ✓` } }));
+  return events;
+}
+
+describe('canonical JSON and hashing', () => {
+  it('sorts keys at every depth and drops undefined', () => {
+    expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: undefined }, e: 'é' })).toBe('{"a":{"d":[3,{"y":2,"z":1}]},"b":1,"e":"é"}');
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const text = canonicalJson(value);
+        return canonicalJson(JSON.parse(text)) === text;
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('refuses values without a JSON form', () => {
+    for (const bad of [Number.NaN, Infinity, 10n, () => 1, Symbol('x'), new Uint8Array(2), new Map()]) {
+      expect(() => canonicalJson({ x: bad })).toThrow(ValidationError);
+    }
+    const cyclic: Record<string, unknown> = {};
+    cyclic['self'] = cyclic;
+    expect(() => canonicalJson(cyclic)).toThrow(ValidationError);
+  });
+
+  it('hashes with SHA-256 as the contract says', () => {
+    expect(sha256Hex('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    expect(sha256Hex('')).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+    const [first] = makeJournal(1);
+    expect(first!.prev).toBe(GENESIS_HASH);
+    expect(first!.hash).toBe(sha256Hex(canonicalJson({ at: first!.at, data: first!.data, prev: first!.prev, runId: first!.runId, seq: 0, type: first!.type })));
+    expect(hashEvent(first!)).toBe(first!.hash);
+  });
+});
+
+describe('verifyJournal', () => {
+  it('accepts an intact journal and reports its head', () => {
+    const journal = makeJournal(20);
+    expect(verifyJournal(journal)).toEqual({ ok: true, head: { seq: 19, hash: journal[19]!.hash }, count: 20 });
+    expect(verifyJournal([])).toEqual({ ok: true, head: undefined, count: 0 });
+  });
+
+  it('round-trips through NDJSON and JSON arrays', () => {
+    const journal = makeJournal(5);
+    expect(parseJournal(exportJournal(journal))).toEqual(journal);
+    expect(parseJournal(JSON.stringify(journal))).toEqual(journal);
+    expect(() => parseJournal('{"not":"an event"}')).toThrow(ValidationError);
+    expect(() => parseJournal('{broken')).toThrow(ValidationError);
+  });
+
+  it('detects 100% of random byte flips, deletions, reorderings and truncations (10,000 cases)', () => {
+    const journal = makeJournal(12);
+    const head = { seq: 11, hash: journal[11]!.hash };
+    const text = exportJournal(journal);
+    const bytes = new TextEncoder().encode(text);
+    const decoder = new TextDecoder();
+    let detected = 0;
+    let cases = 0;
+    const check = (candidate: () => unknown[]) => {
+      cases++;
+      let events: unknown[];
+      try {
+        events = candidate();
+      } catch {
+        detected++; // Unparseable is detected.
+        return;
+      }
+      if (!verifyJournal(events, head).ok) detected++;
+    };
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          // Every byte of every event (the final newline only frames the last line).
+          fc.record({ kind: fc.constant('flip' as const), at: fc.nat(bytes.length - 2), bit: fc.integer({ min: 0, max: 7 }) }),
+          fc.record({ kind: fc.constant('delete' as const), at: fc.nat(journal.length - 1) }),
+          fc.record({ kind: fc.constant('swap' as const), a: fc.nat(journal.length - 1), b: fc.nat(journal.length - 1) }).filter((r) => r.a !== r.b),
+          fc.record({ kind: fc.constant('truncate' as const), keep: fc.nat(journal.length - 1) }),
+        ),
+        (mutation) => {
+          switch (mutation.kind) {
+            case 'flip': {
+              const copy = bytes.slice();
+              copy[mutation.at]! ^= 1 << mutation.bit;
+              check(() => parseJournalLoose(decoder.decode(copy)));
+              break;
+            }
+            case 'delete':
+              check(() => journal.filter((_, i) => i !== mutation.at));
+              break;
+            case 'swap':
+              check(() => {
+                const copy = [...journal];
+                [copy[mutation.a], copy[mutation.b]] = [copy[mutation.b]!, copy[mutation.a]!];
+                return copy;
+              });
+              break;
+            case 'truncate':
+              check(() => journal.slice(0, mutation.keep));
+              break;
+          }
+        },
+      ),
+      { numRuns: 10_000 },
+    );
+    expect(cases).toBe(10_000);
+    expect(detected).toBe(cases);
+  });
+
+  it('names the first bad seq', () => {
+    const journal = makeJournal(6);
+    const edited = journal.map((e) => ({ ...e, data: { ...e.data } }));
+    edited[3]!.data['output'] = 'changed';
+    expect(verifyJournal(edited)).toMatchObject({ ok: false, seq: 3, reason: 'hash does not match the event' });
+    expect(verifyJournal(journal.slice(0, 4), { seq: 5, hash: journal[5]!.hash })).toMatchObject({ ok: false, seq: 4 });
+    expect(verifyJournal([journal[0], journal[2]])).toMatchObject({ ok: false, seq: 1 });
+    const otherRun = makeJournal(3, 'run-2');
+    expect(verifyJournal([journal[0], otherRun[1]])).toMatchObject({ ok: false, seq: 1 });
+  });
+});
+
+/** NDJSON parsing without shape checks, so a flip that still parses reaches verifyJournal. */
+function parseJournalLoose(text: string): unknown[] {
+  return text
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as unknown);
+}
