@@ -5,6 +5,7 @@ import { saveResult, writeReport, type BenchResult } from './report.ts';
 const BENCHMARKS: Record<string, () => Promise<{ run: () => Promise<BenchResult> }>> = {
   embedder: () => import('./embedder.bench.ts'),
   'vector-search': () => import('./vectorSearch.bench.ts'),
+  orchestrator: () => import('./orchestrator.bench.ts'),
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

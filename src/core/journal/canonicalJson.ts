@@ -11,57 +11,103 @@ import { ValidationError } from '../errors.ts';
  * canonicalJson({ b: 1, a: [true, null] }); // '{"a":[true,null],"b":1}'
  */
 export function canonicalJson(value: unknown): string {
-  return write(value, [], new Set());
+  try {
+    return write(value, new Set());
+  } catch (error) {
+    if (!(error instanceof NotCanonical)) throw error;
+    // The fast path keeps no path; walk again to say where the bad value is.
+    const path = locate(value, []) ?? [];
+    throw new ValidationError(`${error.what} at ${path.length ? path.join('.') : '(root)'} has no canonical JSON form`, {
+      code: 'not_canonical',
+      details: { path: path.join('.') },
+    });
+  }
 }
 
-function fail(path: readonly (string | number)[], what: string): never {
-  throw new ValidationError(`${what} at ${path.length ? path.join('.') : '(root)'} has no canonical JSON form`, {
-    code: 'not_canonical',
-    details: { path: path.join('.') },
-  });
+class NotCanonical extends Error {
+  constructor(readonly what: string) {
+    super(what);
+  }
 }
 
-function write(value: unknown, path: (string | number)[], seen: Set<object>): string {
+function describeBad(value: unknown): string | undefined {
+  switch (typeof value) {
+    case 'number':
+      return Number.isFinite(value) ? undefined : String(value);
+    case 'bigint':
+    case 'function':
+    case 'symbol':
+      return typeof value;
+    case 'object':
+      return value !== null && (ArrayBuffer.isView(value) || value instanceof Map || value instanceof Set) ? value.constructor.name : undefined;
+    default:
+      return undefined;
+  }
+}
+
+function locate(value: unknown, path: Array<string | number>, seen = new Set<object>()): Array<string | number> | undefined {
+  if (describeBad(value) !== undefined) return path;
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (seen.has(value)) return path;
+  seen.add(value);
+  const entries: Array<[string | number, unknown]> = Array.isArray(value) ? value.map((v, i) => [i, v]) : Object.entries(value);
+  for (const [key, item] of entries) {
+    const found = locate(item, [...path, key], seen);
+    if (found) return found;
+  }
+  seen.delete(value);
+  return undefined;
+}
+
+/** Keys that JSON.stringify would quote without escaping anything. */
+const PLAIN_KEY = /^[\w$.:@ -]*$/;
+
+function write(value: unknown, seen: Set<object>): string {
   switch (typeof value) {
     case 'string':
       return JSON.stringify(value);
     case 'number':
-      if (!Number.isFinite(value)) fail(path, String(value));
+      if (!Number.isFinite(value)) throw new NotCanonical(String(value));
       return JSON.stringify(value);
     case 'boolean':
       return value ? 'true' : 'false';
     case 'object': {
       if (value === null) return 'null';
-      if (seen.has(value)) fail(path, 'a cycle');
+      if (seen.has(value)) throw new NotCanonical('a cycle');
       seen.add(value);
-      try {
-        if (Array.isArray(value)) {
-          const parts: string[] = [];
-          for (let i = 0; i < value.length; i++) {
-            const item: unknown = value[i];
-            parts.push(item === undefined ? 'null' : write(item, [...path, i], seen));
-          }
-          return `[${parts.join(',')}]`;
+      let out: string;
+      if (Array.isArray(value)) {
+        out = '[';
+        for (let i = 0; i < value.length; i++) {
+          const item: unknown = value[i];
+          out += (i ? ',' : '') + (item === undefined ? 'null' : write(item, seen));
         }
-        if (ArrayBuffer.isView(value) || value instanceof Map || value instanceof Set) fail(path, value.constructor.name);
+        out += ']';
+      } else {
+        if (ArrayBuffer.isView(value) || value instanceof Map || value instanceof Set) throw new NotCanonical(value.constructor.name);
         const toJSON = (value as { toJSON?: unknown }).toJSON;
-        if (typeof toJSON === 'function') return write((toJSON as () => unknown).call(value), path, seen);
+        if (typeof toJSON === 'function') {
+          seen.delete(value);
+          return write((toJSON as () => unknown).call(value), seen);
+        }
         const keys = Object.keys(value).sort();
-        const parts: string[] = [];
+        out = '{';
+        let first = true;
         for (const key of keys) {
           const item = (value as Record<string, unknown>)[key];
           if (item === undefined) continue;
-          parts.push(`${JSON.stringify(key)}:${write(item, [...path, key], seen)}`);
+          out += (first ? '"' : ',"') + (PLAIN_KEY.test(key) ? key : JSON.stringify(key).slice(1, -1)) + '":' + write(item, seen);
+          first = false;
         }
-        return `{${parts.join(',')}}`;
-      } finally {
-        seen.delete(value);
+        out += '}';
       }
+      seen.delete(value);
+      return out;
     }
     case 'undefined':
       return 'null';
     default:
-      return fail(path, typeof value);
+      throw new NotCanonical(typeof value);
   }
 }
 

@@ -10,7 +10,7 @@ const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'
  */
 export function sha256Hex(text: string): string {
   const digest = sha256(encoder.encode(text));
-  let hex = '';
-  for (let i = 0; i < digest.length; i++) hex += HEX[digest[i]!];
-  return hex;
+  const parts = new Array<string>(32);
+  for (let i = 0; i < 32; i++) parts[i] = HEX[digest[i]!]!;
+  return parts.join('');
 }

@@ -109,6 +109,15 @@ function clone<T>(value: T): T {
   return structuredClone(value);
 }
 
+/** Freeze `value` and everything in it; a frozen event can be shared instead of copied. */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+  }
+  return value;
+}
+
 /** The in-memory {@link Store}: for tests, embedding and replay. */
 export class InMemoryStore implements Store {
   #journals = new Map<string, JournalEvent[]>();
@@ -120,10 +129,11 @@ export class InMemoryStore implements Store {
     const journal = this.#journals.get(batch.runId);
     const last = journal?.at(-1);
     checkBatch(batch, last ? { seq: last.seq, hash: last.hash } : undefined);
-    const events = clone(batch.events);
+    // Events are immutable once sealed: freeze and share them rather than copy.
+    const events = batch.events.map((event) => deepFreeze(event));
     if (journal) journal.push(...events);
     else this.#journals.set(batch.runId, [...events]);
-    this.#runs.set(batch.runId, clone(batch.run));
+    this.#runs.set(batch.runId, { ...batch.run, head: { ...batch.run.head } });
     for (const approval of batch.approvals ?? []) this.#approvals.set(approval.approvalId, clone(approval));
     if (batch.profileUsage) {
       const { profile, delta } = batch.profileUsage;
@@ -133,7 +143,7 @@ export class InMemoryStore implements Store {
   }
 
   async readJournal(runId: string, fromSeq = 0): Promise<JournalEvent[]> {
-    return clone((this.#journals.get(runId) ?? []).slice(fromSeq));
+    return (this.#journals.get(runId) ?? []).slice(fromSeq);
   }
 
   async getRun(runId: string): Promise<RunSummary | undefined> {

@@ -22,6 +22,7 @@ import type { ToolRegistry } from '../tools/toolRegistry.ts';
 import { HealthMonitor, Reflector } from './autonomy.ts';
 import { ExecutionContext } from './executionContext.ts';
 import { resolveReferences } from './executor.ts';
+import { isStepReference } from '../planning/slotFilling.ts';
 import { partialResult, type PartialResult } from './partialResult.ts';
 import { createRetryPolicy, type RetryPolicy, type RetryPolicyInput } from './retryPolicy.ts';
 import { applyEvent, failureModeOf, initialRunState, outputsOf, projectRun, reviseSteps, summarize, type AutonomySettings, type RunInputs, type RunState, type StepState } from './runState.ts';
@@ -67,10 +68,22 @@ export interface OrchestratorOptions {
   readProfileUsage?: (profile: string, runId: string) => Promise<BudgetUsage>;
 }
 
+/** Most steps an explicit plan may have. */
+export const MAX_EXPLICIT_STEPS = 10_000;
+
 /** Options of {@link Orchestrator.start}. */
 export const StartOptionsSchema = z.object({
   metadata: MetadataSchema.optional(),
   preferences: PlanningPreferencesSchema.partial().optional(),
+  /**
+   * Steps to run instead of planning: the caller's own plan (up to 10,000 steps). Tools are
+   * still checked against the profile before anything runs.
+   */
+  plan: z
+    .array(z.object({ tool: z.string().min(1), input: z.record(z.string(), z.unknown()).default({}) }))
+    .min(1)
+    .max(MAX_EXPLICIT_STEPS)
+    .optional(),
   budget: z.unknown().optional(),
   runId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/).optional(),
   traceId: z.string().min(1).max(128).optional(),
@@ -248,7 +261,8 @@ export class Orchestrator {
       approval: { onTimeout: this.#approval.onTimeout, ...(this.#approval.timeoutMs !== undefined ? { timeoutMs: this.#approval.timeoutMs } : {}) },
       autonomy: this.#autonomy,
       seed: opts.seed ?? this.#seed,
-      maxSteps: this.#config.plannerMaxSteps,
+      maxSteps: Math.max(this.#config.plannerMaxSteps, opts.plan?.length ?? 0),
+      ...(opts.plan ? { plan: opts.plan.map((step, index) => ({ name: `step-${index}`, tool: step.tool, input: step.input, index })) } : {}),
       ...(this.#stepTimeoutMs !== undefined ? { stepTimeoutMs: this.#stepTimeoutMs } : {}),
     });
     return this.startRecorded(runId, inputs);
@@ -428,21 +442,27 @@ export class Orchestrator {
       events.push(event);
       previous = event;
     }
-    // Fold into a copy first so the summary and approvals written with the events are exact.
-    const next = projectFrom(state, events);
+    // Fold first so the summary and approvals written with the events are exact. If the write
+    // fails the error ends this drive and the state is dropped (callers reload from the store),
+    // so a state ahead of its journal is never used.
+    const expectedHead = state.head;
+    for (const event of events) applyEvent(state, event);
     const approvals = events
       .filter((e) => e.type === 'approval_requested' || e.type === 'approval_received' || e.type === 'approval_timeout')
-      .map((e) => next.approvals.get(e.data['approvalId'] as string)!)
-      .filter(Boolean);
-    await this.store.append({
-      runId: state.runId,
-      events,
-      expectedHead: state.head,
-      run: summarize(next),
-      ...(approvals.length ? { approvals } : {}),
-      ...(usage ? { profileUsage: { profile: state.inputs.profile, delta: usage } } : {}),
-    });
-    for (const event of events) applyEvent(state, event);
+      .map((e) => ({ ...state.approvals.get(e.data['approvalId'] as string)! }));
+    try {
+      await this.store.append({
+        runId: state.runId,
+        events,
+        expectedHead,
+        run: summarize(state),
+        ...(approvals.length ? { approvals } : {}),
+        ...(usage ? { profileUsage: { profile: state.inputs.profile, delta: usage } } : {}),
+      });
+    } catch (error) {
+      this.#active.delete(state.runId);
+      throw error;
+    }
     this.#notify(events);
     return events;
   }
@@ -509,15 +529,18 @@ export class Orchestrator {
     const { state } = run;
     const revision = state.plans.length;
     const planner = new Planner({ ids: { next: () => `${state.runId}:plan:${revision}` }, maxSteps: state.inputs.maxSteps, minSimilarity: this.#config.plannerMinSimilarity });
-    const planned = planner.plan({
-      goal: state.inputs.goal,
-      profile: state.inputs.profile,
-      registry: run.registry,
-      traceId: state.inputs.traceId,
-      runId: state.runId,
-      ...(state.inputs.preferences ? { preferences: state.inputs.preferences } : {}),
-      exclude,
-    });
+    const explicit = revision === 0 ? state.inputs.plan : undefined;
+    const planned: Plan = explicit
+      ? { planId: `${state.runId}:plan:0`, goal: state.inputs.goal, profile: state.inputs.profile, traceId: state.inputs.traceId, steps: explicit, candidates: [], source: 'pattern', stopReason: 'explicit_calls' }
+      : planner.plan({
+          goal: state.inputs.goal,
+          profile: state.inputs.profile,
+          registry: run.registry,
+          traceId: state.inputs.traceId,
+          runId: state.runId,
+          ...(state.inputs.preferences ? { preferences: state.inputs.preferences } : {}),
+          exclude,
+        });
     const plan: Plan = toJsonData({ ...planned, steps: reviseSteps(planned.steps, revision) });
     const entries: Entry[] = [];
     if (revision > 0) entries.push(['replanned', { revision, excluded: [...exclude], reason: reason ?? 'step failed' }]);
@@ -574,14 +597,14 @@ export class Orchestrator {
 
   async #executeNext(run: ActiveRun): Promise<void> {
     const { state } = run;
-    const step = state.steps.find((s) => s.status !== 'completed');
+    const step = nextStep(state);
     if (!step) return this.#finish(run, 'completed');
     if (step.worker === undefined) {
       await this.#append(run, [['stage', { stage: 'route' }]]);
       return;
     }
     if (step.status === 'failed') return this.#afterFinalFailure(run, step);
-    const executed = state.steps.filter((s) => s.attempt > 0).length;
+    const executed = step.attempt === 0 ? state.steps.reduce((n, s) => n + (s.attempt > 0 ? 1 : 0), 0) : 0;
     if (step.attempt === 0 && executed >= state.inputs.maxSteps) {
       return this.#finish(run, 'max_steps', { name: 'MaxStepsError', code: 'max_steps', message: `stopped after ${executed} steps (the limit)`, failureMode: 'AGENT', retryable: false });
     }
@@ -589,7 +612,8 @@ export class Orchestrator {
 
     let input: Record<string, unknown>;
     try {
-      input = toJsonData(this.#policy.checkStep(state.inputs.profile, tool, resolveReferences(step.input, outputsOf(state))));
+      const resolved = hasReferences(step.input) ? resolveReferences(step.input, outputsOf(state)) : step.input;
+      input = toJsonData(this.#policy.checkStep(state.inputs.profile, tool, resolved));
     } catch (thrown) {
       const error = toCugarError(thrown, { code: 'invalid_input', failureMode: 'USER' });
       await this.#append(run, [['tool_call_error', { stepId: step.stepId, attempt: step.attempt, error: error.toJSON(), retryable: false, final: true }]]);
@@ -689,12 +713,12 @@ export class Orchestrator {
       return;
     }
 
-    const previous = state.steps.filter((s) => s.status === 'completed').at(-1);
+    const previous = lastCompleted(state, step);
     const health = this.#health.score({
       durationMs,
       expectedLatencyMs: tool.latency,
       output,
-      repeats: state.calls.filter((c) => c === `${tool.name}:${argsHash}`).length,
+      repeats: state.calls.get(`${tool.name}:${argsHash}`) ?? 0,
       sameOutputAsPrevious: previous !== undefined && canonicalJson(previous.output) === canonicalJson(output),
     });
     const done: Entry[] = [['tool_call_complete', { stepId: step.stepId, attempt, argsHash, output, durationMs, health }, finishedAt]];
@@ -799,18 +823,25 @@ function transitionAllowed(from: PlanStage, to: PlanStage): boolean {
   }
 }
 
-/** A copy of `state` with `events` applied; the original is untouched. */
-function projectFrom(state: RunState, events: readonly JournalEvent[]): RunState {
-  const copy: RunState = {
-    ...state,
-    steps: state.steps.map((s) => ({ ...s, approvedArgs: [...s.approvedArgs] })),
-    approvals: new Map([...state.approvals].map(([id, a]) => [id, { ...a }])),
-    plans: [...state.plans],
-    calls: [...state.calls],
-    usage: { ...state.usage },
-  };
-  for (const event of events) applyEvent(copy, event);
-  return copy;
+/** The first step that has not completed. Steps complete in order, so the search resumes where it last stopped (reset by every new plan). */
+function nextStep(state: RunState): StepState | undefined {
+  const steps = state.steps;
+  let i = state.cursor;
+  while (i < steps.length && steps[i]!.status === 'completed') i++;
+  state.cursor = i;
+  return steps[i];
+}
+
+/** The completed step just before `step`, if any. */
+function lastCompleted(state: RunState, step: StepState): StepState | undefined {
+  const index = state.steps.indexOf(step);
+  for (let i = index - 1; i >= 0; i--) if (state.steps[i]!.status === 'completed') return state.steps[i];
+  return undefined;
+}
+
+function hasReferences(input: Record<string, unknown>): boolean {
+  for (const key in input) if (isStepReference(input[key])) return true;
+  return false;
 }
 
 export { ZERO_USAGE };

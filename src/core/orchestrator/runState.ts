@@ -44,6 +44,8 @@ export interface RunInputs {
   seed: number;
   maxSteps: number;
   stepTimeoutMs?: number;
+  /** The caller's own plan, when it gave one instead of a goal to plan. */
+  plan?: PlanStep[];
   /** The profile's shared budget when the run started, if it has one. */
   profileBudget?: ToolBudget;
 }
@@ -90,8 +92,10 @@ export interface RunState {
   replans: number;
   stopReason?: string;
   error?: ErrorInfo;
-  /** Tool + argument hashes of every completed call, for repetition checks. */
-  calls: string[];
+  /** Where the search for the next step starts (a hint, not state: always re-checked). */
+  cursor: number;
+  /** How often each call (tool and argument hash) completed, for repetition checks. */
+  calls: Map<string, number>;
   head: JournalHead;
   createdAt: number;
   updatedAt: number;
@@ -144,7 +148,8 @@ export function initialRunState(first: JournalEvent): RunState {
     approvals: new Map(),
     randomDraws: 0,
     replans: 0,
-    calls: [],
+    calls: new Map(),
+    cursor: 0,
     head: { seq: first.seq, hash: first.hash },
     createdAt: first.at,
     updatedAt: first.at,
@@ -170,6 +175,7 @@ export function applyEvent(state: RunState, event: JournalEvent): void {
       state.planStage = 'CREATED';
       // A replan replaces the steps that had not completed.
       state.steps = state.steps.filter((s) => s.status === 'completed');
+      state.cursor = 0;
       for (const step of plan.steps) {
         state.steps.push({ stepId: step.name, index: step.index, tool: step.tool, input: step.input, revision, status: 'pending', attempt: 0, nextAttempt: 1, approvedArgs: [] });
       }
@@ -265,7 +271,8 @@ export function applyEvent(state: RunState, event: JournalEvent): void {
       step.status = 'completed';
       step.output = data['output'];
       step.error = undefined;
-      state.calls.push(`${step.tool}:${data['argsHash'] as string}`);
+      const call = `${step.tool}:${data['argsHash'] as string}`;
+      state.calls.set(call, (state.calls.get(call) ?? 0) + 1);
       break;
     }
     case 'tool_call_error': {
