@@ -42,6 +42,7 @@ export * from './journal/sha256.ts';
 export * from './journal/journal.ts';
 export * from './journal/store.ts';
 export * from './journal/replay.ts';
+export * from './journal/trace.ts';
 export * from './planning/planningAuthority.ts';
 export * from './routing/routingAuthority.ts';
 export * from './routing/coordinator.ts';

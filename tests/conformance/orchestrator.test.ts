@@ -67,6 +67,11 @@ describe('Orchestrator lifecycle', () => {
     expect(verifyJournal(journal).ok).toBe(true);
     const history = await orchestrator.getTraceHistory(outcome.traceId);
     expect(history.map((e) => e.seq)).toEqual(journal.map((e) => e.seq));
+    expect(history.every((r) => r.traceId === outcome.traceId && r.profile === 'demo' && r.timestamp === new Date(r.at).toISOString())).toBe(true);
+    for (const type of ['tool_call_complete', 'stage', 'run_completed'] as const) {
+      expect(history.filter((r) => r.type === type).every((r) => typeof r.durationMs === 'number' && r.durationMs >= 0), type).toBe(true);
+    }
+    expect(history.at(-1)!.durationMs).toBe(journal.at(-1)!.at - journal[0]!.at);
     expect(await store.getRun(outcome.runId)).toMatchObject({ status: 'completed', head: outcome.head });
   });
 

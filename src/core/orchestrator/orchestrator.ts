@@ -3,6 +3,7 @@ import { ConflictError, CugarError, NotFoundError, ResourceError, ValidationErro
 import { canonicalJson, toJsonData } from '../journal/canonicalJson.ts';
 import { sealEvent, type JournalEvent, type JournalEventType } from '../journal/journal.ts';
 import { sha256Hex } from '../journal/sha256.ts';
+import { toTraceRecords, type TraceRecord } from '../journal/trace.ts';
 import { InMemoryStore, type ApprovalFilter, type ApprovalRecord, type RunStatus, type Store } from '../journal/store.ts';
 import { Planner } from '../planning/planner.ts';
 import { ZERO_USAGE, addUsage, budgetExceededError, checkReservation, parseBudget, transitionPlan, type BudgetUsage, type PlanStage, type ToolBudget, type ToolBudgetInput } from '../planning/planningAuthority.ts';
@@ -405,11 +406,11 @@ export class Orchestrator {
     return this.store.listApprovals(filter);
   }
 
-  /** Every journal event of every run of `traceId`, redacted, in order. */
-  async getTraceHistory(traceId: string): Promise<JournalEvent[]> {
+  /** Every event of every run of `traceId` as trace records (trace id, timestamp, duration), redacted, in time order. */
+  async getTraceHistory(traceId: string): Promise<TraceRecord[]> {
     const runs = await this.store.listRuns({ traceId });
     const journals = await Promise.all(runs.map((run) => this.store.readJournal(run.runId)));
-    return redact(journals.flat().sort((a, b) => a.at - b.at || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : a.seq - b.seq)));
+    return redact(journals.flatMap(toTraceRecords).sort((a, b) => a.at - b.at || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : a.seq - b.seq)));
   }
 
   // ---------------------------------------------------------------- internals
