@@ -69,8 +69,8 @@ const HEX64 = /^[0-9a-f]{64}$/;
 const EVENT_TYPES: ReadonlySet<string> = new Set(JOURNAL_EVENT_TYPES);
 const EVENT_KEYS = new Set(['runId', 'seq', 'type', 'at', 'data', 'prev', 'hash']);
 
-/** The same checks as {@link JournalEventSchema}, without allocating. */
-function isWellFormed(value: unknown): value is JournalEvent {
+/** Whether `value` has the shape of a journal event: the same checks as {@link JournalEventSchema}, without allocating. */
+export function isWellFormed(value: unknown): value is JournalEvent {
   if (typeof value !== 'object' || value === null) return false;
   const e = value as Record<string, unknown>;
   let keys = 0;

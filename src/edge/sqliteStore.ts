@@ -1,0 +1,223 @@
+import Database from 'better-sqlite3';
+import { SystemError, ValidationError, canonicalJson, checkBatch, isWellFormed } from '../core/index.ts';
+import type { AppendBatch, ApprovalFilter, ApprovalRecord, BudgetUsage, JournalEvent, JournalHead, RunFilter, RunSummary, Store } from '../core/index.ts';
+
+/** Options of {@link SqliteStore}. */
+export interface SqliteStoreOptions {
+  /**
+   * Coalesce appends made in the same turn of the event loop into one transaction (one
+   * fsync). Each batch stays atomic on its own (a savepoint), and each append resolves only
+   * after its transaction committed. Default true.
+   */
+  groupCommit?: boolean;
+  /** SQLite `synchronous`: `FULL` survives power loss, `NORMAL` survives process crashes. Default `FULL`. */
+  synchronous?: 'FULL' | 'NORMAL';
+}
+
+interface Pending {
+  batch: AppendBatch;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS events (
+  run_id TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL, at REAL NOT NULL,
+  data TEXT NOT NULL, prev TEXT NOT NULL, hash TEXT NOT NULL,
+  PRIMARY KEY (run_id, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS runs (
+  run_id TEXT PRIMARY KEY, trace_id TEXT NOT NULL, profile TEXT NOT NULL, status TEXT NOT NULL,
+  created_at REAL NOT NULL, summary TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS runs_by_status ON runs (status, created_at);
+CREATE INDEX IF NOT EXISTS runs_by_profile ON runs (profile, created_at);
+CREATE INDEX IF NOT EXISTS runs_by_trace ON runs (trace_id);
+CREATE TABLE IF NOT EXISTS approvals (
+  approval_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, profile TEXT NOT NULL, status TEXT NOT NULL,
+  requested_at REAL NOT NULL, record TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS approvals_by_status ON approvals (status, requested_at);
+CREATE INDEX IF NOT EXISTS approvals_by_run ON approvals (run_id);
+CREATE TABLE IF NOT EXISTS profile_usage (
+  profile TEXT PRIMARY KEY, cost REAL NOT NULL, calls INTEGER NOT NULL, tokens INTEGER NOT NULL
+);
+`;
+
+function parseRow<T>(text: string, what: string): T {
+  try {
+    return JSON.parse(text) as T;
+  } catch (cause) {
+    throw new SystemError(`a stored ${what} is corrupt`, { code: 'corrupt_row', cause, details: { what } });
+  }
+}
+
+/**
+ * The SQLite {@link Store} for Node hosts, on better-sqlite3: synchronous, in-process, the
+ * fastest SQLite binding for Node, and it builds from source where prebuilt binaries cannot be
+ * fetched. WAL mode; journal batches written atomically, coalesced by group commit.
+ */
+export class SqliteStore implements Store {
+  readonly path: string;
+  readonly #db: Database.Database;
+  readonly #groupCommit: boolean;
+  #queue: Pending[] = [];
+  #scheduled = false;
+  #closed = false;
+  readonly #statements;
+
+  constructor(path: string, options: SqliteStoreOptions = {}) {
+    this.path = path;
+    this.#groupCommit = options.groupCommit ?? true;
+    this.#db = new Database(path);
+    this.#db.pragma('journal_mode = WAL');
+    this.#db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
+    this.#db.pragma('busy_timeout = 5000');
+    this.#db.exec(SCHEMA);
+    const db = this.#db;
+    this.#statements = {
+      head: db.prepare<[string], { seq: number; hash: string }>('SELECT seq, hash FROM events WHERE run_id = ? ORDER BY seq DESC LIMIT 1'),
+      insertEvent: db.prepare('INSERT INTO events (run_id, seq, type, at, data, prev, hash) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+      upsertRun: db.prepare(
+        'INSERT INTO runs (run_id, trace_id, profile, status, created_at, summary) VALUES (@runId, @traceId, @profile, @status, @createdAt, @summary) ON CONFLICT (run_id) DO UPDATE SET status = excluded.status, summary = excluded.summary',
+      ),
+      upsertApproval: db.prepare(
+        'INSERT INTO approvals (approval_id, run_id, profile, status, requested_at, record) VALUES (@approvalId, @runId, @profile, @status, @requestedAt, @record) ON CONFLICT (approval_id) DO UPDATE SET status = excluded.status, record = excluded.record',
+      ),
+      addUsage: db.prepare(
+        'INSERT INTO profile_usage (profile, cost, calls, tokens) VALUES (@profile, @cost, @calls, @tokens) ON CONFLICT (profile) DO UPDATE SET cost = cost + excluded.cost, calls = calls + excluded.calls, tokens = tokens + excluded.tokens',
+      ),
+      journal: db.prepare<[string, number], { run_id: string; seq: number; type: string; at: number; data: string; prev: string; hash: string }>(
+        'SELECT run_id, seq, type, at, data, prev, hash FROM events WHERE run_id = ? AND seq >= ? ORDER BY seq',
+      ),
+      run: db.prepare<[string], { summary: string }>('SELECT summary FROM runs WHERE run_id = ?'),
+      approval: db.prepare<[string], { record: string }>('SELECT record FROM approvals WHERE approval_id = ?'),
+      usage: db.prepare<[string], BudgetUsage>('SELECT cost, calls, tokens FROM profile_usage WHERE profile = ?'),
+    };
+  }
+
+  append(batch: AppendBatch): Promise<void> {
+    if (this.#closed) return Promise.reject(new SystemError('the store is closed', { code: 'store_closed' }));
+    if (!this.#groupCommit) {
+      try {
+        this.#db.transaction(() => this.#write(batch))();
+        return Promise.resolve();
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    return new Promise<void>((resolve, reject) => {
+      this.#queue.push({ batch, resolve, reject });
+      if (!this.#scheduled) {
+        this.#scheduled = true;
+        // Let every append of this turn (other runs, other requests) join the same commit.
+        setImmediate(() => this.#flush());
+      }
+    });
+  }
+
+  /** Write everything queued now, in one transaction. */
+  #flush(): void {
+    const items = this.#queue;
+    this.#queue = [];
+    this.#scheduled = false;
+    if (items.length === 0) return;
+    const failures = new Map<Pending, unknown>();
+    try {
+      this.#db.transaction(() => {
+        for (const item of items) {
+          // A savepoint per batch: one refused batch does not take the others down.
+          this.#db.exec('SAVEPOINT batch');
+          try {
+            this.#write(item.batch);
+            this.#db.exec('RELEASE batch');
+          } catch (error) {
+            this.#db.exec('ROLLBACK TO batch');
+            this.#db.exec('RELEASE batch');
+            failures.set(item, error);
+          }
+        }
+      })();
+    } catch (error) {
+      for (const item of items) item.reject(new SystemError('the journal write failed', { code: 'write_failed', cause: error }));
+      return;
+    }
+    for (const item of items) {
+      const failure = failures.get(item);
+      if (failure === undefined) item.resolve();
+      else item.reject(failure);
+    }
+  }
+
+  /** Flush queued appends now (used on shutdown). */
+  flush(): void {
+    if (this.#queue.length) this.#flush();
+  }
+
+  #write(batch: AppendBatch): void {
+    const row = this.#statements.head.get(batch.runId);
+    const head: JournalHead | undefined = row ? { seq: row.seq, hash: row.hash } : undefined;
+    checkBatch(batch, head);
+    for (const event of batch.events) {
+      this.#statements.insertEvent.run(event.runId, event.seq, event.type, event.at, canonicalJson(event.data), event.prev, event.hash);
+    }
+    const run = batch.run;
+    this.#statements.upsertRun.run({ runId: run.runId, traceId: run.traceId, profile: run.profile, status: run.status, createdAt: run.createdAt, summary: JSON.stringify(run) });
+    for (const approval of batch.approvals ?? []) {
+      this.#statements.upsertApproval.run({ approvalId: approval.approvalId, runId: approval.runId, profile: approval.profile, status: approval.status, requestedAt: approval.requestedAt, record: JSON.stringify(approval) });
+    }
+    if (batch.profileUsage) this.#statements.addUsage.run({ profile: batch.profileUsage.profile, ...batch.profileUsage.delta });
+  }
+
+  async readJournal(runId: string, fromSeq = 0): Promise<JournalEvent[]> {
+    return this.#statements.journal.all(runId, fromSeq).map((row) => {
+      const event = { runId: row.run_id, seq: row.seq, type: row.type, at: row.at, data: parseRow<Record<string, unknown>>(row.data, `event ${row.run_id}#${row.seq}`), prev: row.prev, hash: row.hash };
+      if (!isWellFormed(event)) throw new SystemError(`stored event ${row.run_id}#${row.seq} is corrupt`, { code: 'corrupt_row' });
+      return event;
+    });
+  }
+
+  async getRun(runId: string): Promise<RunSummary | undefined> {
+    const row = this.#statements.run.get(runId);
+    return row && parseRow<RunSummary>(row.summary, `run ${runId}`);
+  }
+
+  async listRuns(filter: RunFilter = {}): Promise<RunSummary[]> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (filter.status) (where.push('status = ?'), params.push(filter.status));
+    if (filter.profile) (where.push('profile = ?'), params.push(filter.profile));
+    if (filter.traceId) (where.push('trace_id = ?'), params.push(filter.traceId));
+    if (filter.limit !== undefined && !(Number.isInteger(filter.limit) && filter.limit > 0)) throw new ValidationError('limit must be a positive integer', { code: 'invalid_filter' });
+    const sql = `SELECT summary FROM runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, run_id ASC${filter.limit ? ` LIMIT ${filter.limit}` : ''}`;
+    return (this.#db.prepare(sql).all(...params) as Array<{ summary: string }>).map((row) => parseRow<RunSummary>(row.summary, 'run'));
+  }
+
+  async getApproval(approvalId: string): Promise<ApprovalRecord | undefined> {
+    const row = this.#statements.approval.get(approvalId);
+    return row && parseRow<ApprovalRecord>(row.record, `approval ${approvalId}`);
+  }
+
+  async listApprovals(filter: ApprovalFilter = {}): Promise<ApprovalRecord[]> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (filter.status) (where.push('status = ?'), params.push(filter.status));
+    if (filter.profile) (where.push('profile = ?'), params.push(filter.profile));
+    if (filter.runId) (where.push('run_id = ?'), params.push(filter.runId));
+    const sql = `SELECT record FROM approvals ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY requested_at ASC, approval_id ASC`;
+    return (this.#db.prepare(sql).all(...params) as Array<{ record: string }>).map((row) => parseRow<ApprovalRecord>(row.record, 'approval'));
+  }
+
+  async getProfileUsage(profile: string): Promise<BudgetUsage> {
+    const row = this.#statements.usage.get(profile);
+    return row ? { cost: row.cost, calls: row.calls, tokens: row.tokens } : { cost: 0, calls: 0, tokens: 0 };
+  }
+
+  /** Finish queued appends and close the database. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.flush();
+    this.#closed = true;
+    this.#db.close();
+  }
+}

@@ -1,0 +1,44 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { sealEvent } from '../../src/core/index.ts';
+import { SqliteStore } from '../../src/edge/sqliteStore.ts';
+import { describeStoreConformance } from '../support/storeConformance.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'cugar-sqlite-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+
+for (const groupCommit of [true, false]) {
+  describeStoreConformance(`SQLite (${groupCommit ? 'group commit' : 'one transaction per append'})`, {
+    open: async () => new SqliteStore(join(dir, `store-${n++}.db`), { groupCommit }),
+    reopen: async (store) => {
+      const path = (store as SqliteStore).path;
+      await store.close?.();
+      return new SqliteStore(path, { groupCommit });
+    },
+  });
+}
+
+describe('SqliteStore', () => {
+  it('runs in WAL mode and reports a corrupt row as a typed error, losing nothing else', async () => {
+    const path = join(dir, 'corrupt.db');
+    const store = new SqliteStore(path);
+    const a = sealEvent(undefined, 'ok-run', 'stage', 1, { stage: 'initialize' });
+    const b = sealEvent(undefined, 'bad-run', 'stage', 1, { stage: 'initialize' });
+    const run = (e: typeof a) => ({ runId: e.runId, traceId: 't', profile: 'demo', goal: 'g', status: 'running' as const, createdAt: 1, updatedAt: 1, head: { seq: 0, hash: e.hash } });
+    await store.append({ runId: 'ok-run', events: [a], expectedHead: null, run: run(a) });
+    await store.append({ runId: 'bad-run', events: [b], expectedHead: null, run: run(b) });
+    await store.close();
+    const raw = new Database(path);
+    expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
+    raw.prepare("UPDATE events SET data = '{not json' WHERE run_id = 'bad-run'").run();
+    raw.close();
+    const reopened = new SqliteStore(path);
+    await expect(reopened.readJournal('bad-run')).rejects.toMatchObject({ code: 'corrupt_row', failureMode: 'SYSTEM' });
+    expect(await reopened.readJournal('ok-run')).toEqual([a]);
+    await reopened.close();
+  });
+});

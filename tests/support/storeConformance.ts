@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ConflictError, Orchestrator, ToolRegistry, ValidationError, registerBuiltinTools, replay, sealEvent, verifyJournal, type AppendBatch, type JournalEvent, type RunSummary, type Store } from '../../src/core/index.ts';
+
+/** How the suite gets stores: a fresh one, and the same data opened again (a restart). */
+export interface StoreFactory {
+  open(): Promise<Store>;
+  /** Close `store` and open the same data again; defaults to reusing `store`. */
+  reopen?(store: Store): Promise<Store>;
+}
+
+function summary(events: readonly JournalEvent[], patch: Partial<RunSummary> = {}): RunSummary {
+  const last = events.at(-1)!;
+  return { runId: last.runId, traceId: `trace-${last.runId}`, profile: 'demo', goal: 'g', status: 'running', createdAt: events[0]!.at, updatedAt: last.at, head: { seq: last.seq, hash: last.hash }, ...patch };
+}
+
+function chain(runId: string, count: number, after?: JournalEvent): JournalEvent[] {
+  const events: JournalEvent[] = [];
+  let previous = after;
+  for (let i = 0; i < count; i++) {
+    const event = sealEvent(previous, runId, 'tool_call_complete', 1_000 + (previous ? previous.seq + 1 : 0), { stepId: `step-${i}`, output: { i, text: 'ünïcode ✓' } });
+    events.push(event);
+    previous = event;
+  }
+  return events;
+}
+
+function batch(events: JournalEvent[], expected: JournalEvent | null, patch: Partial<AppendBatch> = {}): AppendBatch {
+  return { runId: events[0]!.runId, events, expectedHead: expected ? { seq: expected.seq, hash: expected.hash } : null, run: summary(events), ...patch };
+}
+
+/** The behaviour every {@link Store} adapter must have. */
+export function describeStoreConformance(name: string, factory: StoreFactory): void {
+  describe(`Store conformance: ${name}`, () => {
+    it('appends atomically and reads journals back exactly', async () => {
+      const store = await factory.open();
+      const first = chain('r1', 3);
+      await store.append(batch(first, null));
+      const more = chain('r1', 2, first.at(-1));
+      await store.append(batch(more, first.at(-1)!));
+      const journal = await store.readJournal('r1');
+      expect(journal).toEqual([...first, ...more]);
+      expect(verifyJournal(journal).ok).toBe(true);
+      expect(await store.readJournal('r1', 3)).toEqual(more);
+      expect(await store.readJournal('nobody')).toEqual([]);
+      expect(await store.getRun('r1')).toMatchObject({ runId: 'r1', head: { seq: 4 } });
+      await store.close?.();
+    });
+
+    it('refuses a stale head, a forked chain, a duplicate run and an empty batch, writing nothing', async () => {
+      const store = await factory.open();
+      const first = chain('r2', 2);
+      await store.append(batch(first, null, { profileUsage: { profile: 'demo', delta: { cost: 1, calls: 1, tokens: 0 } } }));
+      const stale = chain('r2', 1, first[0]);
+      await expect(store.append(batch(stale, first[0]!, { profileUsage: { profile: 'demo', delta: { cost: 5, calls: 5, tokens: 5 } } }))).rejects.toMatchObject({ code: 'head_mismatch' });
+      await expect(store.append(batch(chain('r2', 1), null))).rejects.toBeInstanceOf(ConflictError);
+      const forged = { ...chain('r2', 1, first.at(-1))[0]!, prev: first[0]!.hash };
+      await expect(store.append(batch([forged], first.at(-1)!))).rejects.toBeInstanceOf(ValidationError);
+      await expect(store.append({ ...batch(first, null), events: [] })).rejects.toMatchObject({ code: 'empty_append' });
+      expect(await store.readJournal('r2')).toEqual(first);
+      expect(await store.getProfileUsage('demo')).toEqual({ cost: 1, calls: 1, tokens: 0 });
+      await store.close?.();
+    });
+
+    it('lets exactly one of two concurrent writers with the same head win', async () => {
+      const store = await factory.open();
+      const first = chain('r3', 1);
+      await store.append(batch(first, null));
+      const a = chain('r3', 1, first[0]);
+      const b = [sealEvent(first[0], 'r3', 'run_cancelled', 5, { reason: 'other writer' })];
+      const results = await Promise.allSettled([store.append(batch(a, first[0]!)), store.append(batch(b, first[0]!))]);
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      expect(await store.readJournal('r3')).toHaveLength(2);
+      // Many runs at once all land.
+      await Promise.all(Array.from({ length: 20 }, (_, i) => store.append(batch(chain(`many-${i}`, 3), null))));
+      expect((await store.listRuns()).filter((r) => r.runId.startsWith('many-'))).toHaveLength(20);
+      await store.close?.();
+    });
+
+    it('lists runs and approvals by filter, and adds up profile spending', async () => {
+      const store = await factory.open();
+      const runs = [
+        { id: 'a', status: 'running', profile: 'p1', trace: 't1' },
+        { id: 'b', status: 'paused', profile: 'p1', trace: 't2' },
+        { id: 'c', status: 'completed', profile: 'p2', trace: 't1' },
+      ] as const;
+      for (const [i, r] of runs.entries()) {
+        const events = chain(r.id, 1).map((e) => sealEvent(undefined, r.id, e.type, 1_000 + i, e.data));
+        await store.append(
+          batch(events, null, {
+            run: summary(events, { status: r.status, profile: r.profile, traceId: r.trace, createdAt: 1_000 + i }),
+            approvals: r.status === 'paused' ? [{ approvalId: `ap-${r.id}`, runId: r.id, traceId: r.trace, profile: r.profile, stepId: 'step-0', tool: 'x', args: { n: 1 }, argsHash: 'h', reason: 'needs a human', status: 'pending', requestedAt: 5 }] : [],
+            profileUsage: { profile: r.profile, delta: { cost: 0.5, calls: 1, tokens: 10 } },
+          }),
+        );
+      }
+      expect((await store.listRuns()).map((r) => r.runId)).toEqual(['c', 'b', 'a']);
+      expect((await store.listRuns({ status: 'paused' })).map((r) => r.runId)).toEqual(['b']);
+      expect((await store.listRuns({ profile: 'p1' })).map((r) => r.runId)).toEqual(['b', 'a']);
+      expect((await store.listRuns({ traceId: 't1' })).map((r) => r.runId)).toEqual(['c', 'a']);
+      expect((await store.listRuns({ limit: 1 })).map((r) => r.runId)).toEqual(['c']);
+      expect(await store.listApprovals({ status: 'pending' })).toMatchObject([{ approvalId: 'ap-b', args: { n: 1 } }]);
+      expect(await store.listApprovals({ runId: 'a' })).toEqual([]);
+      expect(await store.getApproval('ap-b')).toMatchObject({ status: 'pending', profile: 'p1' });
+      expect(await store.getProfileUsage('p1')).toEqual({ cost: 1, calls: 2, tokens: 20 });
+      expect(await store.getProfileUsage('nobody')).toEqual({ cost: 0, calls: 0, tokens: 0 });
+      await store.close?.();
+    });
+
+    it('carries a paused orchestrated run across a restart, then verifies and replays it', async () => {
+      const registry = new ToolRegistry();
+      registerBuiltinTools(registry);
+      const sent: number[] = [];
+      registry.register('demo', 'pay', { description: 'pay an invoice', parameters: z.object({ amount: z.number() }), requiresApproval: true, handler: ({ amount }) => (sent.push(amount), `paid ${amount}`) });
+      let store = await factory.open();
+      const paused = await new Orchestrator({ registry, store }).start('add 1 and 2 then pay(amount=3)', 'demo');
+      expect(paused.status).toBe('paused');
+      store = factory.reopen ? await factory.reopen(store) : store;
+      const [pending] = await store.listApprovals({ status: 'pending' });
+      const done = await new Orchestrator({ registry, store }).resolveApproval(pending!.approvalId, { decision: 'approve', by: 'ada' });
+      expect(done).toMatchObject({ status: 'completed', outputs: { 'step-0': 'paid 3' } });
+      expect(sent).toEqual([3]);
+      const journal = await store.readJournal(done.runId);
+      expect(verifyJournal(journal).ok).toBe(true);
+      expect((await replay(journal, registry)).ok).toBe(true);
+      expect(await store.getRun(done.runId)).toMatchObject({ status: 'completed', head: done.head });
+      await store.close?.();
+    });
+  });
+}
