@@ -185,9 +185,13 @@ export class SqliteStore implements Store {
   async listRuns(filter: RunFilter = {}): Promise<RunSummary[]> {
     const where: string[] = [];
     const params: unknown[] = [];
-    if (filter.status) (where.push('status = ?'), params.push(filter.status));
-    if (filter.profile) (where.push('profile = ?'), params.push(filter.profile));
-    if (filter.traceId) (where.push('trace_id = ?'), params.push(filter.traceId));
+    const add = (clause: string, value: unknown) => {
+      where.push(clause);
+      params.push(value);
+    };
+    if (filter.status) add('status = ?', filter.status);
+    if (filter.profile) add('profile = ?', filter.profile);
+    if (filter.traceId) add('trace_id = ?', filter.traceId);
     if (filter.limit !== undefined && !(Number.isInteger(filter.limit) && filter.limit > 0)) throw new ValidationError('limit must be a positive integer', { code: 'invalid_filter' });
     const sql = `SELECT summary FROM runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, run_id ASC${filter.limit ? ` LIMIT ${filter.limit}` : ''}`;
     return (this.#db.prepare(sql).all(...params) as Array<{ summary: string }>).map((row) => parseRow<RunSummary>(row.summary, 'run'));
@@ -201,9 +205,13 @@ export class SqliteStore implements Store {
   async listApprovals(filter: ApprovalFilter = {}): Promise<ApprovalRecord[]> {
     const where: string[] = [];
     const params: unknown[] = [];
-    if (filter.status) (where.push('status = ?'), params.push(filter.status));
-    if (filter.profile) (where.push('profile = ?'), params.push(filter.profile));
-    if (filter.runId) (where.push('run_id = ?'), params.push(filter.runId));
+    const add = (clause: string, value: unknown) => {
+      where.push(clause);
+      params.push(value);
+    };
+    if (filter.status) add('status = ?', filter.status);
+    if (filter.profile) add('profile = ?', filter.profile);
+    if (filter.runId) add('run_id = ?', filter.runId);
     const sql = `SELECT record FROM approvals ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY requested_at ASC, approval_id ASC`;
     return (this.#db.prepare(sql).all(...params) as Array<{ record: string }>).map((row) => parseRow<ApprovalRecord>(row.record, 'approval'));
   }
