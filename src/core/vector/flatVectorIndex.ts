@@ -254,6 +254,18 @@ export class InMemoryVectorBackend implements VectorBackend {
     return this.#partition(profile, false)?.size ?? 0;
   }
 
+  async list(profile: string, options: { vectors?: boolean } = {}): Promise<VectorRecord[]> {
+    const partition = this.#partition(profile, false);
+    if (!partition) return [];
+    return partition
+      .ids()
+      .sort()
+      .map((id) => {
+        const entry = partition.get(id)!;
+        return { id, vector: options.vectors ? entry.vector : new Float32Array(0), metadata: entry.metadata };
+      });
+  }
+
   async close(): Promise<void> {
     this.#connected = false;
   }

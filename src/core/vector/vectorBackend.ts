@@ -50,6 +50,8 @@ export interface VectorBackend {
   delete(profile: string, ids: readonly string[]): Promise<number>;
   /** How many records the profile holds. */
   count(profile: string): Promise<number>;
+  /** Every record of the profile (ids and metadata, vectors on request), in a stable order: for export and for rebuilding keyword indexes. */
+  list(profile: string, options?: { vectors?: boolean }): Promise<VectorRecord[]>;
   /** Release resources; optional. */
   close?(): Promise<void>;
 }

@@ -1,0 +1,103 @@
+import { z } from 'zod';
+import { ValidationError } from '../errors.ts';
+import { ProfileNameSchema } from '../schema/common.ts';
+import { parseOrThrow } from '../schema/validate.ts';
+import type { RagIndex } from './ragIndex.ts';
+
+/** How to rank: by embedding similarity, by BM25 over whole words, or both fused. */
+export type RetrievalMode = 'vector' | 'keyword' | 'hybrid';
+
+export const RetrieveOptionsSchema = z.object({
+  k: z.number().int().min(1).max(100).default(5),
+  mode: z.enum(['vector', 'keyword', 'hybrid']).default('hybrid'),
+});
+export type RetrieveOptions = z.input<typeof RetrieveOptionsSchema>;
+
+/** One retrieved chunk. */
+export interface RagHit {
+  id: string;
+  path: string;
+  chunk: number;
+  offset: number;
+  /** The ranking score of the chosen mode (higher is better). */
+  score: number;
+  vectorScore?: number;
+  keywordScore?: number;
+  /** About 240 characters of the chunk around the first matched word. */
+  snippet: string;
+  /** Query words found in the chunk, for highlighting. */
+  matched: string[];
+}
+
+/** Candidates taken from each ranking before fusion. */
+const FUSION_DEPTH = 50;
+/** The reciprocal-rank-fusion constant: larger flattens the advantage of the very top ranks. */
+const RRF_K = 60;
+
+function snippet(text: string, words: readonly string[]): string {
+  const lower = text.toLowerCase();
+  let at = -1;
+  for (const word of words) {
+    const match = new RegExp(`(?<![\\p{L}\\p{N}])${word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\p{L}\\p{N}])`, 'u').exec(lower);
+    if (match && (at < 0 || match.index < at)) at = match.index;
+  }
+  const start = Math.max(0, at < 0 ? 0 : at - 80);
+  const end = Math.min(text.length, start + 240);
+  return `${start > 0 ? '…' : ''}${text.slice(start, end).replace(/\s+/g, ' ').trim()}${end < text.length ? '…' : ''}`;
+}
+
+/**
+ * Retrieves scored chunks: vector search, whole-word BM25 keyword search, or both fused by
+ * reciprocal rank (each chunk scores Σ 1/(60 + rank) over the rankings it appears in). Ties
+ * are broken by id, so the same query over the same data always ranks the same way.
+ */
+export class RagRetriever {
+  readonly #index: RagIndex;
+
+  constructor(index: RagIndex) {
+    this.#index = index;
+  }
+
+  async search(profile: string, query: string, options: RetrieveOptions = {}): Promise<RagHit[]> {
+    parseOrThrow(ProfileNameSchema, profile, 'profile', 'invalid_profile');
+    const { k, mode } = parseOrThrow(RetrieveOptionsSchema, options, 'retrieve options');
+    if (typeof query !== 'string' || query.trim() === '') throw new ValidationError('the query is empty', { code: 'empty_query' });
+    const keywords = await this.#index.keywords(profile);
+    const words = keywords.words(query);
+    const depth = mode === 'hybrid' ? Math.max(FUSION_DEPTH, k) : k;
+
+    const vectorHits = mode === 'keyword' ? [] : (await this.#index.backend.search(profile, this.#index.embedder.embed(query), { k: depth })).filter((h) => h.score > 0);
+    const keywordHits = mode === 'vector' ? [] : keywords.search(query, depth);
+
+    const fused = new Map<string, { score: number; vectorScore?: number; keywordScore?: number; metadata: Record<string, unknown>; matched: string[] }>();
+    const add = (id: string, rank: number, metadata: Record<string, unknown>, patch: { vectorScore?: number; keywordScore?: number; matched?: string[] }) => {
+      const entry = fused.get(id) ?? { score: 0, metadata, matched: [] };
+      entry.score += mode === 'hybrid' ? 1 / (RRF_K + rank + 1) : (patch.vectorScore ?? patch.keywordScore ?? 0);
+      if (patch.vectorScore !== undefined) entry.vectorScore = patch.vectorScore;
+      if (patch.keywordScore !== undefined) entry.keywordScore = patch.keywordScore;
+      if (patch.matched) entry.matched = patch.matched;
+      fused.set(id, entry);
+    };
+    vectorHits.forEach((hit, rank) => add(hit.id, rank, hit.metadata, { vectorScore: hit.score }));
+    keywordHits.forEach((hit, rank) => add(hit.id, rank, hit.metadata, { keywordScore: hit.score, matched: hit.matched }));
+
+    return [...fused.entries()]
+      .sort(([a, x], [b, y]) => y.score - x.score || (a < b ? -1 : a > b ? 1 : 0))
+      .slice(0, k)
+      .map(([id, entry]) => {
+        const text = String(entry.metadata['text'] ?? '');
+        const matched = entry.matched.length ? entry.matched : words.filter((w) => keywords.words(text).includes(w));
+        return {
+          id,
+          path: String(entry.metadata['path'] ?? ''),
+          chunk: Number(entry.metadata['chunk'] ?? 0),
+          offset: Number(entry.metadata['offset'] ?? 0),
+          score: Math.round(entry.score * 1e6) / 1e6,
+          ...(entry.vectorScore !== undefined ? { vectorScore: Math.round(entry.vectorScore * 1e6) / 1e6 } : {}),
+          ...(entry.keywordScore !== undefined ? { keywordScore: Math.round(entry.keywordScore * 1e6) / 1e6 } : {}),
+          snippet: snippet(text, matched),
+          matched,
+        };
+      });
+  }
+}

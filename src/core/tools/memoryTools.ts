@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import type { MemoryManager } from '../memory/memoryManager.ts';
+import type { RagRetriever } from '../rag/ragRetriever.ts';
+import { defineTool } from './tool.ts';
+import type { ToolRegistry } from './toolRegistry.ts';
+
+/**
+ * Register the memory tools in `profile` (default `demo`): `remember` (keep a note for
+ * semantic recall), `search_memory` (semantic search of notes) and `rag_query` (hybrid search
+ * of ingested documents). Each reads and writes only the profile of the call's context.
+ */
+export function registerMemoryTools(registry: ToolRegistry, deps: { memory: MemoryManager; retriever: RagRetriever }, profile = 'demo'): string[] {
+  registry.register(
+    profile,
+    'remember',
+    defineTool({
+      description: 'Remember, note or save a piece of information for later recall.',
+      parameters: z.object({ text: z.string().min(1).max(10_000).describe('what to remember') }),
+      cost: 0.2,
+      latency: 5,
+      capabilities: ['memory'],
+      handler: async ({ text }, context) => ({ id: await deps.memory.storeText(context.profile, text, { source: 'remember', traceId: context.traceId }, `note:${context.idempotencyKey}`), remembered: text }),
+      // Keyed by the idempotency key, so a re-run rewrites the same note instead of adding one.
+      idempotent: true,
+    }),
+  );
+  registry.register(
+    profile,
+    'search_memory',
+    defineTool({
+      description: 'Search memory: recall remembered notes similar to a question.',
+      parameters: z.object({ query: z.string().min(1).max(2_000), k: z.number().int().min(1).max(20).default(3) }),
+      cost: 0.1,
+      latency: 5,
+      capabilities: ['memory'],
+      idempotent: true,
+      handler: async ({ query, k }, context) => (await deps.memory.semanticSearch(context.profile, query, k)).map((hit) => ({ text: hit.text, score: Math.round(hit.score * 1000) / 1000 })),
+    }),
+  );
+  registry.register(
+    profile,
+    'rag_query',
+    defineTool({
+      description: 'Answer from documents: find the passages of ingested documents and files that match a question.',
+      parameters: z.object({ query: z.string().min(1).max(2_000), k: z.number().int().min(1).max(20).default(3) }),
+      cost: 0.3,
+      latency: 10,
+      capabilities: ['memory'],
+      idempotent: true,
+      handler: async ({ query, k }, context) => (await deps.retriever.search(context.profile, query, { k })).map(({ path, chunk, score, snippet }) => ({ path, chunk, score, snippet })),
+    }),
+  );
+  return ['rag_query', 'remember', 'search_memory'];
+}
