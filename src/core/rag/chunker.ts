@@ -22,36 +22,40 @@ export interface Chunk {
 interface Piece {
   text: string;
   offset: number;
+  /** Whether this sentence starts a paragraph: a good place to start a chunk. */
+  paragraph: boolean;
 }
 
 // Sentences end at . ! ? (and their CJK forms) followed by space; paragraphs at blank lines.
 const SENTENCE_END = /(?<=[.!?。！？])\s+/g;
 
-function pieces(text: string, size: number): Piece[] {
+/** Sentences (cut at word boundaries when longer than `size`), each marked if it starts a paragraph. */
+function sentences(text: string, size: number): Piece[] {
   const out: Piece[] = [];
   const paragraph = /\S[\s\S]*?(?=\n\s*\n|$)/g;
   for (const para of text.matchAll(paragraph)) {
     const base = para.index;
     const body = para[0];
-    if (body.length <= size) {
-      out.push({ text: body, offset: base });
-      continue;
-    }
     let start = 0;
+    let first = true;
     const ends = [...body.matchAll(SENTENCE_END)].map((m) => ({ end: m.index, next: m.index + m[0].length }));
     ends.push({ end: body.length, next: body.length });
     for (const { end, next } of ends) {
       let sentence = body.slice(start, end);
       let at = base + start;
-      // A sentence longer than a chunk is cut at word boundaries.
       while (sentence.length > size) {
-        const cut = sentence.lastIndexOf(' ', size) > size / 2 ? sentence.lastIndexOf(' ', size) : size;
-        out.push({ text: sentence.slice(0, cut), offset: at });
+        const space = sentence.lastIndexOf(' ', size);
+        const cut = space > size / 2 ? space : size;
+        out.push({ text: sentence.slice(0, cut), offset: at, paragraph: first });
+        first = false;
         const rest = sentence.slice(cut).replace(/^\s+/, '');
         at += sentence.length - rest.length;
         sentence = rest;
       }
-      if (sentence.trim()) out.push({ text: sentence, offset: at });
+      if (sentence.trim()) {
+        out.push({ text: sentence, offset: at, paragraph: first });
+        first = false;
+      }
       start = next;
     }
   }
@@ -67,7 +71,7 @@ function pieces(text: string, size: number): Piece[] {
  */
 export function chunkText(text: string, options: ChunkOptions = {}): Chunk[] {
   const { size, overlap } = parseOrThrow(ChunkOptionsSchema, options, 'chunk options', 'invalid_chunk_options');
-  const parts = pieces(text, size);
+  const parts = sentences(text, size);
   const chunks: Chunk[] = [];
   let current: Piece[] = [];
   let length = 0;
@@ -91,7 +95,8 @@ export function chunkText(text: string, options: ChunkOptions = {}): Chunk[] {
     length = carriedLength;
   };
   for (const piece of parts) {
-    if (length > 0 && length + piece.text.length + 1 > size) flush();
+    // Close the chunk when the sentence would not fit, or at a paragraph once it is half full.
+    if (length > 0 && (length + piece.text.length + 1 > size || (piece.paragraph && length >= size / 2))) flush();
     current.push(piece);
     length += piece.text.length + 1;
   }
