@@ -1,6 +1,23 @@
 import Database from 'better-sqlite3';
-import { SystemError, ValidationError, canonicalJson, checkBatch, isWellFormed } from '../core/index.ts';
-import type { AppendBatch, ApprovalFilter, ApprovalRecord, BudgetUsage, JournalEvent, JournalHead, RunFilter, RunSummary, Store } from '../core/index.ts';
+import { FlatVectorIndex, ProfileNameSchema, SystemError, ValidationError, VectorSearchOptionsSchema, canonicalJson, checkBatch, filterFacts, isWellFormed, parseOrThrow } from '../core/index.ts';
+import type {
+  AppendBatch,
+  ApprovalFilter,
+  ApprovalRecord,
+  BudgetUsage,
+  FactQuery,
+  FactRecord,
+  JournalEvent,
+  JournalHead,
+  MemoryStore,
+  RunFilter,
+  RunSummary,
+  Store,
+  VectorBackend,
+  VectorHit,
+  VectorRecord,
+  VectorSearchOptions,
+} from '../core/index.ts';
 
 /** Options of {@link SqliteStore}. */
 export interface SqliteStoreOptions {
@@ -42,6 +59,14 @@ CREATE INDEX IF NOT EXISTS approvals_by_run ON approvals (run_id);
 CREATE TABLE IF NOT EXISTS profile_usage (
   profile TEXT PRIMARY KEY, cost REAL NOT NULL, calls INTEGER NOT NULL, tokens INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS facts (
+  id TEXT PRIMARY KEY, profile TEXT NOT NULL, namespace TEXT NOT NULL, at REAL NOT NULL, record TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS facts_by_namespace ON facts (profile, namespace, at);
+CREATE TABLE IF NOT EXISTS vectors (
+  profile TEXT NOT NULL, id TEXT NOT NULL, vector BLOB NOT NULL, metadata TEXT NOT NULL,
+  PRIMARY KEY (profile, id)
+) WITHOUT ROWID;
 `;
 
 function parseRow<T>(text: string, what: string): T {
@@ -57,7 +82,7 @@ function parseRow<T>(text: string, what: string): T {
  * fastest SQLite binding for Node, and it builds from source where prebuilt binaries cannot be
  * fetched. WAL mode; journal batches written atomically, coalesced by group commit.
  */
-export class SqliteStore implements Store {
+export class SqliteStore implements Store, MemoryStore {
   readonly path: string;
   readonly #db: Database.Database;
   readonly #groupCommit: boolean;
@@ -221,11 +246,122 @@ export class SqliteStore implements Store {
     return row ? { cost: row.cost, calls: row.calls, tokens: row.tokens } : { cost: 0, calls: 0, tokens: 0 };
   }
 
+  // ---- MemoryStore
+
+  async putFacts(facts: readonly FactRecord[]): Promise<void> {
+    const insert = this.#db.prepare('INSERT OR REPLACE INTO facts (id, profile, namespace, at, record) VALUES (?, ?, ?, ?, ?)');
+    this.#db.transaction(() => {
+      for (const fact of facts) insert.run(fact.id, fact.profile, fact.namespace, fact.at, JSON.stringify(fact));
+    })();
+  }
+
+  async queryFacts(profile: string, query?: FactQuery): Promise<FactRecord[]> {
+    const rows = (
+      query?.namespace
+        ? this.#db.prepare('SELECT record FROM facts WHERE profile = ? AND namespace = ?').all(profile, query.namespace)
+        : this.#db.prepare('SELECT record FROM facts WHERE profile = ?').all(profile)
+    ) as Array<{ record: string }>;
+    return filterFacts(rows.map((row) => parseRow<FactRecord>(row.record, 'fact')), query);
+  }
+
+  async namespaces(profile: string): Promise<string[]> {
+    return (this.#db.prepare('SELECT DISTINCT namespace FROM facts WHERE profile = ? ORDER BY namespace').all(profile) as Array<{ namespace: string }>).map((r) => r.namespace);
+  }
+
+  async deleteFacts(profile: string, namespace?: string): Promise<number> {
+    const result = namespace ? this.#db.prepare('DELETE FROM facts WHERE profile = ? AND namespace = ?').run(profile, namespace) : this.#db.prepare('DELETE FROM facts WHERE profile = ?').run(profile);
+    return result.changes;
+  }
+
+  /** A {@link VectorBackend} persisted in this database as Float32 blobs. */
+  vectors(dimension: number): VectorBackend {
+    return new SqliteVectorBackend(this.#db, dimension);
+  }
+
   /** Finish queued appends and close the database. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.flush();
     this.#closed = true;
     this.#db.close();
+  }
+}
+
+/**
+ * Vectors kept in SQLite as little-endian Float32 blobs and searched in memory: a profile's
+ * vectors are read once into a {@link FlatVectorIndex} (never re-embedded), and every write
+ * goes to the database first, then to the index.
+ */
+export class SqliteVectorBackend implements VectorBackend {
+  readonly dimension: number;
+  readonly #db: Database.Database;
+  readonly #loaded = new Map<string, FlatVectorIndex>();
+
+  constructor(db: Database.Database, dimension: number) {
+    if (!Number.isInteger(dimension) || dimension < 1) throw new ValidationError(`dimension must be a positive integer, got ${dimension}`, { code: 'invalid_dimension' });
+    this.#db = db;
+    this.dimension = dimension;
+  }
+
+  async connect(): Promise<void> {}
+
+  #index(profile: string): FlatVectorIndex {
+    parseOrThrow(ProfileNameSchema, profile, 'profile', 'invalid_profile');
+    let index = this.#loaded.get(profile);
+    if (!index) {
+      const rows = this.#db.prepare('SELECT id, vector, metadata FROM vectors WHERE profile = ?').all(profile) as Array<{ id: string; vector: Buffer; metadata: string }>;
+      index = new FlatVectorIndex(this.dimension, rows.length);
+      index.upsert(
+        rows.map((row) => {
+          if (row.vector.byteLength !== this.dimension * 4) {
+            throw new SystemError(`stored vector ${profile}/${row.id} is corrupt (${row.vector.byteLength} bytes, expected ${this.dimension * 4})`, { code: 'corrupt_row' });
+          }
+          const vector = new Float32Array(this.dimension);
+          new Uint8Array(vector.buffer).set(row.vector);
+          return { id: row.id, vector, metadata: parseRow<Record<string, unknown>>(row.metadata, `vector ${row.id}`) };
+        }),
+      );
+      this.#loaded.set(profile, index);
+    }
+    return index;
+  }
+
+  async upsert(profile: string, records: readonly VectorRecord[]): Promise<void> {
+    const index = this.#index(profile);
+    for (const record of records) index.validate(record);
+    const put = this.#db.prepare('INSERT OR REPLACE INTO vectors (profile, id, vector, metadata) VALUES (?, ?, ?, ?)');
+    this.#db.transaction(() => {
+      for (const r of records) put.run(profile, r.id, Buffer.from(r.vector.buffer, r.vector.byteOffset, r.vector.byteLength), JSON.stringify(r.metadata ?? {}));
+    })();
+    index.upsert(records);
+  }
+
+  async search(profile: string, query: Float32Array, options?: VectorSearchOptions): Promise<VectorHit[]> {
+    parseOrThrow(VectorSearchOptionsSchema, options ?? {}, 'search options');
+    return this.#index(profile).search(query, options);
+  }
+
+  async delete(profile: string, ids: readonly string[]): Promise<number> {
+    const index = this.#index(profile);
+    const remove = this.#db.prepare('DELETE FROM vectors WHERE profile = ? AND id = ?');
+    this.#db.transaction(() => {
+      for (const id of ids) remove.run(profile, id);
+    })();
+    return index.delete(ids);
+  }
+
+  async count(profile: string): Promise<number> {
+    return this.#index(profile).size;
+  }
+
+  async list(profile: string, options: { vectors?: boolean } = {}): Promise<VectorRecord[]> {
+    const index = this.#index(profile);
+    return index
+      .ids()
+      .sort()
+      .map((id) => {
+        const entry = index.get(id)!;
+        return { id, vector: options.vectors ? entry.vector : new Float32Array(0), metadata: entry.metadata };
+      });
   }
 }

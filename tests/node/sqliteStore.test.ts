@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sealEvent } from '../../src/core/index.ts';
 import { SqliteStore } from '../../src/edge/sqliteStore.ts';
-import { describeStoreConformance } from '../support/storeConformance.ts';
+import { describeMemoryConformance, describeStoreConformance } from '../support/storeConformance.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cugar-sqlite-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -41,4 +41,13 @@ describe('SqliteStore', () => {
     expect(await reopened.readJournal('ok-run')).toEqual([a]);
     await reopened.close();
   });
+});
+
+describeMemoryConformance('SQLite', {
+  open: async () => new SqliteStore(join(dir, `memory-${n++}.db`)),
+  reopen: async (store) => {
+    const path = (store as SqliteStore).path;
+    await store.close?.();
+    return new SqliteStore(path);
+  },
 });

@@ -1,6 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ConflictError, Orchestrator, ToolRegistry, ValidationError, registerBuiltinTools, replay, sealEvent, verifyJournal, type AppendBatch, type JournalEvent, type RunSummary, type Store } from '../../src/core/index.ts';
+import {
+  ConflictError,
+  HashingEmbedder,
+  Orchestrator,
+  RagIndex,
+  RagLoader,
+  RagRetriever,
+  ToolRegistry,
+  ValidationError,
+  registerBuiltinTools,
+  replay,
+  sealEvent,
+  verifyJournal,
+  type AppendBatch,
+  type JournalEvent,
+  type MemoryStore,
+  type RunSummary,
+  type Store,
+  type VectorBackend,
+} from '../../src/core/index.ts';
 
 /** How the suite gets stores: a fresh one, and the same data opened again (a restart). */
 export interface StoreFactory {
@@ -124,6 +143,58 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
       expect(verifyJournal(journal).ok).toBe(true);
       expect((await replay(journal, registry)).ok).toBe(true);
       expect(await store.getRun(done.runId)).toMatchObject({ status: 'completed', head: done.head });
+      await store.close?.();
+    });
+  });
+}
+
+/** A store that also keeps facts and vectors (IndexedDB, SQLite). */
+export type FullStore = Store & MemoryStore & { vectors(dimension: number): VectorBackend };
+
+/** Facts, persisted vectors and RAG over a {@link FullStore}, across a reopen. */
+export function describeMemoryConformance(name: string, factory: { open(): Promise<FullStore>; reopen(store: FullStore): Promise<FullStore> }): void {
+  describe(`Memory conformance: ${name}`, () => {
+    it('keeps facts per profile and namespace', async () => {
+      const store = await factory.open();
+      const fact = (id: string, profile: string, namespace: string, at: number) => ({ id, profile, namespace, value: { id }, at, timestamp: new Date(at).toISOString() });
+      await store.putFacts([fact('f1', 'p1', 'notes', 1), fact('f2', 'p1', 'notes', 2), fact('f3', 'p1', 'prefs', 3), fact('f4', 'p2', 'notes', 4)]);
+      expect((await store.queryFacts('p1', { namespace: 'notes' })).map((f) => f.id)).toEqual(['f2', 'f1']);
+      expect((await store.queryFacts('p2')).map((f) => f.id)).toEqual(['f4']);
+      expect(await store.namespaces('p1')).toEqual(['notes', 'prefs']);
+      expect(await store.deleteFacts('p1', 'notes')).toBe(2);
+      expect((await store.queryFacts('p1')).map((f) => f.id)).toEqual(['f3']);
+      await store.close?.();
+    });
+
+    it('persists vectors as Float32 and reloads them without re-embedding; RAG works after a restart', async () => {
+      const embedder = new HashingEmbedder({ dimension: 64 });
+      let store = await factory.open();
+      let vectors = store.vectors(64);
+      await vectors.connect();
+      const loader = new RagLoader(new RagIndex(vectors, embedder), { size: 200, overlap: 40 });
+      await loader.ingest('docs', [
+        { path: 'bees.md', text: 'Varroa mites weaken honey bee colonies. Treat hives in late summer.' },
+        { path: 'tea.txt', text: 'Oolong tea can be steeped several times at ninety degrees.' },
+      ]);
+      await vectors.upsert('other', [{ id: 'secret', vector: embedder.embed('varroa mites secret'), metadata: { profile: 'other' } }]);
+      const before = await vectors.list('docs', { vectors: true });
+      store = await factory.reopen(store);
+      vectors = store.vectors(64);
+      await vectors.connect();
+      const after = await vectors.list('docs', { vectors: true });
+      expect(after.map((r) => r.id)).toEqual(before.map((r) => r.id));
+      after.forEach((r, i) => expect(Array.from(r.vector)).toEqual(Array.from(before[i]!.vector)));
+      let embeds = 0;
+      const counting = Object.assign(Object.create(embedder) as HashingEmbedder, { embed: (text: string) => (embeds++, embedder.embed(text)) });
+      const retriever = new RagRetriever(new RagIndex(vectors, counting));
+      const hits = await retriever.search('docs', 'varroa mites in hives', { k: 2 });
+      expect(hits[0]).toMatchObject({ path: 'bees.md' });
+      expect(hits.every((h) => h.path !== 'secret')).toBe(true);
+      expect(embeds).toBe(1);
+      expect(await vectors.count('other')).toBe(1);
+      expect(await vectors.delete('docs', ['tea.txt#0'])).toBe(1);
+      store = await factory.reopen(store);
+      expect(await store.vectors(64).count('docs')).toBe(1);
       await store.close?.();
     });
   });

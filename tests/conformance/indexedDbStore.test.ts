@@ -1,0 +1,69 @@
+import Dexie from 'dexie';
+import { describe, expect, it } from 'vitest';
+import { sealEvent } from '../../src/core/index.ts';
+import { IndexedDbStore, requestPersistentStorage } from '../../src/web/indexedDbStore.ts';
+import { describeMemoryConformance, describeStoreConformance } from '../support/storeConformance.ts';
+
+// Real IndexedDB in Chromium; fake-indexeddb in Node.
+const fake = typeof indexedDB === 'undefined' ? await import('fake-indexeddb') : undefined;
+const idb = fake ? { indexedDB: fake.indexedDB, IDBKeyRange: fake.IDBKeyRange } : {};
+
+let n = 0;
+const name = () => `cugar-test-${Date.now()}-${n++}`;
+const reopen = async (store: IndexedDbStore) => {
+  const dbName = store.db.name;
+  await store.close();
+  return new IndexedDbStore(dbName, idb).open();
+};
+
+describeStoreConformance('IndexedDB', { open: () => new IndexedDbStore(name(), idb).open(), reopen: (store) => reopen(store as IndexedDbStore) });
+describeMemoryConformance('IndexedDB', { open: () => new IndexedDbStore(name(), idb).open(), reopen: (store) => reopen(store as IndexedDbStore) });
+
+function first(runId: string) {
+  const event = sealEvent(undefined, runId, 'stage', 1, { stage: 'initialize' });
+  return { runId, events: [event], expectedHead: null, run: { runId, traceId: 't', profile: 'demo', goal: 'g', status: 'running' as const, createdAt: 1, updatedAt: 1, head: { seq: 0, hash: event.hash } } };
+}
+
+describe('IndexedDbStore', () => {
+  it('surfaces a full disk as a RESOURCE failure and loses nothing', async () => {
+    const store = new IndexedDbStore(name(), idb);
+    let full = false;
+    store.db.use({
+      stack: 'dbcore',
+      name: 'quota',
+      create: (down) => ({
+        ...down,
+        table: (table) => {
+          const inner = down.table(table);
+          return { ...inner, mutate: (req) => (full && table === 'events' ? Promise.reject(new DOMException('The quota has been exceeded.', 'QuotaExceededError')) : inner.mutate(req)) };
+        },
+      }),
+    });
+    await store.open();
+    await store.append(first('kept'));
+    full = true;
+    await expect(store.append(first('lost'))).rejects.toMatchObject({ code: 'quota_exceeded', failureMode: 'RESOURCE' });
+    full = false;
+    expect(await store.readJournal('kept')).toHaveLength(1);
+    expect(await store.readJournal('lost')).toEqual([]);
+    expect(await store.getRun('lost')).toBeUndefined();
+    await store.close();
+  });
+
+  it('closes cleanly when another tab upgrades the database', async () => {
+    const dbName = name();
+    const store = await new IndexedDbStore(dbName, idb).open();
+    await store.append(first('r'));
+    const other = new Dexie(dbName, idb);
+    other.version(2).stores({ extra: 'id' });
+    await other.open();
+    expect(store.closedByOtherTab).toBe(true);
+    await expect(store.readJournal('r')).rejects.toMatchObject({ code: 'store_closed' });
+    other.close();
+  });
+
+  it('asks for persistent storage when the browser offers it', async () => {
+    expect(await requestPersistentStorage(undefined)).toBe(false);
+    expect(await requestPersistentStorage({ persisted: async () => false, persist: async () => true } as unknown as StorageManager)).toBe(true);
+  });
+});
