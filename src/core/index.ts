@@ -60,3 +60,4 @@ export * from './rag/ragIndex.ts';
 export * from './rag/ragLoader.ts';
 export * from './rag/ragRetriever.ts';
 export * from './tools/memoryTools.ts';
+export * from './journal/importJournal.ts';
