@@ -6,6 +6,7 @@ const BENCHMARKS: Record<string, () => Promise<{ run: () => Promise<BenchResult>
   embedder: () => import('./embedder.bench.ts'),
   'vector-search': () => import('./vectorSearch.bench.ts'),
   orchestrator: () => import('./orchestrator.bench.ts'),
+  storage: () => import('./storage.bench.ts'),
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { FlatVectorIndex, ProfileNameSchema, SystemError, ValidationError, VectorSearchOptionsSchema, canonicalJson, checkBatch, filterFacts, isWellFormed, parseOrThrow } from '../core/index.ts';
+import { ConflictError, FlatVectorIndex, ProfileNameSchema, SystemError, ValidationError, VectorSearchOptionsSchema, canonicalJson, checkBatch, filterFacts, isWellFormed, parseOrThrow } from '../core/index.ts';
 import type {
   AppendBatch,
   ApprovalFilter,
@@ -89,6 +89,10 @@ export class SqliteStore implements Store, MemoryStore {
   #queue: Pending[] = [];
   #scheduled = false;
   #closed = false;
+  /** Last known head per run; only what this connection committed or read. */
+  readonly #heads = new Map<string, JournalHead>();
+  /** Heads written by the transaction in progress, kept once it commits. */
+  readonly #pendingHeads = new Map<string, JournalHead>();
   readonly #statements;
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
@@ -118,6 +122,9 @@ export class SqliteStore implements Store, MemoryStore {
       run: db.prepare<[string], { summary: string }>('SELECT summary FROM runs WHERE run_id = ?'),
       approval: db.prepare<[string], { record: string }>('SELECT record FROM approvals WHERE approval_id = ?'),
       usage: db.prepare<[string], BudgetUsage>('SELECT cost, calls, tokens FROM profile_usage WHERE profile = ?'),
+      savepoint: db.prepare('SAVEPOINT batch'),
+      release: db.prepare('RELEASE batch'),
+      rollbackTo: db.prepare('ROLLBACK TO batch'),
     };
   }
 
@@ -126,8 +133,11 @@ export class SqliteStore implements Store, MemoryStore {
     if (!this.#groupCommit) {
       try {
         this.#db.transaction(() => this.#write(batch))();
+        this.#commitHeads();
         return Promise.resolve();
       } catch (error) {
+        this.#pendingHeads.clear();
+        this.#heads.delete(batch.runId);
         return Promise.reject(error);
       }
     }
@@ -152,26 +162,35 @@ export class SqliteStore implements Store, MemoryStore {
       this.#db.transaction(() => {
         for (const item of items) {
           // A savepoint per batch: one refused batch does not take the others down.
-          this.#db.exec('SAVEPOINT batch');
+          this.#statements.savepoint.run();
           try {
             this.#write(item.batch);
-            this.#db.exec('RELEASE batch');
+            this.#statements.release.run();
           } catch (error) {
-            this.#db.exec('ROLLBACK TO batch');
-            this.#db.exec('RELEASE batch');
+            this.#statements.rollbackTo.run();
+            this.#statements.release.run();
+            this.#pendingHeads.delete(item.batch.runId);
+            this.#heads.delete(item.batch.runId);
             failures.set(item, error);
           }
         }
       })();
     } catch (error) {
+      this.#pendingHeads.clear();
       for (const item of items) item.reject(new SystemError('the journal write failed', { code: 'write_failed', cause: error }));
       return;
     }
+    this.#commitHeads();
     for (const item of items) {
       const failure = failures.get(item);
       if (failure === undefined) item.resolve();
       else item.reject(failure);
     }
+  }
+
+  #commitHeads(): void {
+    for (const [runId, head] of this.#pendingHeads) this.#heads.set(runId, head);
+    this.#pendingHeads.clear();
   }
 
   /** Flush queued appends now (used on shutdown). */
@@ -180,11 +199,27 @@ export class SqliteStore implements Store, MemoryStore {
   }
 
   #write(batch: AppendBatch): void {
-    const row = this.#statements.head.get(batch.runId);
-    const head: JournalHead | undefined = row ? { seq: row.seq, hash: row.hash } : undefined;
-    checkBatch(batch, head);
+    // Heads this connection wrote or read are cached; on a mismatch the database decides,
+    // since another process may have moved the run on. The primary key (run_id, seq) refuses
+    // any second event at a position, so a stale cache can never fork a journal.
+    const cached = this.#pendingHeads.get(batch.runId) ?? this.#heads.get(batch.runId);
+    try {
+      checkBatch(batch, cached);
+    } catch (error) {
+      const row = this.#statements.head.get(batch.runId);
+      const head: JournalHead | undefined = row ? { seq: row.seq, hash: row.hash } : undefined;
+      if (cached === head || (cached && head && cached.seq === head.seq && cached.hash === head.hash)) throw error;
+      checkBatch(batch, head);
+    }
     for (const event of batch.events) {
-      this.#statements.insertEvent.run(event.runId, event.seq, event.type, event.at, canonicalJson(event.data), event.prev, event.hash);
+      try {
+        this.#statements.insertEvent.run(event.runId, event.seq, event.type, event.at, canonicalJson(event.data), event.prev, event.hash);
+      } catch (error) {
+        if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+          throw new ConflictError(`run ${batch.runId} already has an event at seq ${event.seq}`, { code: 'head_mismatch', cause: error, details: { runId: batch.runId } });
+        }
+        throw error;
+      }
     }
     const run = batch.run;
     this.#statements.upsertRun.run({ runId: run.runId, traceId: run.traceId, profile: run.profile, status: run.status, createdAt: run.createdAt, summary: JSON.stringify(run) });
@@ -192,6 +227,8 @@ export class SqliteStore implements Store, MemoryStore {
       this.#statements.upsertApproval.run({ approvalId: approval.approvalId, runId: approval.runId, profile: approval.profile, status: approval.status, requestedAt: approval.requestedAt, record: JSON.stringify(approval) });
     }
     if (batch.profileUsage) this.#statements.addUsage.run({ profile: batch.profileUsage.profile, ...batch.profileUsage.delta });
+    const last = batch.events.at(-1)!;
+    this.#pendingHeads.set(batch.runId, { seq: last.seq, hash: last.hash });
   }
 
   async readJournal(runId: string, fromSeq = 0): Promise<JournalEvent[]> {

@@ -90,9 +90,18 @@ export class IndexedDbStore implements Store, MemoryStore {
   #queue: Pending[] = [];
   #scheduled = false;
   #closedByOtherTab = false;
+  /** Last committed head per run written or read by this connection. */
+  readonly #heads = new Map<string, { seq: number; hash: string }>();
 
-  constructor(name = 'cugar', options: { indexedDB?: IDBFactory; IDBKeyRange?: typeof IDBKeyRange } = {}) {
-    this.db = new CugarDatabase(name, options);
+  readonly #groupCommit: boolean;
+
+  /**
+   * @param options.groupCommit coalesce the appends of one turn into one transaction (default true); false commits each append on its own.
+   */
+  constructor(name = 'cugar', options: { indexedDB?: IDBFactory; IDBKeyRange?: typeof IDBKeyRange; groupCommit?: boolean } = {}) {
+    const { groupCommit = true, ...dexieOptions } = options;
+    this.#groupCommit = groupCommit;
+    this.db = new CugarDatabase(name, dexieOptions);
     this.db.on('versionchange', () => {
       this.#closedByOtherTab = true;
       this.db.close();
@@ -113,6 +122,10 @@ export class IndexedDbStore implements Store, MemoryStore {
   append(batch: AppendBatch): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.#queue.push({ batch, resolve, reject });
+      if (!this.#groupCommit) {
+        void this.#flush();
+        return;
+      }
       if (!this.#scheduled) {
         this.#scheduled = true;
         // Let every append of this turn join the same transaction.
@@ -125,44 +138,98 @@ export class IndexedDbStore implements Store, MemoryStore {
     const items = this.#queue;
     this.#queue = [];
     this.#scheduled = false;
-    const refused = new Map<Pending, unknown>();
     try {
-      await this.db.transaction('rw', [this.db.events, this.db.runs, this.db.approvals, this.db.usage], async () => {
-        const heads = new Map<string, { seq: number; hash: string } | undefined>();
+      const refused = await this.#commit(items);
+      this.#settle(items, refused);
+    } catch (error) {
+      // Another tab wrote one of these runs between our head check and our write (the
+      // primary key refused a second event at a position): retry one batch at a time,
+      // reading every head from the database, so only the stale batch fails.
+      if (items.length > 1 && (error as { name?: string; inner?: { name?: string } })?.inner?.name === 'ConstraintError') {
+        this.#heads.clear();
         for (const item of items) {
-          const { batch } = item;
-          if (!heads.has(batch.runId)) {
-            const last = await this.db.events.where('[runId+seq]').between([batch.runId, Dexie.minKey], [batch.runId, Dexie.maxKey]).last();
-            heads.set(batch.runId, last ? { seq: last.seq, hash: last.hash } : undefined);
-          }
           try {
-            checkBatch(batch, heads.get(batch.runId));
-          } catch (error) {
-            refused.set(item, error);
-            continue;
-          }
-          const last = batch.events.at(-1)!;
-          heads.set(batch.runId, { seq: last.seq, hash: last.hash });
-          await this.db.events.bulkAdd([...batch.events]);
-          await this.db.runs.put(batch.run);
-          if (batch.approvals?.length) await this.db.approvals.bulkPut([...batch.approvals]);
-          if (batch.profileUsage) {
-            const { profile, delta } = batch.profileUsage;
-            const used = (await this.db.usage.get(profile)) ?? { profile, cost: 0, calls: 0, tokens: 0 };
-            await this.db.usage.put({ profile, cost: used.cost + delta.cost, calls: used.calls + delta.calls, tokens: used.tokens + delta.tokens });
+            this.#settle([item], await this.#commit([item]));
+          } catch (single) {
+            item.reject(storageError(single));
           }
         }
-      });
-    } catch (error) {
+        return;
+      }
+      this.#heads.clear();
       const typed = storageError(error);
       for (const item of items) item.reject(typed);
-      return;
     }
+  }
+
+  #settle(items: readonly Pending[], refused: ReadonlyMap<Pending, unknown>): void {
     for (const item of items) {
       const error = refused.get(item);
       if (error === undefined) item.resolve();
       else item.reject(error);
     }
+  }
+
+  /** Write the acceptable batches in one transaction; returns the refused ones with their errors. */
+  async #commit(items: readonly Pending[]): Promise<Map<Pending, unknown>> {
+    const refused = new Map<Pending, unknown>();
+    const heads = new Map<string, { seq: number; hash: string } | undefined>();
+    await this.db.transaction('rw', [this.db.events, this.db.runs, this.db.approvals, this.db.usage], async () => {
+      const events: JournalEvent[] = [];
+      const runs = new Map<string, RunSummary>();
+      const approvals: ApprovalRecord[] = [];
+      const usage = new Map<string, BudgetUsage>();
+      const readHead = async (runId: string) => {
+        const last = await this.db.events.where('[runId+seq]').between([runId, Dexie.minKey], [runId, Dexie.maxKey]).last();
+        return last ? { seq: last.seq, hash: last.hash } : undefined;
+      };
+      for (const item of items) {
+        const { batch } = item;
+        // Heads this connection wrote are cached; anything else is read from the database.
+        const fromCache = !heads.has(batch.runId) && this.#heads.has(batch.runId);
+        if (!heads.has(batch.runId)) heads.set(batch.runId, this.#heads.get(batch.runId) ?? (await readHead(batch.runId)));
+        try {
+          checkBatch(batch, heads.get(batch.runId));
+        } catch (error) {
+          // A cached head may be stale (another tab moved the run on): the database decides.
+          const fresh = fromCache ? await readHead(batch.runId) : undefined;
+          if (!fresh) {
+            refused.set(item, error);
+            continue;
+          }
+          heads.set(batch.runId, fresh);
+          try {
+            checkBatch(batch, fresh);
+          } catch (again) {
+            refused.set(item, again);
+            continue;
+          }
+        }
+        const last = batch.events.at(-1)!;
+        heads.set(batch.runId, { seq: last.seq, hash: last.hash });
+        events.push(...batch.events);
+        runs.set(batch.runId, batch.run);
+        approvals.push(...(batch.approvals ?? []));
+        if (batch.profileUsage) {
+          const { profile, delta } = batch.profileUsage;
+          const sum = usage.get(profile) ?? { cost: 0, calls: 0, tokens: 0 };
+          usage.set(profile, { cost: sum.cost + delta.cost, calls: sum.calls + delta.calls, tokens: sum.tokens + delta.tokens });
+        }
+      }
+      if (events.length === 0) return;
+      await this.db.events.bulkAdd(events);
+      await this.db.runs.bulkPut([...runs.values()]);
+      if (approvals.length) await this.db.approvals.bulkPut(approvals);
+      for (const [profile, delta] of usage) {
+        const used = (await this.db.usage.get(profile)) ?? { profile, cost: 0, calls: 0, tokens: 0 };
+        await this.db.usage.put({ profile, cost: used.cost + delta.cost, calls: used.calls + delta.calls, tokens: used.tokens + delta.tokens });
+      }
+    });
+    for (const [runId, head] of heads) {
+      if (head) this.#heads.set(runId, head);
+    }
+    for (const [item] of refused) this.#heads.delete(item.batch.runId);
+    return refused;
   }
 
   async readJournal(runId: string, fromSeq = 0): Promise<JournalEvent[]> {

@@ -1,0 +1,21 @@
+// Runs the storage workloads against real IndexedDB in the page; driven by storage.bench.ts.
+import { IndexedDbStore } from '../../src/web/indexedDbStore.ts';
+import { appends, coldQuery, ingest } from '../storageWorkload.ts';
+
+const passes: Record<string, number> = {};
+const api = {
+  async ingest() {
+    const store = await new IndexedDbStore('bench-ingest').open();
+    const vectors = store.vectors(256);
+    return ingest(vectors);
+  },
+  async appends(groupCommit: boolean) {
+    const store = await new IndexedDbStore(`bench-appends-${groupCommit}-${(passes[String(groupCommit)] = (passes[String(groupCommit)] ?? 0) + 1)}`, { groupCommit }).open();
+    return appends(store);
+  },
+  async coldQuery() {
+    const store = await new IndexedDbStore('bench-ingest').open();
+    return coldQuery(store.vectors(256));
+  },
+};
+(globalThis as unknown as { cugarBench: typeof api }).cugarBench = api;

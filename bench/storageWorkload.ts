@@ -1,0 +1,64 @@
+// The storage workloads, shared by the Node engines and the Chromium page.
+import { HashingEmbedder, RagIndex, RagLoader, RagRetriever, sealEvent, type AppendBatch, type JournalEvent, type Store, type VectorBackend } from '../src/core/index.ts';
+import { makeCorpus, makeQueries } from './corpus.ts';
+
+export const DOCS = 10_000;
+export const RUNS = 50;
+export const EVENTS_PER_RUN = 40;
+const DIM = 256;
+
+export interface StorageFigures {
+  ingestDocsPerSecond?: number;
+  appendEventsPerSecond?: number;
+  coldFirstQueryMs?: number;
+  warmMedianQueryMs?: number;
+}
+
+/** Ingest DOCS × 1 KiB documents (one chunk each); returns documents per second. */
+export async function ingest(vectors: VectorBackend): Promise<number> {
+  const docs = makeCorpus(DOCS, 1024, 5).map((text, i) => ({ path: `doc-${i}.txt`, text }));
+  const loader = new RagLoader(new RagIndex(vectors, new HashingEmbedder({ dimension: DIM })), { size: 2000, overlap: 0 });
+  const started = performance.now();
+  for (let i = 0; i < docs.length; i += 500) await loader.ingest('bench', docs.slice(i, i + 500));
+  return (DOCS / (performance.now() - started)) * 1000;
+}
+
+/** RUNS runs appending one event at a time, all at once (as concurrent runs do); returns events per second. */
+export async function appends(store: Store): Promise<number> {
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: RUNS }, async (_, r) => {
+      const runId = `bench-${r}`;
+      let previous: JournalEvent | undefined;
+      for (let i = 0; i < EVENTS_PER_RUN; i++) {
+        const event = sealEvent(previous, runId, 'tool_call_complete', 1_000 + i, { stepId: `step-${i}`, output: { i } });
+        const batch: AppendBatch = {
+          runId,
+          events: [event],
+          expectedHead: previous ? { seq: previous.seq, hash: previous.hash } : null,
+          run: { runId, traceId: runId, profile: 'bench', goal: 'bench', status: 'running', createdAt: 1_000, updatedAt: event.at, head: { seq: event.seq, hash: event.hash } },
+        };
+        await store.append(batch);
+        previous = event;
+      }
+    }),
+  );
+  return ((RUNS * EVENTS_PER_RUN) / (performance.now() - started)) * 1000;
+}
+
+/** The first query over a persisted corpus from a fresh process or page (loads vectors and keywords), then warm queries. */
+export async function coldQuery(vectors: VectorBackend): Promise<{ coldFirstQueryMs: number; warmMedianQueryMs: number }> {
+  const retriever = new RagRetriever(new RagIndex(vectors, new HashingEmbedder({ dimension: DIM })));
+  const queries = makeQueries(40, 3);
+  const started = performance.now();
+  await retriever.search('bench', queries[0]!, { k: 5 });
+  const coldFirstQueryMs = performance.now() - started;
+  const samples: number[] = [];
+  for (const query of queries.slice(1)) {
+    const t = performance.now();
+    await retriever.search('bench', query, { k: 5 });
+    samples.push(performance.now() - t);
+  }
+  samples.sort((a, b) => a - b);
+  return { coldFirstQueryMs, warmMedianQueryMs: samples[Math.floor(samples.length / 2)]! };
+}
