@@ -21,7 +21,7 @@ export default defineConfig({
         test: {
           name: 'node',
           environment: 'node',
-          include: ['src/**/*.test.ts', 'tests/unit/**/*.test.ts', 'tests/node/**/*.test.ts', 'tests/conformance/**/*.test.ts'],
+          include: ['src/**/*.test.ts', 'tests/unit/**/*.test.ts', 'tests/node/**/*.test.ts', 'tests/e2e/**/*.test.ts', 'tests/conformance/**/*.test.ts'],
           testTimeout: 60_000,
         },
       },
