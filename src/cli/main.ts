@@ -8,6 +8,8 @@ export const EXIT = { ok: 0, failed: 1, usage: 2, notFound: 3, policy: 4, intern
 const USAGE = `cugar — offline-first, deterministic agent runtime
 
 Usage:
+  cugar serve [--port N] [--host H] [--data-dir D]
+                                   serve the API and dashboard (default http://127.0.0.1:8787, data in .cugar/)
   cugar demo                       run a few goals end to end and show their traces
   cugar run <goal> [--profile P]   plan and run a goal
   cugar plan <goal> [--profile P]  show the plan and every candidate tool, without running
@@ -58,7 +60,14 @@ export async function main(argv: readonly string[], output: Output = createOutpu
     parsed = parseArgs({
       args: [...argv],
       allowPositionals: true,
-      options: { profile: { type: 'string', short: 'p' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        profile: { type: 'string', short: 'p' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+        port: { type: 'string' },
+        host: { type: 'string' },
+        'data-dir': { type: 'string' },
+      },
     });
   } catch (error) {
     output.err(`${(error as Error).message}\n\n${USAGE}`);
@@ -80,6 +89,28 @@ export async function main(argv: readonly string[], output: Output = createOutpu
 
   try {
     switch (command) {
+      case 'serve': {
+        const { startServer, parseTokens } = await import('../edge/nodeServer.ts');
+        const port = parsed.values.port === undefined ? 8787 : Number(parsed.values.port);
+        if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CugarError(`--port must be 0-65535`, { code: 'invalid_port', failureMode: 'USER' });
+        const server = await startServer({
+          port,
+          hostname: parsed.values.host ?? process.env['CUGAR_HOST'] ?? '127.0.0.1',
+          dataDir: parsed.values['data-dir'] ?? process.env['CUGAR_DATA_DIR'] ?? '.cugar',
+          tokens: parseTokens(process.env['CUGAR_TOKENS']),
+          config,
+          log: (line) => output.err(line),
+        });
+        await new Promise<void>((resolve) => {
+          const stop = (signal: string) => {
+            output.err(`${signal}: finishing in-flight writes and closing the database`);
+            void server.close().then(resolve);
+          };
+          process.once('SIGTERM', () => stop('SIGTERM'));
+          process.once('SIGINT', () => stop('SIGINT'));
+        });
+        return EXIT.ok;
+      }
       case 'demo': {
         const goals = ['add 10 and 5', 'add 2 and 3, then multiply the result by 4', 'calculate (2 + 3) * 4 ^ 2', 'count the words in "the cat sat on the mat"', 'book a flight to Lisbon'];
         const results = [];

@@ -61,3 +61,4 @@ export * from './rag/ragLoader.ts';
 export * from './rag/ragRetriever.ts';
 export * from './tools/memoryTools.ts';
 export * from './journal/importJournal.ts';
+export * from './journal/otlp.ts';

@@ -2,7 +2,10 @@
 export const REDACTED = '[REDACTED]';
 
 /** Words that make a key secret on their own. */
-const SECRET_WORDS = new Set(['password', 'passwd', 'pwd', 'passphrase', 'secret', 'secrets', 'token', 'tokens', 'apikey', 'auth', 'authorization', 'bearer', 'cookie', 'cookies', 'credential', 'credentials', 'privatekey', 'signature']);
+const SECRET_WORDS = new Set(['password', 'passwd', 'pwd', 'passphrase', 'secret', 'secrets', 'token', 'apikey', 'auth', 'authorization', 'bearer', 'cookie', 'cookies', 'credential', 'credentials', 'privatekey', 'signature']);
+/** Words that turn a key into a measure of a secret rather than the secret itself. */
+const NOT_SECRET_QUALIFIERS = new Set(['count', 'counts', 'ceiling', 'limit', 'usage', 'used', 'budget', 'length', 'type', 'expiry', 'expires', 'max', 'min', 'required', 'policy']);
+
 /** Word pairs that make a key secret (`api_key`, `privateKey`, `session-id`). */
 const SECRET_PAIRS = new Set(['api key', 'private key', 'access key', 'secret key', 'session id', 'client secret', 'refresh token', 'access token', 'set cookie']);
 
@@ -28,6 +31,8 @@ export function isSecretKey(key: string): boolean {
     .toLowerCase()
     .split(/[^a-z0-9]+/)
     .filter(Boolean);
+  // `tokenCeiling`, `token_count`, `passwordLength`: numbers about secrets, not secrets.
+  if (words.some((word) => NOT_SECRET_QUALIFIERS.has(word))) return false;
   return words.some((word, i) => SECRET_WORDS.has(word) || (i > 0 && SECRET_PAIRS.has(`${words[i - 1]} ${word}`)));
 }
 

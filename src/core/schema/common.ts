@@ -21,10 +21,11 @@ export function utf8Length(text: string): number {
   return bytes;
 }
 
+/** The shape of a profile name, for schemas built outside the core (HTTP parameters). */
+export const PROFILE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
 /** A profile name: letters, digits, `_` and `-`, 1–64 characters, starting alphanumeric. */
-export const ProfileNameSchema = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'profile names are 1-64 letters, digits, "_" or "-", starting with a letter or digit');
+export const ProfileNameSchema = z.string().regex(PROFILE_NAME_PATTERN, 'profile names are 1-64 letters, digits, "_" or "-", starting with a letter or digit');
 
 /** A tool name: a lowercase identifier, 1–64 characters. */
 export const ToolNameSchema = z

@@ -1,0 +1,106 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { serve, type ServerType } from '@hono/node-server';
+import { serveStatic } from '@hono/node-server/serve-static';
+import { DOCUMENT_EXTENSIONS, parseConfig, type Config } from '../core/index.ts';
+import { createApp } from './app.ts';
+import { createRuntime, type Runtime } from './runtime.ts';
+import type { TokenMap } from './security.ts';
+import { SqliteStore } from './sqliteStore.ts';
+
+/** Options of {@link startServer}. */
+export interface ServeOptions {
+  port?: number;
+  hostname?: string;
+  /** Where the SQLite file lives. Default `.cugar`. */
+  dataDir?: string;
+  /** Bearer tokens; when empty a local token is generated, and only loopback may be bound. */
+  tokens?: TokenMap;
+  corsOrigins?: string[];
+  /** Documents ingested into the default profile on first start. Default `public/corpus`. */
+  corpusDir?: string;
+  /** Static files served at `/`. Default `public`. */
+  staticDir?: string;
+  config?: Config;
+  log?: (line: string) => void;
+}
+
+/** A running server. */
+export interface RunningServer {
+  url: string;
+  /** The generated local token, when none was configured. */
+  localToken?: string;
+  runtime: Runtime;
+  close(): Promise<void>;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+
+/** Parse `CUGAR_TOKENS`: `token=profile1,profile2;other=*`. */
+export function parseTokens(text: string | undefined): TokenMap {
+  const tokens: TokenMap = {};
+  for (const entry of (text ?? '').split(';').map((e) => e.trim()).filter(Boolean)) {
+    const [token, profiles] = entry.split('=');
+    if (!token || token.length < 16) throw new Error('each CUGAR_TOKENS token must be at least 16 characters');
+    tokens[token] = !profiles || profiles.trim() === '*' ? '*' : profiles.split(',').map((p) => p.trim()).filter(Boolean);
+  }
+  return tokens;
+}
+
+/**
+ * The Node host: the API and the static files on one port, data in SQLite under `dataDir`.
+ * With no tokens it binds loopback only and prints a generated local token; binding any
+ * other address without tokens is refused.
+ */
+export async function startServer(options: ServeOptions = {}): Promise<RunningServer> {
+  const log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
+  const hostname = options.hostname ?? '127.0.0.1';
+  const port = options.port ?? 8787;
+  let tokens = options.tokens ?? {};
+  let localToken: string | undefined;
+  if (Object.keys(tokens).length === 0) {
+    if (!LOOPBACK.has(hostname)) throw new Error(`refusing to bind ${hostname} without tokens: set CUGAR_TOKENS, or bind 127.0.0.1`);
+    localToken = randomBytes(24).toString('hex');
+    tokens = { [localToken]: '*' };
+  }
+  const config = options.config ?? parseConfig({ ...process.env }).config;
+  const dataDir = resolve(options.dataDir ?? '.cugar');
+  mkdirSync(dataDir, { recursive: true });
+  const store = new SqliteStore(join(dataDir, 'cugar.db'));
+  const runtime = await createRuntime(store, config);
+
+  const corpusDir = resolve(options.corpusDir ?? 'public/corpus');
+  if ((await runtime.vectors.count(config.defaultProfile)) === 0 && existsSync(corpusDir)) {
+    const documents = readdirSync(corpusDir)
+      .filter((name) => (DOCUMENT_EXTENSIONS as readonly string[]).some((ext) => name.toLowerCase().endsWith(ext)))
+      .sort()
+      .map((name) => ({ path: name, text: readFileSync(join(corpusDir, name), 'utf8') }));
+    if (documents.length) {
+      const report = await runtime.loader.ingest(config.defaultProfile, documents);
+      log(`ingested the sample corpus: ${report.documents} documents, ${report.chunks} chunks`);
+    }
+  }
+
+  const app = createApp(runtime, { tokens, ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}) });
+  const staticDir = options.staticDir ?? 'public';
+  app.use('/*', serveStatic({ root: staticDir }));
+
+  const server: ServerType = await new Promise((resolveServer) => {
+    const s = serve({ fetch: app.fetch, port, hostname }, () => resolveServer(s));
+  });
+  const address = server.address();
+  const actualPort = typeof address === 'object' && address ? address.port : port;
+  const url = `http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${actualPort}`;
+  log(`CUGAr API and dashboard on ${url} (data in ${dataDir})`);
+  if (localToken) log(`local token: ${localToken}`);
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= new Promise<void>((done) => {
+      // Stop taking requests, let in-flight appends commit, then close the database.
+      server.close(() => undefined);
+      setTimeout(() => void store.close().then(done), 50);
+    }));
+  return { url, ...(localToken ? { localToken } : {}), runtime, close };
+}

@@ -1,0 +1,55 @@
+import {
+  HashingEmbedder,
+  MemoryManager,
+  Orchestrator,
+  Planner,
+  RagIndex,
+  RagLoader,
+  RagRetriever,
+  ToolRegistry,
+  createRandomIds,
+  registerBuiltinTools,
+  registerMemoryTools,
+  systemClock,
+  type Clock,
+  type Config,
+  type MemoryStore,
+  type Store,
+  type VectorBackend,
+} from '../core/index.ts';
+
+/** A store that keeps journals, facts and vectors: what a host needs. */
+export type HostStore = Store & MemoryStore & { vectors(dimension: number): VectorBackend };
+
+/** Everything the HTTP app serves, built from one store. */
+export interface Runtime {
+  store: HostStore;
+  registry: ToolRegistry;
+  orchestrator: Orchestrator;
+  planner: Planner;
+  memory: MemoryManager;
+  loader: RagLoader;
+  retriever: RagRetriever;
+  embedder: HashingEmbedder;
+  vectors: VectorBackend;
+  config: Config;
+}
+
+/** Build a runtime over `store`: the built-in and memory tools in the `demo` profile, one orchestrator. */
+export async function createRuntime(store: HostStore, config: Config, options: { clock?: Clock; registry?: ToolRegistry } = {}): Promise<Runtime> {
+  const embedder = new HashingEmbedder({ dimension: config.embeddingDim, bigrams: config.embeddingBigrams });
+  const vectors = store.vectors(config.embeddingDim);
+  await vectors.connect();
+  const clock = options.clock ?? systemClock;
+  const ids = createRandomIds();
+  const memory = new MemoryManager({ store, vectors, embedder, clock, ids });
+  const index = new RagIndex(vectors, embedder);
+  const retriever = new RagRetriever(index);
+  const registry = options.registry ?? new ToolRegistry();
+  if (!options.registry) {
+    registerBuiltinTools(registry, config.defaultProfile);
+    registerMemoryTools(registry, { memory, retriever }, config.defaultProfile);
+  }
+  const orchestrator = new Orchestrator({ registry, store, clock, ids, config, seed: config.randomSeed });
+  return { store, registry, orchestrator, planner: new Planner({ ids, maxSteps: config.plannerMaxSteps, minSimilarity: config.plannerMinSimilarity }), memory, loader: new RagLoader(index), retriever, embedder, vectors, config };
+}
