@@ -1,0 +1,75 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type RunningServer } from '../../src/edge/nodeServer.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'cugar-server-'));
+let server: RunningServer;
+
+beforeAll(async () => {
+  server = await startServer({ port: 0, dataDir: dir, corpusDir: join(dir, 'no-corpus'), log: () => undefined });
+});
+afterAll(async () => {
+  await server?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Send raw bytes over loopback and return the status line of the reply (or what happened). */
+function raw(request: string | Buffer[], timeoutMs = 5_000): Promise<string> {
+  const { port } = new URL(server.url);
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), '127.0.0.1');
+    let reply = '';
+    const timer = setTimeout(() => (socket.destroy(), resolve(reply.split('\r\n')[0] || 'timeout')), timeoutMs);
+    socket.on('data', (chunk) => {
+      reply += chunk.toString();
+      if (reply.includes('\r\n')) {
+        clearTimeout(timer);
+        socket.destroy();
+        resolve(reply.split('\r\n')[0]!);
+      }
+    });
+    socket.on('error', () => (clearTimeout(timer), resolve(reply.split('\r\n')[0] || 'reset')));
+    socket.on('close', () => (clearTimeout(timer), resolve(reply.split('\r\n')[0] || 'closed')));
+    if (typeof request === 'string') socket.write(request);
+    else for (const part of request) socket.write(part);
+  });
+}
+
+describe('Node host over loopback', () => {
+  it('binds loopback, prints a local token, and serves the API with it', async () => {
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(server.localToken).toMatch(/^[0-9a-f]{48}$/);
+    expect((await fetch(`${server.url}/v1/health`)).status).toBe(200);
+    expect((await fetch(`${server.url}/v1/runs`)).status).toBe(401);
+    const run = await fetch(`${server.url}/v1/runs`, { method: 'POST', headers: { authorization: `Bearer ${server.localToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ goal: 'calculate (2 + 3) * 4', profile: 'demo' }) });
+    expect(await run.json()).toMatchObject({ status: 'completed', outputs: { 'step-0': 20 } });
+    expect((await fetch(`${server.url}/`)).headers.get('content-type')).toContain('text/html');
+  });
+
+  it('refuses to bind a public address without tokens', async () => {
+    await expect(startServer({ hostname: '0.0.0.0', port: 0, dataDir: dir, log: () => undefined })).rejects.toThrow(/refusing to bind/);
+  });
+
+  it('answers chunked and Content-Length tricks with 4xx, never 5xx', async () => {
+    const auth = `Authorization: Bearer ${server.localToken}\r\n`;
+    const big = 'x'.repeat(64 * 1024);
+    // Announced too large: refused before reading.
+    expect(await raw(`POST /v1/runs HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}Content-Type: application/json\r\nContent-Length: ${5 * 1024 * 1024}\r\n\r\n{`)).toMatch(/^HTTP\/1\.1 4\d\d/);
+    // Chunked past the limit.
+    const chunks = [Buffer.from(`POST /v1/runs HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`)];
+    for (let i = 0; i < 20; i++) chunks.push(Buffer.from(`${big.length.toString(16)}\r\n${big}\r\n`));
+    chunks.push(Buffer.from('0\r\n\r\n'));
+    expect(await raw(chunks)).toMatch(/^HTTP\/1\.1 4\d\d/);
+    // Both framings at once (request smuggling): refused by the parser.
+    expect(await raw(`POST /v1/runs HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}Content-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`)).toMatch(/^HTTP\/1\.1 4\d\d/);
+    // Malformed chunk sizes.
+    expect(await raw(`POST /v1/runs HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}Transfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n`)).toMatch(/^HTTP\/1\.1 4\d\d/);
+    // Invalid JSON.
+    expect(await raw(`POST /v1/runs HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}Content-Type: application/json\r\nContent-Length: 5\r\n\r\n{"a":`)).toMatch(/^HTTP\/1\.1 400/);
+    // The server is still fine.
+    expect((await fetch(`${server.url}/v1/health`)).status).toBe(200);
+  });
+});
