@@ -1,26 +1,37 @@
 import { parseArgs } from 'node:util';
 import { Controller, CugarError, EventBus, ToolRegistry, parseConfig, registerBuiltinTools, type ExecutionResult, type TraceEvent } from '../core/index.ts';
 import { createOutput, paint, type Output } from './output.ts';
+import { dataCommand, withBackend } from './commands.ts';
 
 /** Exit codes: 0 ok, 1 the run failed, 2 bad usage or input, 3 not found, 4 refused by policy, 70 internal error. */
-export const EXIT = { ok: 0, failed: 1, usage: 2, notFound: 3, policy: 4, internal: 70 } as const;
+export const EXIT = { ok: 0, failed: 1, usage: 2, notFound: 3, policy: 4, paused: 5, internal: 70 } as const;
 
 const USAGE = `cugar — offline-first, deterministic agent runtime
 
 Usage:
   cugar serve [--port N] [--host H] [--data-dir D]
                                    serve the API and dashboard (default http://127.0.0.1:8787, data in .cugar/)
-  cugar demo                       run a few goals end to end and show their traces
-  cugar run <goal> [--profile P]   plan and run a goal
-  cugar plan <goal> [--profile P]  show the plan and every candidate tool, without running
-  cugar tools [--profile P]        list the tools of a profile with their JSON Schemas
+  cugar run <goal>                 plan and run a goal; on a TTY asks before approval-required steps
+  cugar plan <goal>                show the plan and every candidate tool, without running
+  cugar tools                      list the tools of a profile with their JSON Schemas
+  cugar ingest <file>...           ingest .txt/.md/.html/.json files for retrieval
+  cugar query <question>           search ingested documents
+  cugar runs                       list recent runs
+  cugar trace <runId> [--otlp]     show a run as a tree, or as OTLP JSON
+  cugar verify [runId]             check the hash chain of one run, or of every run
+  cugar replay <runId|file>        re-run a journal against recorded results and report divergence
+  cugar demo                       run a few goals in memory and show their traces
 
 Options:
-  --profile, -p   profile to use (default: $CUGAR_PROFILE or demo)
-  --json          print exactly one JSON document on stdout
-  --help, -h      show this help
+  --profile, -p     profile to use (default: $CUGAR_PROFILE or demo)
+  --data-dir D      local data directory (default: $CUGAR_DATA_DIR or .cugar)
+  --api URL         use a server instead of local data (or $CUGAR_API); with --token T (or $CUGAR_TOKEN)
+  --approve-all     approve every approval request of \`run\` (required when stdin is not a TTY)
+  --json            print exactly one JSON document on stdout; messages go to stderr
+  --help, -h        show this help
 
-Environment: PLANNER_MAX_STEPS (1..50), MODEL_TEMPERATURE (0..2), EMBEDDING_DIM, CUGAR_PROFILE, NO_COLOR.`;
+Exit codes: 0 ok, 1 the run failed or did not verify, 2 bad usage or input, 3 not found,
+4 refused by policy, 5 paused for approval, 70 internal error. NO_COLOR is respected.`;
 
 function exitCodeFor(error: unknown): number {
   if (!(error instanceof CugarError)) return EXIT.internal;
@@ -67,6 +78,11 @@ export async function main(argv: readonly string[], output: Output = createOutpu
         port: { type: 'string' },
         host: { type: 'string' },
         'data-dir': { type: 'string' },
+        api: { type: 'string' },
+        token: { type: 'string' },
+        'approve-all': { type: 'boolean' },
+        otlp: { type: 'boolean' },
+        k: { type: 'string' },
       },
     });
   } catch (error) {
@@ -125,33 +141,16 @@ export async function main(argv: readonly string[], output: Output = createOutpu
         if (json) output.out(JSON.stringify(results.map((r) => ({ goal: r.plan.goal, success: r.success, outputs: r.outputs, stopReason: r.stopReason, traceId: r.traceId }))));
         return EXIT.ok;
       }
-      case 'run': {
-        const goal = rest.join(' ');
-        if (!goal) throw new CugarError('run needs a goal', { code: 'missing_goal', failureMode: 'USER' });
-        const result = await controller.run(goal, profile);
-        if (json) output.out(JSON.stringify(result));
-        else printResult(output, result);
-        return result.success ? EXIT.ok : EXIT.failed;
-      }
-      case 'plan': {
-        const goal = rest.join(' ');
-        if (!goal) throw new CugarError('plan needs a goal', { code: 'missing_goal', failureMode: 'USER' });
-        const result = await controller.plan(goal, profile);
-        if (json) output.out(JSON.stringify(result));
-        else {
-          output.out(`${paint(output, 'cyan', 'plan')} ${result.steps.map((s) => `${s.tool}(${JSON.stringify(s.input)})`).join(' → ') || '(empty)'} — ${result.stopReason}`);
-          for (const c of result.candidates) {
-            output.out(`  ${c.selected ? paint(output, 'green', '●') : paint(output, 'dim', '○')} [${c.clause}] ${c.tool.padEnd(12)} score ${c.score.toFixed(3)} sim ${c.similarity.toFixed(3)} cost ${c.cost} latency ${c.latency}ms  ${paint(output, 'dim', c.reason)}`);
-          }
-        }
-        return EXIT.ok;
-      }
-      case 'tools': {
-        const tools = registry.list(profile);
-        if (json) output.out(JSON.stringify(tools));
-        else for (const tool of tools) output.out(`${paint(output, 'bold', tool.name.padEnd(12))} ${tool.description} ${paint(output, 'dim', `(cost ${tool.cost}, ${tool.latency} ms)`)}`);
-        return EXIT.ok;
-      }
+      case 'run':
+      case 'plan':
+      case 'tools':
+      case 'ingest':
+      case 'query':
+      case 'runs':
+      case 'trace':
+      case 'verify':
+      case 'replay':
+        return await withBackend(parsed.values, config, (backend) => dataCommand(command, rest, backend, { ...parsed.values, profile, json }, output));
       default:
         output.err(`unknown command "${command}"\n\n${USAGE}`);
         return EXIT.usage;

@@ -1,0 +1,157 @@
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { createInterface } from 'node:readline/promises';
+import { CugarError, parseJournal, replay, toOtlp, toTraceRecords, verifyJournal, type Config, type JournalEvent, type RunOutcome } from '../core/index.ts';
+import { localBackend, remoteBackend, type Backend } from './backend.ts';
+import { paint, type Output } from './output.ts';
+
+export interface CommandOptions {
+  profile: string;
+  json: boolean;
+  'data-dir'?: string;
+  api?: string;
+  token?: string;
+  'approve-all'?: boolean;
+  otlp?: boolean;
+  k?: string;
+}
+
+const EXIT = { ok: 0, failed: 1, usage: 2, paused: 5 } as const;
+
+/** Open the local data directory or a remote server, run `fn`, and close. */
+export async function withBackend(values: Partial<CommandOptions>, config: Config, fn: (backend: Backend) => Promise<number>): Promise<number> {
+  const api = values.api ?? process.env['CUGAR_API'];
+  const backend = api ? remoteBackend(api, values.token ?? process.env['CUGAR_TOKEN'] ?? '') : await localBackend(values['data-dir'] ?? process.env['CUGAR_DATA_DIR'] ?? '.cugar', config);
+  try {
+    return await fn(backend);
+  } finally {
+    await backend.close();
+  }
+}
+
+function usage(message: string): never {
+  throw new CugarError(message, { code: 'usage', failureMode: 'USER' });
+}
+
+function printTree(output: Output, journal: readonly JournalEvent[]): void {
+  const records = toTraceRecords(journal);
+  const first = records[0];
+  if (!first) return;
+  output.out(`${paint(output, 'bold', first.runId)} ${paint(output, 'dim', first.traceId)}`);
+  for (const record of records) {
+    const duration = record.durationMs === undefined ? '' : paint(output, 'dim', ` ${record.durationMs} ms`);
+    let label: string = record.type;
+    if (record.type === 'stage') label = `stage ${String(record.data['stage'])}`;
+    if (record.type === 'tool_call_complete') label = `${paint(output, 'green', '✓')} ${record.stepId} = ${JSON.stringify(record.data['output'])}`;
+    if (record.type === 'tool_call_error') label = `${paint(output, 'red', '✗')} ${record.stepId} ${(record.data['error'] as { code: string }).code}`;
+    if (record.type === 'tool_call_start') label = `→ ${record.stepId} ${String(record.data['tool'])}(${JSON.stringify(record.data['input'])})`;
+    if (record.type === 'approval_requested') label = `${paint(output, 'yellow', '⏸')} approval ${String(record.data['approvalId'])} for ${String(record.data['tool'])}`;
+    const indent = record.type === 'stage' || record.type === 'run_completed' ? '├─ ' : '│   ';
+    output.out(`${indent}${label}${duration}`);
+  }
+}
+
+async function ask(question: string): Promise<string> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return (await rl.question(question)).trim().toLowerCase();
+  } finally {
+    rl.close();
+  }
+}
+
+/** The commands that read or write run data, locally or remotely. */
+export async function dataCommand(command: string, args: string[], backend: Backend, options: CommandOptions, output: Output): Promise<number> {
+  const emit = (value: unknown, human: () => void) => (options.json ? output.out(JSON.stringify(value)) : human());
+  switch (command) {
+    case 'tools': {
+      const tools = await backend.tools(options.profile);
+      emit(tools, () => tools.forEach((t) => output.out(`${paint(output, 'bold', t.name.padEnd(14))} ${t.description} ${paint(output, 'dim', `(cost ${t.cost}, ${t.latency} ms${t.requiresApproval ? ', needs approval' : ''})`)}`)));
+      return EXIT.ok;
+    }
+    case 'plan': {
+      const goal = args.join(' ') || usage('plan needs a goal');
+      const plan = await backend.plan(goal, options.profile);
+      emit(plan, () => {
+        output.out(`${paint(output, 'cyan', 'plan')} ${plan.steps.map((s) => `${s.tool}(${JSON.stringify(s.input)})`).join(' → ') || '(empty)'} — ${plan.stopReason}`);
+        for (const c of plan.candidates) output.out(`  ${c.selected ? paint(output, 'green', '●') : paint(output, 'dim', '○')} [${c.clause}] ${c.tool.padEnd(14)} score ${c.score.toFixed(3)} sim ${c.similarity.toFixed(3)}  ${paint(output, 'dim', c.reason)}`);
+      });
+      return EXIT.ok;
+    }
+    case 'run': {
+      const goal = args.join(' ') || usage('run needs a goal');
+      let outcome: RunOutcome = await backend.run(goal, options.profile);
+      while (outcome.status === 'paused' && outcome.pendingApproval) {
+        const approval = outcome.pendingApproval;
+        let decision: 'approve' | 'reject';
+        if (options['approve-all']) decision = 'approve';
+        else if (process.stdin.isTTY && !options.json) {
+          const answer = await ask(`${approval.tool}(${JSON.stringify(approval.args)}) needs approval (${approval.reason}). Approve? [y/N] `);
+          decision = answer === 'y' || answer === 'yes' ? 'approve' : 'reject';
+        } else break;
+        outcome = await backend.decide(approval.approvalId, decision, decision === 'approve' ? 'approved in the cugar CLI' : 'rejected in the cugar CLI');
+      }
+      emit(outcome, () => {
+        output.out(`${outcome.status === 'completed' ? paint(output, 'green', 'completed') : paint(output, outcome.status === 'paused' ? 'yellow' : 'red', outcome.status)} ${outcome.runId}`);
+        for (const [step, value] of Object.entries(outcome.outputs)) output.out(`  ${step} = ${JSON.stringify(value)}`);
+        if (outcome.error) output.err(`${outcome.error.code}: ${outcome.error.message}`);
+        if (outcome.status === 'paused') output.err(`paused for approval ${outcome.pendingApproval?.approvalId}; rerun with --approve-all, or decide through the API`);
+      });
+      return outcome.status === 'completed' ? EXIT.ok : outcome.status === 'paused' ? EXIT.paused : EXIT.failed;
+    }
+    case 'ingest': {
+      if (args.length === 0) usage('ingest needs files');
+      const documents = args.map((file) => ({ path: basename(file), text: readFileSync(file, 'utf8') }));
+      const tty = Boolean(process.stderr.isTTY) && !options.json;
+      const report = await backend.ingest(options.profile, documents, (p) => {
+        if (tty) {
+          const width = 30;
+          const filled = Math.round((p.done / p.total) * width);
+          process.stderr.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${p.done}/${p.total} ${p.path.slice(0, 40).padEnd(40)}`);
+          if (p.done === p.total) process.stderr.write('\n');
+        } else process.stderr.write(`${JSON.stringify({ event: 'progress', ...p })}\n`);
+      });
+      emit(report, () => output.out(`ingested ${report.documents} document(s), ${report.chunks} chunk(s)`));
+      return EXIT.ok;
+    }
+    case 'query': {
+      const query = args.join(' ') || usage('query needs a question');
+      const hits = await backend.query(options.profile, query, Number(options.k ?? 5));
+      emit(hits, () => hits.forEach((h) => output.out(`${h.score.toFixed(4)} ${paint(output, 'bold', `${h.path}#${h.chunk}`)} ${h.snippet}`)));
+      return EXIT.ok;
+    }
+    case 'runs': {
+      const runs = await backend.runs();
+      emit(runs, () => runs.forEach((r) => output.out(`${r.runId} ${r.status.padEnd(9)} ${r.profile} ${r.goal.slice(0, 60)}`)));
+      return EXIT.ok;
+    }
+    case 'trace': {
+      const journal = await backend.journal(args[0] ?? usage('trace needs a run id'));
+      if (options.otlp) output.out(JSON.stringify(toOtlp(journal)));
+      else emit(toTraceRecords(journal), () => printTree(output, journal));
+      return EXIT.ok;
+    }
+    case 'verify': {
+      const ids = args.length ? args : (await backend.runs()).map((r) => r.runId);
+      const results: Array<{ runId: string; ok: boolean; seq?: number; reason?: string }> = [];
+      for (const runId of ids) {
+        const result = verifyJournal(await backend.journal(runId));
+        results.push({ runId, ...result });
+      }
+      const ok = results.every((r) => r.ok);
+      emit({ ok, runs: results }, () => results.forEach((r) => output.out(`${r.ok ? paint(output, 'green', 'ok') : paint(output, 'red', `broken at seq ${r.seq}: ${r.reason}`)} ${r.runId}`)));
+      return ok ? EXIT.ok : EXIT.failed;
+    }
+    case 'replay': {
+      const source = args[0] ?? usage('replay needs a run id or a journal file');
+      const journal = /\.(nd)?json$/.test(source) ? parseJournal(readFileSync(source, 'utf8')) : await backend.journal(source);
+      // Replay needs the tools' schemas and policies: the local runtime's registry has the same built-ins a server has.
+      const registry = 'runtime' in backend ? (backend as Awaited<ReturnType<typeof localBackend>>).runtime.registry : (await localBackend(options['data-dir'] ?? '.cugar')).runtime.registry;
+      const result = await replay(journal, registry);
+      emit(result, () => output.out(result.ok ? `${paint(output, 'green', 'identical')}: ${result.events} events replayed hash for hash` : `${paint(output, 'red', 'diverged')} at seq ${result.divergence.seq}: expected ${result.divergence.expected?.type}, got ${result.divergence.actual?.type ?? 'nothing'}`));
+      return result.ok ? EXIT.ok : EXIT.failed;
+    }
+    default:
+      return usage(`unknown command ${command}`);
+  }
+}

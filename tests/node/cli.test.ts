@@ -1,0 +1,77 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startServer } from '../../src/edge/nodeServer.ts';
+
+const run = promisify(execFile);
+const root = join(import.meta.dirname, '..', '..');
+const dir = mkdtempSync(join(tmpdir(), 'cugar-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function cugar(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [join(root, 'src/cli/bin.mjs'), ...args], { cwd: root, env: { ...process.env, NO_COLOR: '1', ...env }, timeout: 60_000 });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe('the cugar command', () => {
+  const data = ['--data-dir', join(dir, 'data')];
+
+  it('runs, lists, traces, verifies and replays against the local data directory, one JSON document per --json call', async () => {
+    const result = await cugar(['run', 'add 2 and 3 then multiply the result by 4', '--json', ...data]);
+    expect(result.code).toBe(0);
+    const outcome = JSON.parse(result.stdout) as { runId: string; outputs: Record<string, number> };
+    expect(outcome.outputs).toEqual({ 'step-0': 5, 'step-1': 20 });
+    const runs = JSON.parse((await cugar(['runs', '--json', ...data])).stdout) as Array<{ runId: string }>;
+    expect(runs.map((r) => r.runId)).toContain(outcome.runId);
+    const otlp = JSON.parse((await cugar(['trace', outcome.runId, '--otlp', ...data])).stdout) as { resourceSpans: unknown[] };
+    expect(otlp.resourceSpans).toHaveLength(1);
+    expect(JSON.parse((await cugar(['verify', '--json', ...data])).stdout)).toMatchObject({ ok: true });
+    expect(JSON.parse((await cugar(['replay', outcome.runId, '--json', ...data])).stdout)).toMatchObject({ ok: true });
+    const tree = await cugar(['trace', outcome.runId, ...data]);
+    expect(tree.stdout).toContain('stage execute');
+  });
+
+  it('ingests with NDJSON progress on stderr when not a TTY, and answers queries', async () => {
+    const a = join(dir, 'bees.md');
+    const b = join(dir, 'tea.txt');
+    writeFileSync(a, 'Varroa mites weaken honey bee colonies.');
+    writeFileSync(b, 'Oolong tea is steeped several times.');
+    const result = await cugar(['ingest', a, b, '--json', ...data]);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ documents: 2 });
+    const progress = result.stderr.trim().split('\n').map((line) => JSON.parse(line) as { event: string; done: number; total: number });
+    expect(progress.map((p) => [p.done, p.total])).toEqual([[1, 2], [2, 2]]);
+    const hits = JSON.parse((await cugar(['query', 'varroa', '--json', ...data])).stdout) as Array<{ path: string }>;
+    expect(hits[0]!.path).toBe('bees.md');
+  });
+
+  it('exits with meaningful codes', async () => {
+    expect((await cugar(['nonsense'])).code).toBe(2);
+    expect((await cugar(['run', 'divide 1 by 0', ...data])).code).toBe(1);
+    expect((await cugar(['trace', 'no-such-run', ...data])).code).toBe(3);
+    expect((await cugar(['tools', '--profile', 'ghost', ...data])).code).toBe(3);
+    expect((await cugar(['--help'])).code).toBe(0);
+  });
+
+  it('works against a remote server with a token', async () => {
+    const server = await startServer({ port: 0, dataDir: join(dir, 'server'), corpusDir: join(dir, 'none'), log: () => undefined });
+    try {
+      const env = { CUGAR_API: server.url, CUGAR_TOKEN: server.localToken! };
+      const result = await cugar(['run', 'calculate (2 + 3) * 4', '--json'], env);
+      expect(JSON.parse(result.stdout)).toMatchObject({ status: 'completed', outputs: { 'step-0': 20 } });
+      const tools = JSON.parse((await cugar(['tools', '--json'], env)).stdout) as Array<{ name: string }>;
+      expect(tools.map((t) => t.name)).toContain('rag_query');
+      expect((await cugar(['tools'], { ...env, CUGAR_TOKEN: 'wrong-token' })).code).toBe(2);
+    } finally {
+      await server.close();
+    }
+  });
+});
