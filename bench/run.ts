@@ -7,6 +7,7 @@ const BENCHMARKS: Record<string, () => Promise<{ run: () => Promise<BenchResult>
   'vector-search': () => import('./vectorSearch.bench.ts'),
   orchestrator: () => import('./orchestrator.bench.ts'),
   storage: () => import('./storage.bench.ts'),
+  retrieval: () => import('./retrieval.bench.ts'),
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
