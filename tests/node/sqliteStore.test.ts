@@ -51,3 +51,22 @@ describeMemoryConformance('SQLite', {
     return new SqliteStore(path);
   },
 });
+
+describe('SqliteVectorBackend', () => {
+  it('reports a corrupt stored vector as a typed error and leaves other profiles readable', async () => {
+    const path = join(dir, 'corrupt-vectors.db');
+    const store = new SqliteStore(path);
+    const vectors = store.vectors(4);
+    await vectors.upsert('good', [{ id: 'a', vector: Float32Array.of(1, 0, 0, 0) }]);
+    await vectors.upsert('bad', [{ id: 'b', vector: Float32Array.of(0, 1, 0, 0) }]);
+    await store.close();
+    const raw = new Database(path);
+    raw.prepare("UPDATE vectors SET vector = x'0102' WHERE profile = 'bad'").run();
+    raw.close();
+    const reopened = new SqliteStore(path);
+    await expect(reopened.vectors(4).count('bad')).rejects.toMatchObject({ code: 'corrupt_row', failureMode: 'SYSTEM' });
+    const fresh = reopened.vectors(4);
+    expect((await fresh.search('good', Float32Array.of(1, 0, 0, 0)))[0]).toMatchObject({ id: 'a', score: 1 });
+    await reopened.close();
+  });
+});
