@@ -8,6 +8,7 @@ const BENCHMARKS: Record<string, () => Promise<{ run: () => Promise<BenchResult>
   orchestrator: () => import('./orchestrator.bench.ts'),
   storage: () => import('./storage.bench.ts'),
   retrieval: () => import('./retrieval.bench.ts'),
+  http: () => import('./http.bench.ts'),
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -106,7 +106,8 @@ export async function main(argv: readonly string[], output: Output = createOutpu
   try {
     switch (command) {
       case 'serve': {
-        const { startServer, parseTokens } = await import('../edge/nodeServer.ts');
+        const { startServer, parseTokens, parseRateLimit } = await import('../edge/nodeServer.ts');
+        const rateLimit = parseRateLimit(process.env['CUGAR_RATE_LIMIT']);
         const port = parsed.values.port === undefined ? 8787 : Number(parsed.values.port);
         if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CugarError(`--port must be 0-65535`, { code: 'invalid_port', failureMode: 'USER' });
         const server = await startServer({
@@ -114,6 +115,7 @@ export async function main(argv: readonly string[], output: Output = createOutpu
           hostname: parsed.values.host ?? process.env['CUGAR_HOST'] ?? '127.0.0.1',
           dataDir: parsed.values['data-dir'] ?? process.env['CUGAR_DATA_DIR'] ?? '.cugar',
           tokens: parseTokens(process.env['CUGAR_TOKENS']),
+          ...(rateLimit ? { rateLimit } : {}),
           config,
           log: (line) => output.err(line),
         });

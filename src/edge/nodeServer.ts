@@ -23,6 +23,10 @@ export interface ServeOptions {
   /** Static files served at `/`. Default `public`. */
   staticDir?: string;
   config?: Config;
+  /** SQLite durability; default NORMAL (survives process crashes), FULL also survives power loss. */
+  synchronous?: 'FULL' | 'NORMAL';
+  /** Per-token rate limit; default 50 requests/s with bursts of 100. */
+  rateLimit?: { perSecond: number; burst: number };
   log?: (line: string) => void;
 }
 
@@ -36,6 +40,14 @@ export interface RunningServer {
 }
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+
+/** Parse `CUGAR_RATE_LIMIT`: `perSecond,burst`. */
+export function parseRateLimit(text: string | undefined): { perSecond: number; burst: number } | undefined {
+  if (!text) return undefined;
+  const [perSecond, burst] = text.split(',').map(Number);
+  if (!(perSecond! > 0) || !(burst! >= 1)) throw new Error('CUGAR_RATE_LIMIT must be "perSecond,burst" with positive numbers');
+  return { perSecond: perSecond!, burst: burst! };
+}
 
 /** Parse `CUGAR_TOKENS`: `token=profile1,profile2;other=*`. */
 export function parseTokens(text: string | undefined): TokenMap {
@@ -67,7 +79,9 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const config = options.config ?? parseConfig({ ...process.env }).config;
   const dataDir = resolve(options.dataDir ?? '.cugar');
   mkdirSync(dataDir, { recursive: true });
-  const store = new SqliteStore(join(dataDir, 'cugar.db'));
+  // WAL with synchronous=NORMAL survives process crashes (every SIGKILL test runs this way) and
+  // halves the cost of a commit; CUGAR_SQLITE_SYNC=FULL also survives power loss.
+  const store = new SqliteStore(join(dataDir, 'cugar.db'), { synchronous: options.synchronous ?? (process.env['CUGAR_SQLITE_SYNC'] === 'FULL' ? 'FULL' : 'NORMAL') });
   const runtime = await createRuntime(store, config);
 
   const corpusDir = resolve(options.corpusDir ?? 'public/corpus');
@@ -82,7 +96,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     }
   }
 
-  const app = createApp(runtime, { tokens, ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}) });
+  const app = createApp(runtime, { tokens, ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}), ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}) });
   const staticDir = options.staticDir ?? 'public';
   app.use('/*', serveStatic({ root: staticDir }));
 

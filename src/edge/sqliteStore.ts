@@ -27,7 +27,7 @@ export interface SqliteStoreOptions {
    * after its transaction committed. Default true.
    */
   groupCommit?: boolean;
-  /** SQLite `synchronous`: `FULL` survives power loss, `NORMAL` survives process crashes. Default `FULL`. */
+  /** SQLite `synchronous`: `FULL` survives power loss, `NORMAL` (in WAL mode) survives process crashes. Default `FULL`. */
   synchronous?: 'FULL' | 'NORMAL';
 }
 

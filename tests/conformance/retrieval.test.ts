@@ -1,3 +1,4 @@
+/// <reference types="vite/client" />
 import { describe, expect, it } from 'vitest';
 import labelled from '../fixtures/retrieval.json';
 import { evaluateRetrieval } from '../support/retrievalEval.ts';

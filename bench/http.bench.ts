@@ -1,0 +1,74 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { machineDescription, type BenchResult } from './report.ts';
+import { fmt } from './stats.ts';
+
+const root = new URL('..', import.meta.url).pathname;
+const DURATION = 5;
+const CONNECTIONS = 10;
+
+interface Started {
+  child: ChildProcess;
+  url: string;
+  token?: string;
+}
+
+/** Start a server in its own process (so the load generator does not share its event loop) and wait for its URL. */
+function startChild(args: string[], env: Record<string, string> = {}): Promise<Started> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let text = '';
+    const onData = (chunk: Buffer) => {
+      text += chunk.toString();
+      const url = /(?:listening|on) (http:\/\/127\.0\.0\.1:\d+)/.exec(text)?.[1];
+      const token = /local token: (\w+)/.exec(text)?.[1];
+      if (url && (token || args.some((a) => a.includes('helloServer')))) resolve({ child, url, ...(token ? { token } : {}) });
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${text}`)));
+  });
+}
+
+async function load(options: autocannon.Options): Promise<{ rps: number; p99: number; errors: number; non2xx: number }> {
+  const result = await autocannon({ duration: DURATION, connections: CONNECTIONS, ...options });
+  return { rps: result.requests.average, p99: result.latency.p99, errors: result.errors, non2xx: result.non2xx };
+}
+
+/** HTTP throughput and latency of the Node host against a hello-world ceiling. */
+export async function run(): Promise<BenchResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'cugar-http-bench-'));
+  const hello = await startChild(['--import', 'tsx', join(root, 'bench/helloServer.ts')]);
+  const cugar = await startChild([join(root, 'src/cli/bin.mjs'), 'serve', '--port', '0', '--data-dir', dir], { CUGAR_RATE_LIMIT: '1000000,1000000' });
+  try {
+    const auth = { authorization: `Bearer ${cugar.token}`, 'content-type': 'application/json' };
+    const ceiling = await load({ url: `${hello.url}/hello` });
+    const health = await load({ url: `${cugar.url}/v1/health` });
+    const plan = await load({ url: `${cugar.url}/v1/plan`, method: 'POST', headers: auth, body: JSON.stringify({ goal: 'add 2 and 3 then multiply the result by 4', profile: 'demo' }) });
+    const runs = await load({ url: `${cugar.url}/v1/runs`, method: 'POST', headers: auth, body: JSON.stringify({ goal: 'add 2 and 3, then multiply the result by 4, then subtract 1 from the result', profile: 'demo' }) });
+    const share = runs.rps / ceiling.rps;
+    const row = (name: string, r: Awaited<ReturnType<typeof load>>) => [name, fmt(r.rps, 0), fmt(r.p99, 1), String(r.errors + r.non2xx), `${fmt((r.rps / ceiling.rps) * 100, 1)} %`];
+    return {
+      name: 'http',
+      title: 'HTTP API on the Node host (loopback)',
+      method: `autocannon, ${CONNECTIONS} connections for ${DURATION} s per route, against \`cugar serve\` (SQLite in WAL mode with synchronous=NORMAL, its default; every run journaled) and a plain Hono hello-world on the same @hono/node-server stack, each server in its own process on 127.0.0.1. POST /v1/runs plans and runs a three-step goal and answers with the result.`,
+      columns: ['route', 'req/s', 'p99 ms', 'errors + non-2xx', 'of hello-world'],
+      rows: [row('Hono hello-world (ceiling)', ceiling), row('GET /v1/health', health), row('POST /v1/plan', plan), row('POST /v1/runs (3 steps, waits for the result)', runs)],
+      targets: [
+        { label: 'POST /v1/runs vs hello-world', measured: `${fmt(share * 100, 1)} %`, target: '≥ 30 %', met: share >= 0.3 },
+        { label: 'POST /v1/runs p99', measured: `${fmt(runs.p99, 1)} ms`, target: '< 20 ms', met: runs.p99 < 20 },
+      ],
+      notes: ['SSE fan-out to 100 clients is not measured yet. The rate limiter is opened up for this run (CUGAR_RATE_LIMIT); its default is 50 requests/s per token with bursts of 100.'],
+      measuredAt: new Date().toISOString().slice(0, 10),
+      machine: machineDescription(),
+    };
+  } finally {
+    hello.child.kill('SIGTERM');
+    cugar.child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 300));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
