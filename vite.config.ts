@@ -27,6 +27,15 @@ export default defineConfig({
       },
       {
         test: {
+          name: 'workerd',
+          environment: 'node',
+          include: ['tests/workerd/**/*.test.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        test: {
           name: 'chromium',
           include: ['tests/conformance/**/*.test.ts'],
           testTimeout: 60_000,

@@ -66,7 +66,7 @@ if (!run('typecheck', bin('tsc'), ['--noEmit', '-p', 'tsconfig.json'])) failed +
 if (!run('typecheck (core: no DOM, no Node)', bin('tsc'), ['--noEmit', '-p', 'src/core/tsconfig.json'])) failed += 1;
 if (!run('lint', bin('eslint'), ['--max-warnings', '0', '.'])) failed += 1;
 
-const projects = ['node'];
+const projects = ['node', 'workerd'];
 if (ensureChromium()) projects.push('chromium');
 else {
   failed += 1;
@@ -77,7 +77,7 @@ run(
   `vitest (${projects.join(', ')})`,
   bin('vitest'),
   ['run', ...projects.flatMap((p) => ['--project', p]), '--reporter=default', '--reporter=json', `--outputFile.json=${vitestReport}`],
-  { env: { CHROMIUM_PATH: chromium } },
+  { env: { CHROMIUM_PATH: chromium, WRANGLER_SEND_METRICS: 'false', WRANGLER_SEND_ERROR_REPORTS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false' } },
 );
 countVitest(vitestReport);
 

@@ -312,7 +312,10 @@ export function createApp(runtime: Runtime, options: AppOptions): OpenAPIHono<En
           if (queue.length === 0) await new Promise<void>((resolve) => ((wake = resolve), setTimeout(resolve, 1000)));
           wake = undefined;
           while (queue.length) await send(queue.shift()!);
+          // Events appended by another process or isolate reach this stream through the store.
+          for (const event of await runtime.store.readJournal(runId, sent + 1)) await send(event);
         }
+        for (const event of await runtime.store.readJournal(runId, sent + 1)) await send(event);
       } finally {
         unsubscribe();
       }

@@ -7,6 +7,7 @@ import { DOCUMENT_EXTENSIONS, parseConfig, type Config } from '../core/index.ts'
 import { createApp } from './app.ts';
 import { createRuntime, type Runtime } from './runtime.ts';
 import type { TokenMap } from './security.ts';
+import { parseTokenMap } from './tokens.ts';
 import { SqliteStore } from './sqliteStore.ts';
 
 /** Options of {@link startServer}. */
@@ -50,15 +51,7 @@ export function parseRateLimit(text: string | undefined): { perSecond: number; b
 }
 
 /** Parse `CUGAR_TOKENS`: `token=profile1,profile2;other=*`. */
-export function parseTokens(text: string | undefined): TokenMap {
-  const tokens: TokenMap = {};
-  for (const entry of (text ?? '').split(';').map((e) => e.trim()).filter(Boolean)) {
-    const [token, profiles] = entry.split('=');
-    if (!token || token.length < 16) throw new Error('each CUGAR_TOKENS token must be at least 16 characters');
-    tokens[token] = !profiles || profiles.trim() === '*' ? '*' : profiles.split(',').map((p) => p.trim()).filter(Boolean);
-  }
-  return tokens;
-}
+export const parseTokens = parseTokenMap;
 
 /**
  * The Node host: the API and the static files on one port, data in SQLite under `dataDir`.

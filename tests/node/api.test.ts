@@ -1,14 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { parseConfig, verifyJournal, type JournalEvent } from '../../src/core/index.ts';
+import { parseConfig } from '../../src/core/index.ts';
 import { PUBLIC_ROUTES, createApp } from '../../src/edge/app.ts';
+import { parseTokenMap } from '../../src/edge/tokens.ts';
+import { ADMIN, DEMO, OTHER, TOKENS, caller, describeApiConformance } from '../support/apiConformance.ts';
 import { createRuntime } from '../../src/edge/runtime.ts';
 import { SqliteStore } from '../../src/edge/sqliteStore.ts';
 
-const ADMIN = 'admin-token-0123456789abcdef';
-const DEMO = 'demo-token-0123456789abcdef';
-const OTHER = 'other-token-0123456789abcdef';
 
 async function setup(options: Partial<Parameters<typeof createApp>[1]> = {}) {
   const runtime = await createRuntime(new SqliteStore(':memory:'), parseConfig({}).config);
@@ -24,68 +23,10 @@ async function setup(options: Partial<Parameters<typeof createApp>[1]> = {}) {
   return { runtime, app, call };
 }
 
-describe('API conformance (Node host, in process)', () => {
-  it('serves health and an OpenAPI document generated from the schemas', async () => {
-    const { call } = await setup();
-    expect(await (await call('GET', '/v1/health', { token: null })).json()).toEqual({ status: 'ok', version: '0.1.0' });
-    const doc = (await (await call('GET', '/openapi.json', { token: null })).json()) as { openapi: string; paths: Record<string, unknown> };
-    expect(doc.openapi).toBe('3.1.0');
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/v1/runs', '/v1/runs/{runId}', '/v1/approvals/{approvalId}', '/v1/ingest', '/v1/query', '/v1/plan']));
-  });
-
-  it('lists tools, plans a dry run, runs a goal, and exposes journal, trace, OTLP and audit', async () => {
-    const { call } = await setup();
-    const tools = (await (await call('GET', '/v1/profiles/demo/tools')).json()) as { tools: Array<{ name: string; inputSchema: unknown }> };
-    expect(tools.tools.map((t) => t.name)).toContain('add');
-    const plan = (await (await call('POST', '/v1/plan', { body: { goal: 'add 2 and 3', profile: 'demo' } })).json()) as { steps: unknown[]; candidates: unknown[] };
-    expect(plan.steps).toHaveLength(1);
-    expect(plan.candidates.length).toBeGreaterThan(1);
-    const run = (await (await call('POST', '/v1/runs', { body: { goal: 'add 2 and 3 then multiply the result by 4', profile: 'demo' } })).json()) as { runId: string; status: string; outputs: unknown };
-    expect(run).toMatchObject({ status: 'completed', outputs: { 'step-0': 5, 'step-1': 20 } });
-    const journal = (await (await call('GET', `/v1/runs/${run.runId}/journal`)).json()) as { events: JournalEvent[] };
-    expect(verifyJournal(journal.events).ok).toBe(true);
-    const ndjson = await (await call('GET', `/v1/runs/${run.runId}/journal?format=ndjson`)).text();
-    expect(ndjson.trim().split('\n')).toHaveLength(journal.events.length);
-    const trace = (await (await call('GET', `/v1/runs/${run.runId}/trace`)).json()) as { records: Array<{ durationMs?: number }> };
-    expect(trace.records.length).toBe(journal.events.length);
-    const otlp = (await (await call('GET', `/v1/runs/${run.runId}/otlp`)).json()) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: Array<{ name: string; traceId: string; spanId: string; attributes: Array<{ key: string }> }> }> }> };
-    const spans = otlp.resourceSpans[0]!.scopeSpans[0]!.spans;
-    expect(spans.map((s) => s.name)).toEqual(['invoke_agent demo', 'execute_tool add', 'execute_tool multiply']);
-    expect(spans.every((s) => /^[0-9a-f]{32}$/.test(s.traceId) && /^[0-9a-f]{16}$/.test(s.spanId))).toBe(true);
-    expect(spans[1]!.attributes.map((a) => a.key)).toContain('gen_ai.tool.name');
-    expect(await (await call('GET', `/v1/audit/runs/${run.runId}`)).json()).toMatchObject({ ok: true });
-    expect(await (await call('GET', '/v1/audit')).json()).toMatchObject({ ok: true });
-    expect((await (await call('GET', '/v1/runs?status=completed')).json()) as { runs: unknown[] }).toMatchObject({ runs: [{ runId: run.runId }] });
-  });
-
-  it('pauses for approval, lists it, and continues after the decision', async () => {
-    const { call } = await setup();
-    const paused = (await (await call('POST', '/v1/runs', { body: { goal: 'transfer(amount=10, to="savings")', profile: 'demo' } })).json()) as { runId: string; status: string; pendingApproval: { approvalId: string } };
-    expect(paused.status).toBe('paused');
-    const list = (await (await call('GET', '/v1/approvals?status=pending')).json()) as { approvals: Array<{ approvalId: string }> };
-    expect(list.approvals.map((a) => a.approvalId)).toEqual([paused.pendingApproval.approvalId]);
-    const bad = await call('POST', `/v1/approvals/${encodeURIComponent(paused.pendingApproval.approvalId)}`, { body: { decision: 'edit', args: { amount: -1, to: 'x' } } });
-    expect(bad.status).toBe(400);
-    const done = await call('POST', `/v1/approvals/${encodeURIComponent(paused.pendingApproval.approvalId)}`, { body: { decision: 'approve', reason: 'ok' } });
-    expect(await done.json()).toMatchObject({ status: 'completed', outputs: { 'step-0': 'sent 10 to savings' } });
-    const again = await call('POST', `/v1/approvals/${encodeURIComponent(paused.pendingApproval.approvalId)}`, { body: { decision: 'approve' } });
-    expect(again.status).toBe(409);
-    expect((await call('POST', `/v1/runs/${paused.runId}/resume`)).status).toBe(409);
-  });
-
-  it('ingests with progress events and answers queries; stores and lists facts', async () => {
-    const { call } = await setup();
-    const stream = await call('POST', '/v1/ingest', { body: { profile: 'demo', documents: [{ path: 'bees.md', text: 'Varroa mites weaken honey bee colonies.' }, { path: 'tea.txt', text: 'Oolong tea is steeped several times.' }] }, headers: { accept: 'text/event-stream' } });
-    const text = await stream.text();
-    expect(text.match(/event: progress/g)).toHaveLength(2);
-    expect(text).toContain('event: done');
-    const hits = (await (await call('POST', '/v1/query', { body: { profile: 'demo', query: 'varroa mites', k: 2 } })).json()) as { hits: Array<{ path: string }> };
-    expect(hits.hits[0]!.path).toBe('bees.md');
-    expect((await call('POST', '/v1/ingest', { body: { profile: 'demo', documents: [{ path: 'x.txt', text: '' }] } })).status).toBe(400);
-    expect((await call('POST', '/v1/memory/facts', { body: { profile: 'demo', namespace: 'prefs', value: { theme: 'dark' } } })).status).toBe(200);
-    expect(await (await call('GET', '/v1/memory/facts?profile=demo&namespace=prefs')).json()).toMatchObject({ facts: [{ value: { theme: 'dark' } }], namespaces: ['prefs'] });
-    expect((await call('GET', '/v1/memory/facts?profile=demo&namespace=nothing')).status).toBe(404);
-  });
+describeApiConformance('Node host (in process)', async () => {
+  const runtime = await createRuntime(new SqliteStore(':memory:'), parseConfig({}).config);
+  const app = createApp(runtime, { tokens: parseTokenMap(TOKENS), rateLimit: { perSecond: 1000, burst: 5000 } });
+  return { call: caller(async (path, init) => app.request(path, init)), close: () => runtime.store.close?.() ?? Promise.resolve() };
 });
 
 describe('API security', () => {
@@ -193,29 +134,3 @@ describe('API security', () => {
   });
 });
 
-describe('live events over SSE', () => {
-  it('replays what a client missed from Last-Event-ID, then streams live events until the run ends', async () => {
-    const { call } = await setup();
-    const paused = (await (await call('POST', '/v1/runs', { body: { goal: 'transfer(amount=7, to="x")', profile: 'demo' } })).json()) as { runId: string; head: { seq: number }; pendingApproval: { approvalId: string } };
-    const response = await call('GET', `/v1/runs/${paused.runId}/events`, { headers: { 'last-event-id': '3', accept: 'text/event-stream' } });
-    const reader = response.body!.getReader();
-    const decoder = new TextDecoder();
-    let text = '';
-    const readUntil = async (needle: string) => {
-      while (!text.includes(needle)) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        text += decoder.decode(value);
-      }
-    };
-    await readUntil(`id: ${paused.head.seq}\n`);
-    const ids = () => [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
-    expect(ids()[0]).toBe(4);
-    // Now the run continues; the stream delivers the new events live and then ends.
-    await call('POST', `/v1/approvals/${encodeURIComponent(paused.pendingApproval.approvalId)}`, { body: { decision: 'approve' } });
-    await readUntil('event: run_completed');
-    const all = ids();
-    expect(all).toEqual(Array.from({ length: all.length }, (_, i) => i + 4));
-    expect(text).toContain('event: approval_received');
-  });
-});

@@ -6,8 +6,10 @@ import type { ToolRegistry } from './toolRegistry.ts';
 
 /**
  * Register the memory tools in `profile` (default `demo`): `remember` (keep a note for
- * semantic recall), `search_memory` (semantic search of notes) and `rag_query` (hybrid search
- * of ingested documents). Each reads and writes only the profile of the call's context.
+ * semantic recall), `search_memory` (semantic search of notes), `rag_query` (hybrid search
+ * of ingested documents) and `send_message` (queue a message in the profile's `outbox`
+ * facts, only after a person approves it). Each reads and writes only the profile of the
+ * call's context.
  */
 export function registerMemoryTools(registry: ToolRegistry, deps: { memory: MemoryManager; retriever: RagRetriever }, profile = 'demo'): string[] {
   registry.register(
@@ -50,5 +52,21 @@ export function registerMemoryTools(registry: ToolRegistry, deps: { memory: Memo
       handler: async ({ query, k }, context) => (await deps.retriever.search(context.profile, query, { k })).map(({ path, chunk, score, snippet }) => ({ path, chunk, score, snippet })),
     }),
   );
-  return ['rag_query', 'remember', 'search_memory'];
+  registry.register(
+    profile,
+    'send_message',
+    defineTool({
+      description: 'Send a message to a recipient: it is queued in the outbox once a person approves it.',
+      parameters: z.object({ to: z.string().min(1).max(200).describe('recipient'), text: z.string().min(1).max(10_000).describe('message text') }),
+      cost: 0.5,
+      latency: 5,
+      capabilities: ['memory'],
+      requiresApproval: true,
+      handler: async ({ to, text }, context) => {
+        const fact = await deps.memory.storeFact(context.profile, 'outbox', { to, text, runId: context.runId }, { key: context.idempotencyKey });
+        return { queued: true, to, id: fact.id };
+      },
+    }),
+  );
+  return ['rag_query', 'remember', 'search_memory', 'send_message'];
 }

@@ -1,0 +1,144 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyJournal, type JournalEvent } from '../../src/core/index.ts';
+
+export const ADMIN = 'admin-token-0123456789abcdef';
+export const DEMO = 'demo-token-0123456789abcdef';
+export const OTHER = 'other-token-0123456789abcdef';
+/** The tokens every host under test is configured with. */
+export const TOKENS = `${ADMIN}=*;${DEMO}=demo;${OTHER}=other`;
+
+export type Call = (method: string, path: string, init?: { token?: string | null; body?: unknown; headers?: Record<string, string> }) => Promise<Response>;
+
+/** Build a {@link Call} over any fetch-like function (an in-process app, or a real server). */
+export function caller(fetcher: (path: string, init: RequestInit) => Promise<Response>): Call {
+  return (method, path, init = {}) =>
+    fetcher(path, {
+      method,
+      headers: { ...(init.token === null ? {} : { authorization: `Bearer ${init.token ?? DEMO}` }), ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers },
+      ...(init.body !== undefined ? { body: typeof init.body === 'string' ? init.body : JSON.stringify(init.body) } : {}),
+    });
+}
+
+/**
+ * The API conformance suite: the same requests and expectations for every host (the Node
+ * host in process, and the Cloudflare Worker in workerd). Hosts are configured with
+ * {@link TOKENS} and the built-in tools of the `demo` profile.
+ */
+export function describeApiConformance(name: string, start: () => Promise<{ call: Call; close(): Promise<void> }>): void {
+  describe(`API conformance: ${name}`, () => {
+    let call: Call;
+    let close: () => Promise<void>;
+    beforeAll(async () => {
+      ({ call, close } = await start());
+    }, 120_000);
+    afterAll(async () => close?.());
+
+    it('serves health and an OpenAPI document generated from the schemas', async () => {
+      expect(await (await call('GET', '/v1/health', { token: null })).json()).toEqual({ status: 'ok', version: '0.1.0' });
+      const doc = (await (await call('GET', '/openapi.json', { token: null })).json()) as { openapi: string; paths: Record<string, unknown> };
+      expect(doc.openapi).toBe('3.1.0');
+      expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/v1/runs', '/v1/runs/{runId}', '/v1/approvals/{approvalId}', '/v1/ingest', '/v1/query', '/v1/plan']));
+    });
+
+    it('lists tools, plans a dry run, runs a goal, and exposes journal, trace, OTLP and audit', async () => {
+      const tools = (await (await call('GET', '/v1/profiles/demo/tools')).json()) as { tools: Array<{ name: string }> };
+      expect(tools.tools.map((t) => t.name)).toEqual(expect.arrayContaining(['add', 'rag_query', 'send_message']));
+      const plan = (await (await call('POST', '/v1/plan', { body: { goal: 'add 2 and 3', profile: 'demo' } })).json()) as { steps: unknown[]; candidates: unknown[] };
+      expect(plan.steps).toHaveLength(1);
+      expect(plan.candidates.length).toBeGreaterThan(1);
+      const run = (await (await call('POST', '/v1/runs', { body: { goal: 'add 2 and 3 then multiply the result by 4', profile: 'demo' } })).json()) as { runId: string };
+      expect(run).toMatchObject({ status: 'completed', outputs: { 'step-0': 5, 'step-1': 20 } });
+      const journal = (await (await call('GET', `/v1/runs/${run.runId}/journal`)).json()) as { events: JournalEvent[] };
+      expect(verifyJournal(journal.events).ok).toBe(true);
+      const ndjson = await (await call('GET', `/v1/runs/${run.runId}/journal?format=ndjson`)).text();
+      expect(ndjson.trim().split('\n')).toHaveLength(journal.events.length);
+      const trace = (await (await call('GET', `/v1/runs/${run.runId}/trace`)).json()) as { records: unknown[] };
+      expect(trace.records.length).toBe(journal.events.length);
+      const otlp = (await (await call('GET', `/v1/runs/${run.runId}/otlp`)).json()) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: Array<{ name: string; traceId: string; spanId: string; attributes: Array<{ key: string }> }> }> }> };
+      const spans = otlp.resourceSpans[0]!.scopeSpans[0]!.spans;
+      expect(spans.map((s) => s.name)).toEqual(['invoke_agent demo', 'execute_tool add', 'execute_tool multiply']);
+      expect(spans.every((s) => /^[0-9a-f]{32}$/.test(s.traceId) && /^[0-9a-f]{16}$/.test(s.spanId))).toBe(true);
+      expect(spans[1]!.attributes.map((a) => a.key)).toContain('gen_ai.tool.name');
+      expect(await (await call('GET', `/v1/audit/runs/${run.runId}`)).json()).toMatchObject({ ok: true });
+      expect(await (await call('GET', '/v1/audit')).json()).toMatchObject({ ok: true });
+      const listed = (await (await call('GET', '/v1/runs?status=completed')).json()) as { runs: Array<{ runId: string }> };
+      expect(listed.runs.map((r) => r.runId)).toContain(run.runId);
+    });
+
+    it('pauses for approval, lists it, and continues after the decision', async () => {
+      const paused = (await (await call('POST', '/v1/runs', { body: { goal: 'send_message(to="ops", text="deploy finished")', profile: 'demo' } })).json()) as { runId: string; status: string; pendingApproval: { approvalId: string } };
+      expect(paused.status).toBe('paused');
+      const id = encodeURIComponent(paused.pendingApproval.approvalId);
+      const list = (await (await call('GET', '/v1/approvals?status=pending')).json()) as { approvals: Array<{ approvalId: string }> };
+      expect(list.approvals.map((a) => a.approvalId)).toContain(paused.pendingApproval.approvalId);
+      expect((await call('POST', `/v1/approvals/${id}`, { body: { decision: 'edit', args: { to: '' , text: 'x' } } })).status).toBe(400);
+      const done = await call('POST', `/v1/approvals/${id}`, { body: { decision: 'approve', reason: 'ok' } });
+      expect(await done.json()).toMatchObject({ status: 'completed', outputs: { 'step-0': { queued: true, to: 'ops' } } });
+      expect((await call('POST', `/v1/approvals/${id}`, { body: { decision: 'approve' } })).status).toBe(409);
+      expect((await call('POST', `/v1/runs/${paused.runId}/resume`)).status).toBe(409);
+      const outbox = (await (await call('GET', '/v1/memory/facts?profile=demo&namespace=outbox')).json()) as { facts: Array<{ value: { text: string } }> };
+      expect(outbox.facts.map((f) => f.value.text)).toContain('deploy finished');
+    });
+
+    it('ingests with progress events and answers queries', async () => {
+      const stream = await call('POST', '/v1/ingest', { body: { profile: 'demo', documents: [{ path: 'bees-c.md', text: 'Varroa mites weaken honey bee colonies.' }, { path: 'tea-c.txt', text: 'Oolong tea is steeped several times.' }] }, headers: { accept: 'text/event-stream' } });
+      const text = await stream.text();
+      expect(text.match(/event: progress/g)).toHaveLength(2);
+      expect(text).toContain('event: done');
+      const hits = (await (await call('POST', '/v1/query', { body: { profile: 'demo', query: 'varroa mites', k: 2 } })).json()) as { hits: Array<{ path: string }> };
+      expect(hits.hits[0]!.path).toBe('bees-c.md');
+      expect((await call('POST', '/v1/ingest', { body: { profile: 'demo', documents: [{ path: 'x.txt', text: '' }] } })).status).toBe(400);
+      expect((await call('GET', '/v1/memory/facts?profile=demo&namespace=nothing-here')).status).toBe(404);
+    });
+
+    it('refuses missing, wrong and other-profile tokens', async () => {
+      for (const [method, path, body] of [
+        ['GET', '/v1/profiles/demo/tools', undefined],
+        ['POST', '/v1/plan', { goal: 'add 1 and 2', profile: 'demo' }],
+        ['POST', '/v1/runs', { goal: 'add 1 and 2', profile: 'demo' }],
+        ['POST', '/v1/query', { profile: 'demo', query: 'x' }],
+        ['GET', '/v1/memory/facts?profile=demo', undefined],
+      ] as const) {
+        expect((await call(method, path, { token: null, ...(body ? { body } : {}) })).status, `${path} without a token`).toBe(401);
+        expect((await call(method, path, { token: 'not-a-real-token-at-all', ...(body ? { body } : {}) })).status, `${path} wrong token`).toBe(401);
+        expect((await call(method, path, { token: OTHER, ...(body ? { body } : {}) })).status, `${path} other profile`).toBe(403);
+      }
+      const mine = (await (await call('GET', '/v1/runs', { token: OTHER })).json()) as { runs: unknown[] };
+      expect(mine.runs).toEqual([]);
+    });
+
+    it('makes one run for 50 concurrent duplicates of an Idempotency-Key, and 422 for a different body', async () => {
+      const body = { goal: 'add 4 and 4', profile: 'demo' };
+      const responses = await Promise.all(Array.from({ length: 50 }, () => call('POST', '/v1/runs', { body, headers: { 'idempotency-key': 'conformance-key' } })));
+      const runs = await Promise.all(responses.map((r) => r.json() as Promise<{ runId: string; status: string }>));
+      expect(new Set(runs.map((r) => r.runId)).size).toBe(1);
+      expect(runs.every((r) => r.status === 'completed')).toBe(true);
+      const mismatch = await call('POST', '/v1/runs', { body: { ...body, goal: 'add 5 and 5' }, headers: { 'idempotency-key': 'conformance-key' } });
+      expect(mismatch.status).toBe(422);
+    });
+
+    it('replays what an SSE client missed from Last-Event-ID, then streams live events until the run ends', async () => {
+      const paused = (await (await call('POST', '/v1/runs', { body: { goal: 'send_message(to="qa", text="ready")', profile: 'demo' } })).json()) as { runId: string; head: { seq: number }; pendingApproval: { approvalId: string } };
+      const response = await call('GET', `/v1/runs/${paused.runId}/events`, { headers: { 'last-event-id': '3', accept: 'text/event-stream' } });
+      const reader = response.body!.getReader();
+      const decoder = new TextDecoder();
+      let text = '';
+      const readUntil = async (needle: string) => {
+        while (!text.includes(needle)) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          text += decoder.decode(value);
+        }
+      };
+      await readUntil(`id: ${paused.head.seq}\n`);
+      const ids = () => [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
+      expect(ids()[0]).toBe(4);
+      await call('POST', `/v1/approvals/${encodeURIComponent(paused.pendingApproval.approvalId)}`, { body: { decision: 'approve' } });
+      await readUntil('event: run_completed');
+      await reader.cancel();
+      const all = ids();
+      expect(all).toEqual(Array.from({ length: all.length }, (_, i) => i + 4));
+      expect(text).toContain('event: approval_received');
+    });
+  });
+}
