@@ -1,3 +1,4 @@
+import react from '@vitejs/plugin-react';
 import { playwright } from '@vitest/browser-playwright';
 import { defineConfig } from 'vitest/config';
 
@@ -15,6 +16,11 @@ export const CHROMIUM_ARGS = [
 export const CHROMIUM_PATH = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 
 export default defineConfig({
+  // `vite build` builds the dashboard from src/web into dist/web; the test projects below run
+  // from the repository root (vitest sets VITEST), so the root only moves for the build.
+  ...(process.env['VITEST'] ? {} : { root: 'src/web' }),
+  plugins: [react()],
+  build: { outDir: new URL('./dist/web', import.meta.url).pathname, emptyOutDir: true },
   test: {
     projects: [
       {

@@ -66,6 +66,8 @@ if (!run('typecheck', bin('tsc'), ['--noEmit', '-p', 'tsconfig.json'])) failed +
 if (!run('typecheck (core: no DOM, no Node)', bin('tsc'), ['--noEmit', '-p', 'src/core/tsconfig.json'])) failed += 1;
 if (!run('lint', bin('eslint'), ['--max-warnings', '0', '.'])) failed += 1;
 
+if (!run('build the dashboard', bin('vite'), ['build', '--logLevel', 'warn'])) failed += 1;
+
 const projects = ['node', 'workerd'];
 if (ensureChromium()) projects.push('chromium');
 else {

@@ -90,8 +90,9 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   }
 
   const app = createApp(runtime, { tokens, ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}), ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}) });
-  const staticDir = options.staticDir ?? 'public';
-  app.use('/*', serveStatic({ root: staticDir }));
+  // The built dashboard first (when `vite build` has run), then the plain public files.
+  const staticDirs = options.staticDir ? [options.staticDir] : existsSync('dist/web/index.html') ? ['dist/web', 'public'] : ['public'];
+  for (const root of staticDirs) app.use('/*', serveStatic({ root }));
 
   const server: ServerType = await new Promise((resolveServer) => {
     const s = serve({ fetch: app.fetch, port, hostname }, () => resolveServer(s));
@@ -100,7 +101,10 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const actualPort = typeof address === 'object' && address ? address.port : port;
   const url = `http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${actualPort}`;
   log(`CUGAr API and dashboard on ${url} (data in ${dataDir})`);
-  if (localToken) log(`local token: ${localToken}`);
+  if (localToken) {
+    log(`local token: ${localToken}`);
+    log(`dashboard: ${url}/#token=${localToken}`);
+  }
 
   let closing: Promise<void> | undefined;
   const close = () =>

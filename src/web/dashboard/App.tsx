@@ -1,0 +1,90 @@
+import { useQuery } from '@tanstack/react-query';
+import { useEffect, useState, type FormEvent } from 'react';
+import { api, clearToken, initialToken, saveToken, type Approval } from './api.ts';
+import { Approvals } from './Approvals.tsx';
+import { Audit } from './Audit.tsx';
+import { Playground } from './Playground.tsx';
+import { RunDetail } from './RunDetail.tsx';
+import { Runs } from './Runs.tsx';
+
+/** The current hash route: `#/runs`, `#/runs/<id>`, `#/playground`, `#/approvals`, `#/audit`. */
+function useRoute(): string[] {
+  const read = () => (window.location.hash.replace(/^#\/?/, '') || 'runs').split('/').map(decodeURIComponent);
+  const [route, setRoute] = useState(read);
+  useEffect(() => {
+    const onChange = () => setRoute(read());
+    window.addEventListener('hashchange', onChange);
+    return () => window.removeEventListener('hashchange', onChange);
+  }, []);
+  return route;
+}
+
+function TokenForm({ onToken }: { onToken: (token: string) => void }) {
+  const [value, setValue] = useState('');
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (value.trim()) onToken(value.trim());
+  };
+  return (
+    <main className="panel narrow">
+      <h1>CUGAr</h1>
+      <p>Paste the token the server printed when it started (or open the address it printed, which carries the token).</p>
+      <form onSubmit={submit} className="stack">
+        <label htmlFor="token">Bearer token</label>
+        <input id="token" type="password" autoComplete="off" value={value} onChange={(e) => setValue(e.target.value)} />
+        <button type="submit">Connect</button>
+      </form>
+    </main>
+  );
+}
+
+export function App() {
+  const [token, setToken] = useState<string | null>(() => initialToken());
+  const route = useRoute();
+  const pending = useQuery({
+    queryKey: ['approvals', 'pending'],
+    queryFn: () => api<{ approvals: Approval[] }>(token!, 'GET', '/v1/approvals?status=pending'),
+    enabled: token !== null,
+    refetchInterval: 3000,
+  });
+  if (!token) return <TokenForm onToken={(t) => (saveToken(t), setToken(t))} />;
+  if (pending.error && (pending.error as { status?: number }).status === 401) {
+    return <TokenForm onToken={(t) => (saveToken(t), setToken(t))} />;
+  }
+  const count = pending.data?.approvals.length ?? 0;
+  const [page, id] = route;
+  const link = (href: string, label: string, extra?: string) => (
+    <a href={`#/${href}`} aria-current={page === href ? 'page' : undefined}>
+      {label}
+      {extra}
+    </a>
+  );
+  return (
+    <>
+      <header className="top">
+        <span className="brand">CUGAr</span>
+        <nav aria-label="Main">
+          {link('runs', 'Runs')}
+          {link('playground', 'Playground')}
+          <a href="#/approvals" aria-current={page === 'approvals' ? 'page' : undefined}>
+            Approvals{' '}
+            <span className={count ? 'badge' : 'badge muted'} aria-label={`${count} pending`}>
+              {count}
+            </span>
+          </a>
+          {link('audit', 'Audit')}
+        </nav>
+        <button type="button" className="link" onClick={() => (clearToken(), setToken(null))}>
+          Sign out
+        </button>
+      </header>
+      <main className="panel">
+        {page === 'runs' && id ? <RunDetail token={token} runId={id} /> : null}
+        {page === 'runs' && !id ? <Runs token={token} /> : null}
+        {page === 'playground' ? <Playground token={token} /> : null}
+        {page === 'approvals' ? <Approvals token={token} /> : null}
+        {page === 'audit' ? <Audit token={token} /> : null}
+      </main>
+    </>
+  );
+}

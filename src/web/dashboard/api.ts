@@ -1,0 +1,103 @@
+// The dashboard's HTTP client: the same API the CLI and other clients use, with the token
+// taken from the URL fragment (never sent to the server in a URL) or session storage.
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const TOKEN_KEY = 'cugar.token';
+
+/** Read a token handed over as `#token=…` once, keep it for the session, and clean the address bar. */
+export function initialToken(): string | null {
+  const match = /(?:^#|&)token=([^&]+)/.exec(window.location.hash);
+  if (match) {
+    sessionStorage.setItem(TOKEN_KEY, decodeURIComponent(match[1]!));
+    history.replaceState(null, '', window.location.pathname + window.location.search + '#/runs');
+  }
+  return sessionStorage.getItem(TOKEN_KEY);
+}
+
+export function saveToken(token: string): void {
+  sessionStorage.setItem(TOKEN_KEY, token);
+}
+
+export function clearToken(): void {
+  sessionStorage.removeItem(TOKEN_KEY);
+}
+
+export async function api<T>(token: string, method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(path, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  const payload = (await response.json().catch(() => ({}))) as { error?: { code: string; message: string } };
+  if (!response.ok) throw new ApiError(response.status, payload.error?.code ?? 'http_error', payload.error?.message ?? `HTTP ${response.status}`);
+  return payload as T;
+}
+
+export interface RunSummary {
+  runId: string;
+  traceId: string;
+  profile: string;
+  goal: string;
+  status: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface Approval {
+  approvalId: string;
+  runId: string;
+  tool: string;
+  args: Record<string, unknown>;
+  reason: string;
+  status: string;
+  requestedAt: number;
+  profile: string;
+}
+
+export interface RunOutcome {
+  runId: string;
+  traceId: string;
+  profile: string;
+  status: string;
+  outputs: Record<string, unknown>;
+  stopReason?: string;
+  error?: { code: string; message: string };
+  pendingApproval?: Approval;
+  usage: { cost: number; calls: number; tokens: number };
+  head: { seq: number; hash: string };
+}
+
+export interface TraceRecord {
+  seq: number;
+  type: string;
+  at: number;
+  timestamp: string;
+  durationMs?: number;
+  stepId?: string;
+  data: Record<string, unknown>;
+}
+
+export interface Candidate {
+  tool: string;
+  clause: number;
+  similarity: number;
+  cost: number;
+  latency: number;
+  score: number;
+  selected: boolean;
+  reason: string;
+}
+
+export interface PlanPreview {
+  steps: Array<{ name: string; tool: string; input: Record<string, unknown> }>;
+  candidates: Candidate[];
+  stopReason: string;
+}

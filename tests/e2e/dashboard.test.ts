@@ -1,0 +1,83 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
+import type { Browser, Page } from 'playwright';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type RunningServer } from '../../src/edge/nodeServer.ts';
+import { launchChromium } from './support.ts';
+
+const root = join(import.meta.dirname, '..', '..');
+const shots = join(root, 'test-results', 'dashboard');
+const dir = mkdtempSync(join(tmpdir(), 'cugar-dashboard-'));
+let server: RunningServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!existsSync(join(root, 'dist/web/index.html'))) throw new Error('build the dashboard first: npx vite build');
+  mkdirSync(shots, { recursive: true });
+  server = await startServer({ port: 0, dataDir: dir, corpusDir: join(root, 'public/corpus'), staticDir: join(root, 'dist/web'), log: () => undefined });
+  browser = await launchChromium();
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function noViolations(page: Page, name: string) {
+  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  expect(results.violations.map((v) => `${name}: ${v.id} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+}
+
+describe('dashboard (remote mode, served by the Node host)', () => {
+  it('runs a goal from the playground, shows its timeline, and approves a pending step', { timeout: 60_000 }, async () => {
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    await page.goto(`${server.url}/#token=${server.localToken}`);
+    await page.getByRole('heading', { name: 'Runs' }).waitFor();
+    await noViolations(page, 'runs');
+
+    await page.getByRole('navigation').getByRole('link', { name: 'Playground' }).click();
+    await page.getByLabel('Goal').fill('add 2 and 3, then multiply the result by 4');
+    await page.getByRole('button', { name: 'Preview plan' }).click();
+    await page.getByRole('heading', { name: 'Every candidate' }).waitFor();
+    await noViolations(page, 'playground');
+    await page.screenshot({ path: join(shots, 'playground.png'), fullPage: true });
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await page.getByText('chain verified').waitFor();
+    await expect.poll(() => page.locator('.outputs').textContent()).toContain('"step-1": 20');
+    expect(await page.locator('.waterfall li').count()).toBeGreaterThanOrEqual(6);
+    await noViolations(page, 'run');
+    await page.screenshot({ path: join(shots, 'trace.png'), fullPage: true });
+
+    // A step that needs a person: the badge counts it, the inbox approves it, the run finishes.
+    await page.getByRole('navigation').getByRole('link', { name: 'Playground' }).click();
+    await page.getByLabel('Goal').fill('send_message(to="ops", text="deploy finished")');
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await page.getByRole('heading', { name: /needs approval/ }).waitFor();
+    await page.getByRole('navigation').getByRole('link', { name: /Approvals/ }).click();
+    await expect.poll(() => page.getByLabel('1 pending').count()).toBe(1);
+    await noViolations(page, 'approvals');
+    await page.getByLabel('Reason').fill('checked with the team');
+    await page.getByRole('button', { name: 'Approve', exact: true }).click();
+    await page.getByText('Nothing is waiting for you.').waitFor();
+    await page.getByRole('navigation').getByRole('link', { name: 'Runs' }).click();
+    await expect.poll(() => page.locator('tbody tr').count()).toBe(2);
+    await expect.poll(async () => (await page.locator('.status').allTextContents()).every((s) => s === 'completed')).toBe(true);
+
+    await page.getByRole('navigation').getByRole('link', { name: 'Audit' }).click();
+    await page.getByText('All 2 journals verify.').waitFor();
+    await noViolations(page, 'audit');
+    await page.close();
+  });
+
+  it('fits a 360 px wide screen', async () => {
+    const page = await (await browser.newContext({ viewport: { width: 360, height: 740 } })).newPage();
+    await page.goto(`${server.url}/#token=${server.localToken}`);
+    await page.getByRole('heading', { name: 'Runs' }).waitFor();
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await page.screenshot({ path: join(shots, 'narrow.png'), fullPage: true });
+    await page.close();
+  });
+});
