@@ -69,6 +69,12 @@ CREATE TABLE IF NOT EXISTS vectors (
 ) WITHOUT ROWID;
 `;
 
+/** A `WHERE a = ? AND b = ?` clause for the filters that are set (column names are fixed by the caller, values are bound). */
+function whereEquals(filters: Record<string, string | undefined>): { where: string; params: string[] } {
+  const set = Object.entries(filters).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== '');
+  return { where: set.length ? `WHERE ${set.map(([column]) => `${column} = ?`).join(' AND ')}` : '', params: set.map(([, value]) => value) };
+}
+
 function parseRow<T>(text: string, what: string): T {
   try {
     return JSON.parse(text) as T;
@@ -245,17 +251,9 @@ export class SqliteStore implements Store, MemoryStore {
   }
 
   async listRuns(filter: RunFilter = {}): Promise<RunSummary[]> {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    const add = (clause: string, value: unknown) => {
-      where.push(clause);
-      params.push(value);
-    };
-    if (filter.status) add('status = ?', filter.status);
-    if (filter.profile) add('profile = ?', filter.profile);
-    if (filter.traceId) add('trace_id = ?', filter.traceId);
+    const { where, params } = whereEquals({ status: filter.status, profile: filter.profile, trace_id: filter.traceId });
     if (filter.limit !== undefined && !(Number.isInteger(filter.limit) && filter.limit > 0)) throw new ValidationError('limit must be a positive integer', { code: 'invalid_filter' });
-    const sql = `SELECT summary FROM runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, run_id ASC${filter.limit ? ` LIMIT ${filter.limit}` : ''}`;
+    const sql = `SELECT summary FROM runs ${where} ORDER BY created_at DESC, run_id ASC${filter.limit ? ` LIMIT ${filter.limit}` : ''}`;
     return (this.#db.prepare(sql).all(...params) as Array<{ summary: string }>).map((row) => parseRow<RunSummary>(row.summary, 'run'));
   }
 
@@ -265,16 +263,8 @@ export class SqliteStore implements Store, MemoryStore {
   }
 
   async listApprovals(filter: ApprovalFilter = {}): Promise<ApprovalRecord[]> {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    const add = (clause: string, value: unknown) => {
-      where.push(clause);
-      params.push(value);
-    };
-    if (filter.status) add('status = ?', filter.status);
-    if (filter.profile) add('profile = ?', filter.profile);
-    if (filter.runId) add('run_id = ?', filter.runId);
-    const sql = `SELECT record FROM approvals ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY requested_at ASC, approval_id ASC`;
+    const { where, params } = whereEquals({ status: filter.status, profile: filter.profile, run_id: filter.runId });
+    const sql = `SELECT record FROM approvals ${where} ORDER BY requested_at ASC, approval_id ASC`;
     return (this.#db.prepare(sql).all(...params) as Array<{ record: string }>).map((row) => parseRow<ApprovalRecord>(row.record, 'approval'));
   }
 
@@ -392,13 +382,6 @@ export class SqliteVectorBackend implements VectorBackend {
   }
 
   async list(profile: string, options: { vectors?: boolean } = {}): Promise<VectorRecord[]> {
-    const index = this.#index(profile);
-    return index
-      .ids()
-      .sort()
-      .map((id) => {
-        const entry = index.get(id)!;
-        return { id, vector: options.vectors ? entry.vector : new Float32Array(0), metadata: entry.metadata };
-      });
+    return (this.#index(profile)).records(options.vectors === true);
   }
 }

@@ -182,14 +182,7 @@ export class ProfileObject extends DurableObject<Env> {
   }
 
   async vectorList(dimension: number, withVectors: boolean): Promise<VectorRecord[]> {
-    const index = await this.#vectors(dimension);
-    return index
-      .ids()
-      .sort()
-      .map((id) => {
-        const entry = index.get(id)!;
-        return { id, vector: withVectors ? entry.vector : new Float32Array(0), metadata: entry.metadata };
-      });
+    return (await this.#vectors(dimension)).records(withVectors);
   }
 }
 

@@ -393,14 +393,7 @@ export class IndexedDbVectorBackend implements VectorBackend {
   }
 
   async list(profile: string, options: { vectors?: boolean } = {}): Promise<VectorRecord[]> {
-    const index = await this.#index(profile);
-    return index
-      .ids()
-      .sort()
-      .map((id) => {
-        const entry = index.get(id)!;
-        return { id, vector: options.vectors ? entry.vector : new Float32Array(0), metadata: entry.metadata };
-      });
+    return (await this.#index(profile)).records(options.vectors === true);
   }
 }
 

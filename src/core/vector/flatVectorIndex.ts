@@ -92,6 +92,16 @@ export class FlatVectorIndex {
     return this.#rows.has(id);
   }
 
+  /** Every record sorted by id, with copies of the stored vectors when `withVectors` (else empty vectors). */
+  records(withVectors: boolean): VectorRecord[] {
+    return this.ids()
+      .sort()
+      .map((id) => {
+        const entry = this.get(id)!;
+        return { id, vector: withVectors ? entry.vector : new Float32Array(0), metadata: entry.metadata };
+      });
+  }
+
   /** Every id, in insertion order (deletes move the last row into the hole). */
   ids(): string[] {
     return [...this.#ids];
@@ -255,15 +265,7 @@ export class InMemoryVectorBackend implements VectorBackend {
   }
 
   async list(profile: string, options: { vectors?: boolean } = {}): Promise<VectorRecord[]> {
-    const partition = this.#partition(profile, false);
-    if (!partition) return [];
-    return partition
-      .ids()
-      .sort()
-      .map((id) => {
-        const entry = partition.get(id)!;
-        return { id, vector: options.vectors ? entry.vector : new Float32Array(0), metadata: entry.metadata };
-      });
+    return this.#partition(profile, false)?.records(options.vectors === true) ?? [];
   }
 
   async close(): Promise<void> {
