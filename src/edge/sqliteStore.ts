@@ -382,6 +382,6 @@ export class SqliteVectorBackend implements VectorBackend {
   }
 
   async list(profile: string, options: { vectors?: boolean } = {}): Promise<VectorRecord[]> {
-    return (this.#index(profile)).records(options.vectors === true);
+    return this.#index(profile).records(options.vectors === true);
   }
 }
