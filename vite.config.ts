@@ -1,5 +1,6 @@
 import react from '@vitejs/plugin-react';
 import { playwright } from '@vitest/browser-playwright';
+import { VitePWA } from 'vite-plugin-pwa';
 import { defineConfig } from 'vitest/config';
 
 /** Flags Debian's Chromium needs on this kind of machine: no sandbox as root, no GPU, no calls home. */
@@ -19,7 +20,17 @@ export default defineConfig({
   // `vite build` builds the dashboard from src/web into dist/web; the test projects below run
   // from the repository root (vitest sets VITEST), so the root only moves for the build.
   ...(process.env['VITEST'] ? {} : { root: 'src/web' }),
-  plugins: [react()],
+  plugins: [
+    react(),
+    // A service worker that precaches the built dashboard, so it loads with the network off
+    // (local mode then runs entirely in the tab). API routes always go to the network.
+    VitePWA({
+      registerType: 'autoUpdate',
+      injectRegister: 'script',
+      manifest: { name: 'CUGAr', short_name: 'CUGAr', description: 'Offline-first agent runtime: runs, approvals and audit', start_url: './', display: 'standalone', theme_color: '#0b57d0', background_color: '#f6f8fa', icons: [] },
+      workbox: { globPatterns: ['**/*.{js,css,html,webmanifest}'], navigateFallbackDenylist: [/^\/v1\//, /^\/openapi\.json$/], maximumFileSizeToCacheInBytes: 4 * 1024 * 1024 },
+    }),
+  ],
   build: { outDir: new URL('./dist/web', import.meta.url).pathname, emptyOutDir: true },
   test: {
     projects: [

@@ -71,6 +71,32 @@ describe('dashboard (remote mode, served by the Node host)', () => {
     await page.close();
   });
 
+  it('loads once, then runs a goal in this browser with the network off (local mode)', { timeout: 60_000 }, async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(`${server.url}/#mode=local`);
+    await page.getByRole('heading', { name: 'Runs' }).waitFor();
+    expect(await page.getByLabel('mode: in this browser').count()).toBe(1);
+    // Wait for the service worker to control the page and to have precached the build.
+    await page.evaluate(async () => {
+      await navigator.serviceWorker.ready;
+    });
+    await page.reload();
+    await expect.poll(() => page.evaluate(() => navigator.serviceWorker.controller !== null)).toBe(true);
+
+    await context.setOffline(true);
+    await page.reload();
+    await page.getByRole('heading', { name: 'Runs' }).waitFor();
+    await page.getByRole('navigation').getByRole('link', { name: 'Playground' }).click();
+    await page.getByLabel('Goal').fill('calculate (2 + 3) * 4 ^ 2');
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await page.getByText('chain verified').waitFor();
+    await expect.poll(() => page.locator('.outputs').textContent()).toContain('"step-0": 80');
+    await noViolations(page, 'local run');
+    await page.screenshot({ path: join(shots, 'offline.png'), fullPage: true });
+    await context.close();
+  });
+
   it('fits a 360 px wide screen', async () => {
     const page = await (await browser.newContext({ viewport: { width: 360, height: 740 } })).newPage();
     await page.goto(`${server.url}/#token=${server.localToken}`);

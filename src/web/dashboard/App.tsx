@@ -1,11 +1,14 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
-import { api, clearToken, initialToken, saveToken, type Approval } from './api.ts';
+import { api, clearToken, initialMode, initialToken, saveMode, saveToken, setTransport, type Approval, type Mode } from './api.ts';
 import { Approvals } from './Approvals.tsx';
 import { Audit } from './Audit.tsx';
 import { Playground } from './Playground.tsx';
 import { RunDetail } from './RunDetail.tsx';
 import { Runs } from './Runs.tsx';
+
+/** The in-page app's token (see localApi.ts); kept here so the main chunk does not load the runtime. */
+const LOCAL_TOKEN = 'local-mode-token-in-this-tab';
 
 /** The current hash route: `#/runs`, `#/runs/<id>`, `#/playground`, `#/approvals`, `#/audit`. */
 function useRoute(): string[] {
@@ -19,7 +22,7 @@ function useRoute(): string[] {
   return route;
 }
 
-function TokenForm({ onToken }: { onToken: (token: string) => void }) {
+function TokenForm({ onToken, onLocal }: { onToken: (token: string) => void; onLocal: () => void }) {
   const [value, setValue] = useState('');
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -34,12 +37,31 @@ function TokenForm({ onToken }: { onToken: (token: string) => void }) {
         <input id="token" type="password" autoComplete="off" value={value} onChange={(e) => setValue(e.target.value)} />
         <button type="submit">Connect</button>
       </form>
+      <h2>No server?</h2>
+      <p>Run everything in this browser: runs, approvals and journals are kept in this browser's storage and work offline.</p>
+      <button type="button" onClick={onLocal}>
+        Use this browser
+      </button>
     </main>
   );
 }
 
 export function App() {
-  const [token, setToken] = useState<string | null>(() => initialToken());
+  const [mode, setMode] = useState<Mode>(() => initialMode());
+  setTransport(mode);
+  const [token, setToken] = useState<string | null>(() => (mode === 'local' ? LOCAL_TOKEN : initialToken()));
+  const goLocal = () => {
+    saveMode('local');
+    setTransport('local');
+    setMode('local');
+    setToken(LOCAL_TOKEN);
+  };
+  const goRemote = () => {
+    saveMode('remote');
+    setTransport('remote');
+    setMode('remote');
+    setToken(initialToken());
+  };
   const route = useRoute();
   const pending = useQuery({
     queryKey: ['approvals', 'pending'],
@@ -47,9 +69,9 @@ export function App() {
     enabled: token !== null,
     refetchInterval: 3000,
   });
-  if (!token) return <TokenForm onToken={(t) => (saveToken(t), setToken(t))} />;
-  if (pending.error && (pending.error as { status?: number }).status === 401) {
-    return <TokenForm onToken={(t) => (saveToken(t), setToken(t))} />;
+  if (!token) return <TokenForm onToken={(t) => (saveToken(t), setToken(t))} onLocal={goLocal} />;
+  if (mode === 'remote' && pending.error && (pending.error as { status?: number }).status === 401) {
+    return <TokenForm onToken={(t) => (saveToken(t), setToken(t))} onLocal={goLocal} />;
   }
   const count = pending.data?.approvals.length ?? 0;
   const [page, id] = route;
@@ -74,9 +96,18 @@ export function App() {
           </a>
           {link('audit', 'Audit')}
         </nav>
-        <button type="button" className="link" onClick={() => (clearToken(), setToken(null))}>
-          Sign out
-        </button>
+        <span className="mode" aria-label={`mode: ${mode === 'local' ? 'in this browser' : 'server'}`}>
+          {mode === 'local' ? 'In this browser' : 'Server'}
+        </span>
+        {mode === 'local' ? (
+          <button type="button" className="link" onClick={goRemote}>
+            Use a server
+          </button>
+        ) : (
+          <button type="button" className="link" onClick={() => (clearToken(), setToken(null))}>
+            Sign out
+          </button>
+        )}
       </header>
       <main className="panel">
         {page === 'runs' && id ? <RunDetail token={token} runId={id} /> : null}

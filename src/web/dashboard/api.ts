@@ -11,6 +11,32 @@ export class ApiError extends Error {
 }
 
 const TOKEN_KEY = 'cugar.token';
+const MODE_KEY = 'cugar.mode';
+
+/** Where requests go: the server that served this page, or the runtime in this tab. */
+export type Mode = 'remote' | 'local';
+
+export function initialMode(): Mode {
+  if (/(?:^#|&)mode=local/.test(window.location.hash)) {
+    localStorage.setItem(MODE_KEY, 'local');
+    history.replaceState(null, '', window.location.pathname + window.location.search + '#/runs');
+  }
+  return localStorage.getItem(MODE_KEY) === 'local' ? 'local' : 'remote';
+}
+
+export function saveMode(mode: Mode): void {
+  localStorage.setItem(MODE_KEY, mode);
+}
+
+let transport: (path: string, init: RequestInit) => Promise<Response> = (path, init) => fetch(path, init);
+
+/** Send requests to the in-page runtime (loaded on first use) or back to the server. */
+export function setTransport(mode: Mode): void {
+  transport =
+    mode === 'local'
+      ? async (path, init) => (await import('./localApi.ts')).localFetch(path, init)
+      : (path, init) => fetch(path, init);
+}
 
 /** Read a token handed over as `#token=…` once, keep it for the session, and clean the address bar. */
 export function initialToken(): string | null {
@@ -31,7 +57,7 @@ export function clearToken(): void {
 }
 
 export async function api<T>(token: string, method: string, path: string, body?: unknown): Promise<T> {
-  const response = await fetch(path, {
+  const response = await transport(path, {
     method,
     headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),

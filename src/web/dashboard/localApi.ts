@@ -1,0 +1,24 @@
+// Local mode: the whole runtime in this tab. The same Hono app the servers run answers the
+// dashboard's requests in-page, over IndexedDB, so the screens are identical in both modes
+// and nothing leaves the browser.
+import { parseConfig } from '../../core/index.ts';
+import { createApp } from '../../edge/app.ts';
+import { createRuntime } from '../../edge/runtime.ts';
+import { IndexedDbStore, requestPersistentStorage } from '../indexedDbStore.ts';
+
+/** The bearer token of the in-page app; it never leaves the tab. */
+export const LOCAL_TOKEN = 'local-mode-token-in-this-tab';
+
+let app: Promise<{ request: (path: string, init: RequestInit) => Response | Promise<Response> }> | undefined;
+
+/** Answer an API request inside the page. */
+export async function localFetch(path: string, init: RequestInit): Promise<Response> {
+  app ??= (async () => {
+    // Ask the browser not to evict the journals under storage pressure.
+    void requestPersistentStorage();
+    const store = await new IndexedDbStore('cugar').open();
+    const runtime = await createRuntime(store, parseConfig({}).config);
+    return createApp(runtime, { tokens: { [LOCAL_TOKEN]: '*' }, rateLimit: { perSecond: 1000, burst: 1000 } });
+  })();
+  return (await app).request(path, init);
+}
