@@ -15,7 +15,9 @@ import {
   PROFILE_NAME_PATTERN,
   canonicalJson,
   exportJournal,
+  parseJournal,
   redact,
+  replay,
   sha256Hex,
   toCugarError,
   toOtlp,
@@ -396,6 +398,22 @@ export function createApp(runtime: Runtime, options: AppOptions): OpenAPIHono<En
       results.push({ runId: run.runId, ok: result.ok, ...(result.ok ? {} : { seq: result.seq, reason: result.reason }) });
     }
     return c.json({ ok: results.every((r) => r.ok), runs: results }, 200);
+  });
+
+  const JournalBody = z.object({ journal: z.string().min(1).max(50 * 1024 * 1024) }).strict().openapi('JournalUpload');
+
+  app.openapi(createRoute({ method: 'post', path: '/v1/audit/journal', request: { body: body(JournalBody) }, responses: { 200: json(Any, 'Verification of an uploaded journal (NDJSON or a JSON array)'), ...errors } }), (c) => {
+    const events = parseJournal(c.req.valid('json').journal);
+    const result = verifyJournal(events);
+    return c.json({ runId: events[0]?.runId ?? null, ...result } as Record<string, unknown>, 200);
+  });
+
+  app.openapi(createRoute({ method: 'post', path: '/v1/replay', request: { body: body(JournalBody) }, responses: { 200: json(Any, 'Replay of an uploaded journal against recorded results: identical, or the first divergence'), ...errors } }), async (c) => {
+    const events = parseJournal(c.req.valid('json').journal);
+    const profile = (events[0]?.data['inputs'] as { profile?: string } | undefined)?.profile;
+    if (!profile) throw new HttpError(400, 'invalid_journal', 'the journal does not start with a run');
+    requireProfile(c, profile);
+    return c.json(redact(await replay(events, runtime.registry)) as unknown as Record<string, unknown>, 200);
   });
 
   app.doc31('/openapi.json', { openapi: '3.1.0', info: { title: 'CUGAr API', version: '0.1.0', description: 'Offline-first, deterministic agent orchestration: runs, approvals, journals, memory and RAG.' } });

@@ -68,6 +68,41 @@ describe('dashboard (remote mode, served by the Node host)', () => {
     await page.getByRole('navigation').getByRole('link', { name: 'Audit' }).click();
     await page.getByText('All 2 journals verify.').waitFor();
     await noViolations(page, 'audit');
+
+    // Import the first run's exported journal: it verifies and replays identically; a tampered copy shows its broken link.
+    const runs = (await (await fetch(`${server.url}/v1/runs?status=completed`, { headers: { authorization: `Bearer ${server.localToken}` } })).json()) as { runs: Array<{ runId: string; goal: string }> };
+    const first = runs.runs.find((r) => r.goal.startsWith('add'))!;
+    const ndjson = await (await fetch(`${server.url}/v1/runs/${first.runId}/journal?format=ndjson`, { headers: { authorization: `Bearer ${server.localToken}` } })).text();
+    await page.getByLabel(/Journal file/).setInputFiles({ name: 'run.ndjson', mimeType: 'application/x-ndjson', buffer: Buffer.from(ndjson) });
+    await page.getByText(/the chain of \d+ events verifies/).waitFor();
+    await page.getByRole('button', { name: 'Replay this journal' }).click();
+    await page.getByText(/Replay identical: \d+ events reproduced/).waitFor();
+    const lines = ndjson.trim().split('\n');
+    lines[5] = lines[5]!.replace(/"at":(\d+)/, (_, at: string) => `"at":${Number(at) + 1}`);
+    await page.getByLabel(/Journal file/).setInputFiles({ name: 'tampered.ndjson', mimeType: 'application/x-ndjson', buffer: Buffer.from(lines.join('\n')) });
+    await page.getByText('broken at seq 5: hash does not match the event').waitFor();
+    expect(await page.locator('.journal li.broken').count()).toBe(1);
+    await page.screenshot({ path: join(shots, 'audit.png'), fullPage: true });
+
+    // Ingest two files and find a passage.
+    await page.getByRole('navigation').getByRole('link', { name: 'Memory' }).click();
+    await page.getByLabel(/Documents/).setInputFiles([
+      { name: 'bees.md', mimeType: 'text/markdown', buffer: Buffer.from('Varroa mites weaken honey bee colonies; treat hives in late summer.') },
+      { name: 'tea.txt', mimeType: 'text/plain', buffer: Buffer.from('Oolong tea can be steeped several times.') },
+    ]);
+    await page.getByText('Ingested 2 document(s)').waitFor();
+    await page.getByLabel('Question').fill('varroa mites');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.locator('.hits li').first().waitFor();
+    expect(await page.locator('.hits li').first().textContent()).toContain('bees.md');
+    expect(await page.locator('.hits mark').first().textContent()).toMatch(/varroa/i);
+    await noViolations(page, 'memory');
+
+    // Try a tool from its page.
+    await page.getByRole('navigation').getByRole('link', { name: 'Tools' }).click();
+    await page.locator('details', { hasText: 'Try it' }).first().waitFor();
+    await page.getByRole('heading', { name: 'add' }).waitFor();
+    await noViolations(page, 'tools');
     await page.close();
   });
 

@@ -5,7 +5,9 @@ import { Approvals } from './Approvals.tsx';
 import { Audit } from './Audit.tsx';
 import { Playground } from './Playground.tsx';
 import { RunDetail } from './RunDetail.tsx';
+import { Memory } from './Memory.tsx';
 import { Runs } from './Runs.tsx';
+import { Tools } from './Tools.tsx';
 
 /** The in-page app's token (see localApi.ts); kept here so the main chunk does not load the runtime. */
 const LOCAL_TOKEN = 'local-mode-token-in-this-tab';
@@ -94,6 +96,8 @@ export function App() {
               {count}
             </span>
           </a>
+          {link('memory', 'Memory')}
+          {link('tools', 'Tools')}
           {link('audit', 'Audit')}
         </nav>
         <span className="mode" aria-label={`mode: ${mode === 'local' ? 'in this browser' : 'server'}`}>
@@ -114,6 +118,8 @@ export function App() {
         {page === 'runs' && !id ? <Runs token={token} /> : null}
         {page === 'playground' ? <Playground token={token} /> : null}
         {page === 'approvals' ? <Approvals token={token} /> : null}
+        {page === 'memory' ? <Memory token={token} profile="demo" /> : null}
+        {page === 'tools' ? <Tools token={token} profile="demo" /> : null}
         {page === 'audit' ? <Audit token={token} /> : null}
       </main>
     </>

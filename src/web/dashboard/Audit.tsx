@@ -1,8 +1,39 @@
-import { useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { useState, type DragEvent } from 'react';
 import { api } from './api.ts';
+
+interface Verification {
+  runId: string | null;
+  ok: boolean;
+  seq?: number;
+  reason?: string;
+  count: number;
+}
+
+interface Replay {
+  ok: boolean;
+  events: number;
+  divergence?: { seq: number; expected?: unknown; actual?: unknown };
+}
 
 export function Audit({ token }: { token: string }) {
   const audit = useQuery({ queryKey: ['audit-all'], queryFn: () => api<{ ok: boolean; runs: Array<{ runId: string; ok: boolean; seq?: number; reason?: string }> }>(token, 'GET', '/v1/audit') });
+  const [journal, setJournal] = useState<{ name: string; text: string } | null>(null);
+  const verify = useMutation({ mutationFn: (text: string) => api<Verification>(token, 'POST', '/v1/audit/journal', { journal: text }) });
+  const replay = useMutation({ mutationFn: (text: string) => api<Replay>(token, 'POST', '/v1/replay', { journal: text }) });
+  const load = async (file: File | undefined) => {
+    if (!file) return;
+    const text = await file.text();
+    setJournal({ name: file.name, text });
+    replay.reset();
+    verify.mutate(text);
+  };
+  const onDrop = (event: DragEvent) => {
+    event.preventDefault();
+    void load(event.dataTransfer.files[0]);
+  };
+  const lines = journal?.text.trim().split('\n') ?? [];
+  const broken = verify.data && !verify.data.ok ? verify.data.seq : undefined;
   return (
     <section aria-labelledby="audit-title">
       <h1 id="audit-title">Audit</h1>
@@ -21,6 +52,52 @@ export function Audit({ token }: { token: string }) {
           </li>
         ))}
       </ul>
+
+      <h2>Check an exported journal</h2>
+      <div className="dropzone" onDragOver={(e) => e.preventDefault()} onDrop={onDrop}>
+        <label htmlFor="journal-file">Journal file (.ndjson or .json), or drop it here</label>
+        <input id="journal-file" type="file" accept=".ndjson,.json,application/json" onChange={(e) => void load(e.target.files?.[0])} />
+      </div>
+      {verify.error ? <p role="alert" className="bad">{(verify.error as Error).message}</p> : null}
+      {verify.data ? (
+        <>
+          <p role="status" className={verify.data.ok ? 'ok' : 'bad'}>
+            {journal?.name}: {verify.data.ok ? `the chain of ${verify.data.count} events verifies` : `broken at seq ${verify.data.seq}: ${verify.data.reason}`}
+          </p>
+          <ol className="journal" start={0}>
+            {lines.map((line, i) => (
+              <li key={i} className={i === broken ? 'broken' : undefined} aria-current={i === broken ? 'true' : undefined}>
+                <code>{line.slice(0, 160)}</code>
+              </li>
+            ))}
+          </ol>
+          <button type="button" onClick={() => replay.mutate(journal!.text)} disabled={!verify.data.ok || replay.isPending}>
+            Replay this journal
+          </button>
+        </>
+      ) : null}
+      {replay.error ? <p role="alert" className="bad">{(replay.error as Error).message}</p> : null}
+      {replay.data ? (
+        replay.data.ok ? (
+          <p role="status" className="ok">
+            Replay identical: {replay.data.events} events reproduced hash for hash.
+          </p>
+        ) : (
+          <div role="status">
+            <p className="bad">Replay diverged at seq {replay.data.divergence?.seq}.</p>
+            <div className="side-by-side">
+              <div>
+                <h3>Recorded</h3>
+                <pre>{JSON.stringify(replay.data.divergence?.expected, null, 2)}</pre>
+              </div>
+              <div>
+                <h3>Replayed</h3>
+                <pre>{JSON.stringify(replay.data.divergence?.actual, null, 2)}</pre>
+              </div>
+            </div>
+          </div>
+        )
+      ) : null}
     </section>
   );
 }

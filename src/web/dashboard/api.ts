@@ -56,6 +56,11 @@ export function clearToken(): void {
   sessionStorage.removeItem(TOKEN_KEY);
 }
 
+/** A raw request through the current transport (for streamed responses). */
+export function transportFetch(path: string, init: RequestInit): Promise<Response> {
+  return transport(path, init);
+}
+
 export async function api<T>(token: string, method: string, path: string, body?: unknown): Promise<T> {
   const response = await transport(path, {
     method,
