@@ -34,6 +34,7 @@ describe('API security', () => {
   it('requires a token on every route but the public ones (route inventory), and refuses other profiles', async () => {
     const { app, call } = await setup();
     const run = (await (await call('POST', '/v1/runs', { body: { goal: 'add 1 and 2', profile: 'demo' } })).json()) as { runId: string };
+    const journal = await (await call('GET', `/v1/runs/${run.runId}/journal?format=ndjson`)).text();
     const concrete = (path: string) => path.replace(':profile', 'demo').replace(':runId', run.runId).replace(':approvalId', 'ap');
     const routes = [...new Set(app.routes.filter((r) => r.method !== 'ALL').map((r) => `${r.method} ${r.path}`))];
     expect(routes.length).toBeGreaterThanOrEqual(18);
@@ -47,6 +48,8 @@ describe('API security', () => {
         '/v1/query': { profile: 'demo', query: 'alpha' },
         '/v1/memory/facts': { profile: 'demo', namespace: 'notes', value: 1 },
         '/v1/approvals/:approvalId': { decision: 'approve' },
+        '/v1/audit/journal': { journal },
+        '/v1/replay': { journal },
       };
       const body = method === 'POST' ? JSON.stringify(bodies[path] ?? {}) : undefined;
       const headers = (token?: string) => ({ ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) });
@@ -59,7 +62,8 @@ describe('API security', () => {
       expect(none.status, `${route} without a token`).toBe(401);
       expect(wrong.status, `${route} with a wrong token`).toBe(401);
       const other = await app.request(url, { method, headers: headers(OTHER), ...(body ? { body } : {}) });
-      if (!['GET /v1/runs', 'GET /v1/approvals', 'GET /v1/audit'].includes(route)) expect([403, 404], `${route} with another profile's token`).toContain(other.status);
+      // Listing routes filter by the token's profiles; checking an uploaded journal reads no stored data.
+      if (!['GET /v1/runs', 'GET /v1/approvals', 'GET /v1/audit', 'POST /v1/audit/journal'].includes(route)) expect([403, 404], `${route} with another profile's token`).toContain(other.status);
       samples[route] = { path: url, body };
     }
     // Listing routes never show another profile's data.
