@@ -18,6 +18,8 @@ export async function localFetch(path: string, init: RequestInit): Promise<Respo
     void requestPersistentStorage();
     const store = await new IndexedDbStore('cugar').open();
     const runtime = await createRuntime(store, parseConfig({}).config);
+    // Runs a reload or a closed tab interrupted continue from their journals.
+    for (const run of await store.listRuns({ status: 'running' })) void runtime.orchestrator.resume(run.runId).catch(() => undefined);
     return createApp(runtime, { tokens: { [LOCAL_TOKEN]: '*' }, rateLimit: { perSecond: 1000, burst: 1000 } });
   })();
   return (await app).request(path, init);
