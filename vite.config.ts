@@ -16,7 +16,18 @@ export const CHROMIUM_ARGS = [
 
 export const CHROMIUM_PATH = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 
-export default defineConfig({
+const widget = {
+  // `vite build --mode widget`: the <cugar-agent> element as an ES module (the in-page runtime
+  // split into a chunk loaded on first local run) and as one IIFE file for a plain <script> tag.
+  build: {
+    outDir: new URL('./dist/widget', import.meta.url).pathname,
+    emptyOutDir: true,
+    lib: { entry: new URL('./src/web/widget/cugarAgent.ts', import.meta.url).pathname, name: 'CugarAgent', formats: ['es', 'iife'] as ('es' | 'iife')[], fileName: (format: string) => `cugar-agent.${format}.js` },
+  },
+  publicDir: false as const,
+};
+
+export default defineConfig(({ mode }) => (mode === 'widget' ? widget : {
   // `vite build` builds the dashboard from src/web into dist/web; the test projects below run
   // from the repository root (vitest sets VITEST), so the root only moves for the build.
   ...(process.env['VITEST'] ? {} : { root: 'src/web' }),
@@ -69,4 +80,4 @@ export default defineConfig({
       },
     ],
   },
-});
+}));

@@ -67,6 +67,7 @@ if (!run('typecheck (core: no DOM, no Node)', bin('tsc'), ['--noEmit', '-p', 'sr
 if (!run('lint', bin('eslint'), ['--max-warnings', '0', '.'])) failed += 1;
 
 if (!run('build the dashboard', bin('vite'), ['build', '--logLevel', 'warn'])) failed += 1;
+if (!run('build the widget', bin('vite'), ['build', '--mode', 'widget', '--logLevel', 'warn'])) failed += 1;
 
 const projects = ['node', 'workerd'];
 if (ensureChromium()) projects.push('chromium');

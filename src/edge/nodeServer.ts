@@ -90,6 +90,8 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   }
 
   const app = createApp(runtime, { tokens, ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}), ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}) });
+  // The widget bundles (when `vite build --mode widget` has run) under /widget/.
+  if (existsSync('dist/widget/cugar-agent.iife.js')) app.use('/widget/*', serveStatic({ root: 'dist' }));
   // The built dashboard first (when `vite build` has run), then the plain public files.
   const staticDirs = options.staticDir ? [options.staticDir] : existsSync('dist/web/index.html') ? ['dist/web', 'public'] : ['public'];
   for (const root of staticDirs) app.use('/*', serveStatic({ root }));

@@ -1,0 +1,60 @@
+import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
+import type { Browser } from 'playwright';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type RunningServer } from '../../src/edge/nodeServer.ts';
+import { launchChromium } from './support.ts';
+
+const root = join(import.meta.dirname, '..', '..');
+const dir = mkdtempSync(join(tmpdir(), 'cugar-widget-'));
+let server: RunningServer;
+let browser: Browser;
+const cwd = process.cwd();
+
+beforeAll(async () => {
+  if (!existsSync(join(root, 'dist/widget/cugar-agent.iife.js'))) throw new Error('build the widget first: npx vite build --mode widget');
+  // The server finds dist/ and public/ relative to the working directory, as `npm start` does.
+  process.chdir(root);
+  server = await startServer({ port: 0, dataDir: dir, corpusDir: join(dir, 'none'), log: () => undefined });
+  browser = await launchChromium();
+}, 60_000);
+afterAll(async () => {
+  process.chdir(cwd);
+  await browser?.close();
+  await server?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('<cugar-agent> in a plain HTML page', () => {
+  it('runs a goal in the page and against the server, reporting results as DOM events', { timeout: 60_000 }, async () => {
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(`${server.url}/widget-demo.html#token=${server.localToken}`);
+    const events = page.evaluateHandle(() => {
+      const seen: Array<{ id: string; type: string; status?: string; outputs?: unknown }> = [];
+      for (const type of ['cugar-result', 'cugar-approval', 'cugar-error']) {
+        document.addEventListener(type, (event) => seen.push({ id: (event.target as HTMLElement).id, type, ...(event as CustomEvent).detail }));
+      }
+      return seen;
+    });
+    const local = page.locator('#local');
+    await local.getByLabel('Ask the in-page agent').fill('add 2 and 3, then multiply the result by 4');
+    await local.getByRole('button', { name: 'Run' }).click();
+    await expect.poll(() => local.locator('output').textContent()).toBe('5\n20');
+    const remote = page.locator('#remote');
+    await remote.getByLabel("Ask the server's agent").fill('calculate (2 + 3) * 4 ^ 2');
+    await remote.getByRole('button', { name: 'Run' }).click();
+    await expect.poll(() => remote.locator('output').textContent()).toBe('80');
+    await remote.getByLabel("Ask the server's agent").fill('send_message(to="ops", text="hi")');
+    await remote.getByRole('button', { name: 'Run' }).click();
+    await expect.poll(() => remote.locator('output').textContent()).toContain('Waiting for approval of send_message');
+    const seen = await (await events).jsonValue();
+    expect(seen.map((e) => `${e.id} ${e.type} ${e.status}`)).toEqual(['local cugar-result completed', 'remote cugar-result completed', 'remote cugar-approval paused']);
+    // The theme comes from CSS custom properties set by the host page.
+    const accent = await remote.evaluate((el) => getComputedStyle(el.shadowRoot!.querySelector('button')!).backgroundColor);
+    expect(accent).toBe('rgb(109, 40, 217)');
+    const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+    expect(results.violations.map((v) => v.id)).toEqual([]);
+  });
+});
