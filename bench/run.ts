@@ -9,6 +9,7 @@ const BENCHMARKS: Record<string, () => Promise<{ run: () => Promise<BenchResult>
   storage: () => import('./storage.bench.ts'),
   retrieval: () => import('./retrieval.bench.ts'),
   http: () => import('./http.bench.ts'),
+  bundles: () => import('./bundles.bench.ts'),
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

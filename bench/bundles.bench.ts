@@ -1,0 +1,46 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+import { machineDescription, type BenchResult } from './report.ts';
+import { fmt } from './stats.ts';
+
+const root = new URL('..', import.meta.url).pathname;
+const kb = (bytes: number) => bytes / 1024;
+const gz = (text: string | Uint8Array) => gzipSync(text, { level: 9 }).length;
+
+/** Gzipped sizes of the core entry, the dashboard's first load and the widget. */
+export async function run(): Promise<BenchResult> {
+  const core = await build({ entryPoints: [join(root, 'src/core/index.ts')], bundle: true, minify: true, format: 'esm', platform: 'neutral', write: false, logLevel: 'silent' });
+  const coreGz = gz(core.outputFiles[0]!.contents);
+  const vite = join(root, 'node_modules/.bin/vite');
+  execFileSync(vite, ['build', '--logLevel', 'error'], { cwd: root });
+  execFileSync(vite, ['build', '--mode', 'widget', '--logLevel', 'error'], { cwd: root });
+  const assets = join(root, 'dist/web/assets');
+  const html = readFileSync(join(root, 'dist/web/index.html'), 'utf8');
+  // The first load: the entry script and stylesheet the page references (the local-mode runtime is a lazy chunk).
+  const initial = readdirSync(assets).filter((f) => html.includes(f));
+  const dashboardGz = initial.reduce((n, f) => n + gz(readFileSync(join(assets, f))), 0);
+  const widgetEs = gz(readFileSync(join(root, 'dist/widget/cugar-agent.es.js')));
+  const widgetIife = gz(readFileSync(join(root, 'dist/widget/cugar-agent.iife.js')));
+  return {
+    name: 'bundles',
+    title: 'Bundle sizes (gzip -9)',
+    method: 'The core entry bundled and minified by esbuild (everything `import … from "cugar"` pulls in: zod, @noble/hashes, the runtime); the dashboard and widget as `vite build` writes them.',
+    columns: ['bundle', 'gzip KB'],
+    rows: [
+      ['core entry (src/core/index.ts, minified)', fmt(kb(coreGz), 1)],
+      ['dashboard, initial route (entry JS + CSS)', fmt(kb(dashboardGz), 1)],
+      ['widget, ES module (runtime for local mode loads lazily)', fmt(kb(widgetEs), 1)],
+      ['widget, IIFE (single script tag, runtime included)', fmt(kb(widgetIife), 1)],
+    ],
+    targets: [
+      { label: 'core entry', measured: `${fmt(kb(coreGz), 1)} KB`, target: '≤ 60 KB', met: kb(coreGz) <= 60 },
+      { label: 'widget (IIFE, everything)', measured: `${fmt(kb(widgetIife), 1)} KB`, target: '≤ 150 KB', met: kb(widgetIife) <= 150 },
+      { label: 'dashboard initial route', measured: `${fmt(kb(dashboardGz), 1)} KB`, target: '≤ 250 KB', met: kb(dashboardGz) <= 250 },
+    ],
+    measuredAt: new Date().toISOString().slice(0, 10),
+    machine: machineDescription(),
+  };
+}
