@@ -174,6 +174,12 @@ export function createApp(runtime: Runtime, options: AppOptions): OpenAPIHono<En
     return c.json({ tools: runtime.registry.list(profile) as unknown as Array<Record<string, unknown>> }, 200);
   });
 
+  app.openapi(createRoute({ method: 'get', path: '/v1/profiles/{profile}/budget', request: { params: ProfileParam }, responses: { 200: json(Any, "The profile's shared ceilings (if any) and what its runs have spent"), ...errors } }), async (c) => {
+    const { profile } = c.req.valid('param');
+    requireProfile(c, profile);
+    return c.json((await runtime.orchestrator.profileBudget(profile)) as unknown as Record<string, unknown>, 200);
+  });
+
   app.openapi(createRoute({ method: 'post', path: '/v1/plan', request: { body: body(PlanBody) }, responses: { 200: json(Any, 'A dry-run plan with every candidate and its scores'), ...errors } }), (c) => {
     const { goal, profile, preferences } = c.req.valid('json');
     requireProfile(c, profile);
@@ -228,12 +234,28 @@ export function createApp(runtime: Runtime, options: AppOptions): OpenAPIHono<En
   );
 
   app.openapi(
-    createRoute({ method: 'get', path: '/v1/runs', request: { query: z.object({ status: z.enum(['running', 'paused', 'completed', 'failed', 'cancelled']).optional(), profile: Profile.optional(), limit: z.coerce.number().int().min(1).max(1000).default(100) }) }, responses: { 200: json(z.object({ runs: z.array(Any) }), 'Runs, newest first'), ...errors } }),
+    createRoute({
+      method: 'get',
+      path: '/v1/runs',
+      request: {
+        query: z.object({
+          status: z.enum(['running', 'paused', 'completed', 'failed', 'cancelled']).optional(),
+          profile: Profile.optional(),
+          tool: z.string().min(1).max(200).optional().openapi({ description: 'Only runs whose plans call this tool' }),
+          since: z.coerce.number().int().min(0).optional().openapi({ description: 'Only runs created at or after this time (ms since the epoch)' }),
+          until: z.coerce.number().int().min(0).optional().openapi({ description: 'Only runs created before this time (ms since the epoch)' }),
+          limit: z.coerce.number().int().min(1).max(1000).default(100),
+        }),
+      },
+      responses: { 200: json(z.object({ runs: z.array(Any) }), 'Runs, newest first'), ...errors },
+    }),
     async (c) => {
-      const { status, profile, limit } = c.req.valid('query');
+      const { status, profile, tool, since, until, limit } = c.req.valid('query');
       if (profile) requireProfile(c, profile);
       const principal = principalOf(c);
-      const runs = (await runtime.store.listRuns({ ...(status ? { status } : {}), ...(profile ? { profile } : {}) })).filter((r) => mayUse(principal, r.profile)).slice(0, limit);
+      const runs = (await runtime.store.listRuns({ ...(status ? { status } : {}), ...(profile ? { profile } : {}) }))
+        .filter((r) => mayUse(principal, r.profile) && (!tool || (r.tools ?? []).includes(tool)) && (since === undefined || r.createdAt >= since) && (until === undefined || r.createdAt < until))
+        .slice(0, limit);
       return c.json({ runs: redact(runs) as unknown as Array<Record<string, unknown>> }, 200);
     },
   );

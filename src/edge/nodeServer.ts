@@ -3,7 +3,8 @@ import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
 import { serveStatic } from '@hono/node-server/serve-static';
-import { DOCUMENT_EXTENSIONS, parseConfig, type Config } from '../core/index.ts';
+import { z } from 'zod';
+import { DOCUMENT_EXTENSIONS, PROFILE_NAME_PATTERN, ToolBudgetSchema, parseConfig, type Config, type ToolBudgetInput } from '../core/index.ts';
 import { createApp } from './app.ts';
 import { createRuntime, type Runtime } from './runtime.ts';
 import type { TokenMap } from './security.ts';
@@ -28,6 +29,8 @@ export interface ServeOptions {
   synchronous?: 'FULL' | 'NORMAL';
   /** Per-token rate limit; default 50 requests/s with bursts of 100. */
   rateLimit?: { perSecond: number; burst: number };
+  /** Shared ceilings per profile; default from `CUGAR_PROFILE_BUDGETS`. */
+  profileBudgets?: Record<string, ToolBudgetInput>;
   log?: (line: string) => void;
 }
 
@@ -48,6 +51,22 @@ export function parseRateLimit(text: string | undefined): { perSecond: number; b
   const [perSecond, burst] = text.split(',').map(Number);
   if (!(perSecond! > 0) || !(burst! >= 1)) throw new Error('CUGAR_RATE_LIMIT must be "perSecond,burst" with positive numbers');
   return { perSecond: perSecond!, burst: burst! };
+}
+
+const ProfileBudgetsSchema = z.record(z.string().regex(PROFILE_NAME_PATTERN), ToolBudgetSchema.partial().strict());
+
+/** Parse `CUGAR_PROFILE_BUDGETS`: JSON such as `{"demo":{"costCeiling":50,"callCeiling":500}}`. */
+export function parseProfileBudgets(text: string | undefined): Record<string, ToolBudgetInput> | undefined {
+  if (!text) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new Error('CUGAR_PROFILE_BUDGETS must be JSON such as {"demo":{"costCeiling":50}}');
+  }
+  const parsed = ProfileBudgetsSchema.safeParse(value);
+  if (!parsed.success) throw new Error(`CUGAR_PROFILE_BUDGETS is invalid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  return parsed.data;
 }
 
 /** Parse `CUGAR_TOKENS`: `token=profile1,profile2;other=*`. */
@@ -75,7 +94,8 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   // WAL with synchronous=NORMAL survives process crashes (every SIGKILL test runs this way) and
   // halves the cost of a commit; CUGAR_SQLITE_SYNC=FULL also survives power loss.
   const store = new SqliteStore(join(dataDir, 'cugar.db'), { synchronous: options.synchronous ?? (process.env['CUGAR_SQLITE_SYNC'] === 'FULL' ? 'FULL' : 'NORMAL') });
-  const runtime = await createRuntime(store, config);
+  const profileBudgets = options.profileBudgets ?? parseProfileBudgets(process.env['CUGAR_PROFILE_BUDGETS']);
+  const runtime = await createRuntime(store, config, profileBudgets ? { profileBudgets } : {});
 
   const corpusDir = resolve(options.corpusDir ?? 'public/corpus');
   if ((await runtime.vectors.count(config.defaultProfile)) === 0 && existsSync(corpusDir)) {

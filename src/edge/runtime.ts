@@ -13,6 +13,7 @@ import {
   systemClock,
   type Clock,
   type Config,
+  type ToolBudgetInput,
   type MemoryStore,
   type Store,
   type VectorBackend,
@@ -36,7 +37,7 @@ export interface Runtime {
 }
 
 /** Build a runtime over `store`: the built-in and memory tools in the `demo` profile, one orchestrator. */
-export async function createRuntime(store: HostStore, config: Config, options: { clock?: Clock; registry?: ToolRegistry } = {}): Promise<Runtime> {
+export async function createRuntime(store: HostStore, config: Config, options: { clock?: Clock; registry?: ToolRegistry; profileBudgets?: Record<string, ToolBudgetInput> } = {}): Promise<Runtime> {
   const embedder = new HashingEmbedder({ dimension: config.embeddingDim, bigrams: config.embeddingBigrams });
   const vectors = store.vectors(config.embeddingDim);
   await vectors.connect();
@@ -50,6 +51,6 @@ export async function createRuntime(store: HostStore, config: Config, options: {
     registerBuiltinTools(registry, config.defaultProfile);
     registerMemoryTools(registry, { memory, retriever }, config.defaultProfile);
   }
-  const orchestrator = new Orchestrator({ registry, store, clock, ids, config, seed: config.randomSeed });
+  const orchestrator = new Orchestrator({ registry, store, clock, ids, config, seed: config.randomSeed, ...(options.profileBudgets ? { profileBudgets: options.profileBudgets } : {}) });
   return { store, registry, orchestrator, planner: new Planner({ ids, maxSteps: config.plannerMaxSteps, minSimilarity: config.plannerMinSimilarity }), memory, loader: new RagLoader(index), retriever, embedder, vectors, config };
 }

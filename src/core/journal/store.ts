@@ -17,6 +17,8 @@ export interface RunSummary {
   head: JournalHead;
   /** The approval the run waits for, when paused. */
   pendingApprovalId?: string;
+  /** The tools its plans call, in first-use order (absent for runs written before it was recorded). */
+  tools?: string[];
 }
 
 export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'timed_out';

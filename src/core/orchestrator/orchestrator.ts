@@ -122,6 +122,8 @@ export interface RunOutcome {
   /** Set when the run is paused for a human. */
   pendingApproval?: ApprovalRecord;
   usage: BudgetUsage;
+  /** The run's own ceilings (and the profile's shared ones, when it has them), for meters. */
+  budget: { run: ToolBudget; profile?: ToolBudget };
   head: { seq: number; hash: string };
 }
 
@@ -214,6 +216,13 @@ export class Orchestrator {
     this.#readProfileUsage = options.readProfileUsage ?? ((profile) => this.store.getProfileUsage(profile));
     const routing = options.routing ?? 'round_robin';
     this.coordinator = new Coordinator(options.workers ?? [new Worker({ id: 'local' })], typeof routing === 'string' ? createRoutingPolicy(routing) : routing);
+  }
+
+  /** A profile's shared budget and what its runs have spent so far, for meters. */
+  async profileBudget(profile: string): Promise<{ profile: string; budget?: ToolBudget; usage: BudgetUsage }> {
+    const valid = parseOrThrow(ProfileNameSchema, profile, 'profile', 'invalid_profile');
+    const budget = this.#profileBudgets.get(valid);
+    return { profile: valid, ...(budget ? { budget: { ...budget } } : {}), usage: await this.#readProfileUsage(valid, '') };
   }
 
   /** Receive every event appended by this orchestrator, redacted, after it is durable. */
@@ -811,6 +820,7 @@ export class Orchestrator {
       ...(state.status === 'failed' ? { partial: partialResult(completed.map((s) => s.stepId), completed.at(-1)?.output ?? null, failureModeOf(state.error)) } : {}),
       ...(pending ? { pendingApproval: structuredClone(pending) } : {}),
       usage: { ...state.usage },
+      budget: { run: { ...state.inputs.budget }, ...(state.inputs.profileBudget ? { profile: { ...state.inputs.profileBudget } } : {}) },
       head: { ...state.head },
     };
   }

@@ -337,6 +337,7 @@ export function summarize(state: RunState): RunSummary {
     updatedAt: state.updatedAt,
     head: state.head,
     ...(state.pendingApprovalId ? { pendingApprovalId: state.pendingApprovalId } : {}),
+    ...(state.steps.length ? { tools: [...new Set(state.steps.map((step) => step.tool))] } : {}),
   };
 }
 

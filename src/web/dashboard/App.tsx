@@ -115,7 +115,7 @@ export function App() {
       </header>
       <main className="panel">
         {page === 'runs' && id ? <RunDetail token={token} runId={id} /> : null}
-        {page === 'runs' && !id ? <Runs token={token} /> : null}
+        {page === 'runs' && !id ? <Runs token={token} profile="demo" /> : null}
         {page === 'playground' ? <Playground token={token} /> : null}
         {page === 'approvals' ? <Approvals token={token} /> : null}
         {page === 'memory' ? <Memory token={token} profile="demo" /> : null}

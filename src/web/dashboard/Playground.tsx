@@ -1,40 +1,112 @@
-import { useMutation } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { api, type PlanPreview, type RunOutcome } from './api.ts';
+import { api, currentMode, type PlanPreview, type RunOutcome } from './api.ts';
+import { clearHistory, recentRuns, recordRun } from './history.ts';
+import { TryIt, type Tool } from './Tools.tsx';
 
 const EXAMPLES = ['add 2 and 3, then multiply the result by 4', 'calculate (2 + 3) * 4 ^ 2', 'rag_query(query="how do approvals time out")', 'send_message(to="ops", text="deploy finished")'];
 
+function ceiling(text: string): number | undefined {
+  if (text.trim() === '') return undefined;
+  const value = Number(text);
+  return Number.isFinite(value) && value >= 0 ? value : undefined;
+}
+
+function History({ onPick }: { onPick: (goal: string, profile: string) => void }) {
+  const client = useQueryClient();
+  const history = useQuery({ queryKey: ['history'], queryFn: () => recentRuns(20) });
+  if (!history.data?.length) return null;
+  return (
+    <section aria-labelledby="history-title">
+      <h2 id="history-title">Your recent runs</h2>
+      <p className="hint">Kept in this browser's storage.</p>
+      <ul className="history">
+        {history.data.map((entry) => (
+          <li key={entry.id}>
+            <span className={`status ${entry.status}`}>{entry.status}</span>{' '}
+            {entry.mode === currentMode() && (entry.mode === 'local' || entry.origin === location.origin) ? <a href={`#/runs/${encodeURIComponent(entry.runId)}`}>{entry.goal}</a> : <span>{entry.goal}</span>}{' '}
+            <span className="hint">
+              · {entry.profile} · {entry.mode === 'local' ? 'in this browser' : entry.origin} · <time dateTime={new Date(entry.at).toISOString()}>{new Date(entry.at).toLocaleString()}</time>
+            </span>{' '}
+            <button type="button" className="link" onClick={() => onPick(entry.goal, entry.profile)} aria-label={`Use the goal "${entry.goal}" again`}>
+              use again
+            </button>
+          </li>
+        ))}
+      </ul>
+      <button type="button" className="link" onClick={() => void clearHistory().then(() => client.invalidateQueries({ queryKey: ['history'] }))}>
+        Clear this list
+      </button>
+    </section>
+  );
+}
+
 export function Playground({ token }: { token: string }) {
+  const client = useQueryClient();
   const initial = new URLSearchParams(window.location.hash.split('?')[1] ?? '').get('goal') ?? EXAMPLES[0]!;
   const [goal, setGoal] = useState(initial);
   const [profile, setProfile] = useState('demo');
+  const [costCeiling, setCostCeiling] = useState('');
+  const [callCeiling, setCallCeiling] = useState('');
+  const [toolName, setToolName] = useState('');
+  const [copied, setCopied] = useState(false);
+  const tools = useQuery({ queryKey: ['tools', profile], queryFn: () => api<{ tools: Tool[] }>(token, 'GET', `/v1/profiles/${encodeURIComponent(profile)}/tools`), enabled: /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(profile) });
   const plan = useMutation({ mutationFn: () => api<PlanPreview>(token, 'POST', '/v1/plan', { goal, profile }) });
+  const remember = async (outcome: RunOutcome, text: string) => {
+    await recordRun({ goal: text, profile: outcome.profile, runId: outcome.runId, status: outcome.status, mode: currentMode() }).catch(() => undefined);
+    await client.invalidateQueries({ queryKey: ['history'] });
+    window.location.hash = `#/runs/${encodeURIComponent(outcome.runId)}`;
+  };
   const run = useMutation({
-    mutationFn: () => api<RunOutcome>(token, 'POST', '/v1/runs', { goal, profile }),
-    onSuccess: (outcome) => {
-      window.location.hash = `#/runs/${encodeURIComponent(outcome.runId)}`;
+    mutationFn: () => {
+      const budget = { ...(ceiling(costCeiling) !== undefined ? { costCeiling: ceiling(costCeiling) } : {}), ...(ceiling(callCeiling) !== undefined ? { callCeiling: ceiling(callCeiling) } : {}) };
+      return api<RunOutcome>(token, 'POST', '/v1/runs', { goal, profile, ...(Object.keys(budget).length ? { budget } : {}) });
     },
+    onSuccess: (outcome) => remember(outcome, goal),
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     plan.mutate();
   };
+  const copyLink = () => {
+    const link = `${location.origin}${location.pathname}#/playground?goal=${encodeURIComponent(goal)}`;
+    void navigator.clipboard
+      ?.writeText(link)
+      .then(() => setCopied(true))
+      .catch(() => setCopied(false));
+  };
+  const tool = tools.data?.tools.find((t) => t.name === toolName);
   return (
     <section aria-labelledby="playground-title">
       <h1 id="playground-title">Playground</h1>
       <form onSubmit={submit} className="stack">
         <label htmlFor="goal">Goal</label>
-        <textarea id="goal" rows={3} value={goal} onChange={(e) => setGoal(e.target.value)} />
+        <textarea id="goal" rows={3} value={goal} onChange={(e) => (setGoal(e.target.value), setCopied(false))} />
         <label htmlFor="profile">Profile</label>
         <input id="profile" value={profile} onChange={(e) => setProfile(e.target.value)} />
+        <details>
+          <summary>Budget for this run</summary>
+          <div className="filters">
+            <label>
+              Cost ceiling <input type="number" min={0} step="any" value={costCeiling} onChange={(e) => setCostCeiling(e.target.value)} />
+            </label>
+            <label>
+              Call ceiling <input type="number" min={0} step={1} value={callCeiling} onChange={(e) => setCallCeiling(e.target.value)} />
+            </label>
+          </div>
+          <p className="hint">A warning is recorded at 80% of a ceiling; a call that would pass it is refused.</p>
+        </details>
         <div className="actions">
           <button type="submit">Preview plan</button>
           <button type="button" onClick={() => run.mutate()} disabled={run.isPending}>
             {run.isPending ? 'Running…' : 'Run'}
           </button>
-          <button type="button" className="link" onClick={() => void navigator.clipboard?.writeText(`${location.origin}${location.pathname}#/playground?goal=${encodeURIComponent(goal)}`)}>
+          <button type="button" className="link" onClick={copyLink}>
             Copy link to this goal
           </button>
+          <span role="status" className="hint">
+            {copied ? 'Link copied.' : ''}
+          </span>
         </div>
         <p className="hint">
           Try:{' '}
@@ -45,7 +117,11 @@ export function Playground({ token }: { token: string }) {
           ))}
         </p>
       </form>
-      {plan.error || run.error ? <p role="alert" className="bad">{((plan.error ?? run.error) as Error).message}</p> : null}
+      {plan.error || run.error ? (
+        <p role="alert" className="bad">
+          {((plan.error ?? run.error) as Error).message}
+        </p>
+      ) : null}
       {plan.data ? (
         <>
           <h2>Plan ({plan.data.stopReason})</h2>
@@ -89,6 +165,21 @@ export function Playground({ token }: { token: string }) {
           </table>
         </>
       ) : null}
+      <h2>Call one tool</h2>
+      <label htmlFor="direct-tool">Tool</label>{' '}
+      <select id="direct-tool" value={toolName} onChange={(e) => setToolName(e.target.value)}>
+        <option value="">choose a tool…</option>
+        {tools.data?.tools.map((t) => (
+          <option key={t.name}>{t.name}</option>
+        ))}
+      </select>
+      {tool ? (
+        <>
+          <p className="hint">{tool.description}</p>
+          <TryIt key={tool.name} token={token} profile={profile} tool={tool} onRun={(outcome) => void remember(outcome, `try ${tool.name}`)} />
+        </>
+      ) : null}
+      <History onPick={(g, p) => (setGoal(g), setProfile(p))} />
     </section>
   );
 }

@@ -1,59 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, type RunOutcome, type TraceRecord } from './api.ts';
 import { ApprovalCard } from './Approvals.tsx';
-
-interface Span {
-  label: string;
-  start: number;
-  end: number;
-  kind: 'stage' | 'tool' | 'error' | 'approval';
-  detail: string;
-}
-
-/** Lifecycle stages, tool calls and approval waits as spans on one time axis. */
-function spansOf(records: readonly TraceRecord[]): Span[] {
-  const spans: Span[] = [];
-  const starts = new Map<string, TraceRecord>();
-  for (const record of records) {
-    if (record.type === 'stage' && record.durationMs !== undefined) {
-      spans.push({ label: `stage ${String(record.data['stage'])}`, start: record.at, end: record.at + record.durationMs, kind: 'stage', detail: '' });
-    }
-    if (record.type === 'tool_call_start') starts.set(`${record.stepId}:${String(record.data['attempt'])}`, record);
-    if (record.type === 'tool_call_complete' || record.type === 'tool_call_error') {
-      const start = starts.get(`${record.stepId}:${String(record.data['attempt'])}`);
-      const tool = String(start?.data['tool'] ?? '');
-      const detail = record.type === 'tool_call_complete' ? JSON.stringify(record.data['output']) : String((record.data['error'] as { message?: string }).message);
-      spans.push({ label: `${record.stepId} ${tool} #${String(record.data['attempt'])}`, start: start?.at ?? record.at, end: record.at, kind: record.type === 'tool_call_error' ? 'error' : 'tool', detail });
-    }
-    if ((record.type === 'approval_received' || record.type === 'approval_timeout') && record.durationMs !== undefined) {
-      spans.push({ label: `approval (${String(record.data['decision'] ?? record.data['action'])})`, start: record.at - record.durationMs, end: record.at, kind: 'approval', detail: `${record.durationMs} ms waiting` });
-    }
-  }
-  return spans;
-}
-
-function Waterfall({ records }: { records: readonly TraceRecord[] }) {
-  const spans = spansOf(records);
-  if (spans.length === 0) return null;
-  const t0 = Math.min(...spans.map((s) => s.start));
-  const t1 = Math.max(...spans.map((s) => s.end), t0 + 1);
-  const pct = (t: number) => ((t - t0) / (t1 - t0)) * 100;
-  return (
-    <ol className="waterfall" aria-label="Timeline">
-      {spans.map((span, i) => (
-        <li key={i}>
-          <span className="span-label">{span.label}</span>
-          <span className="track">
-            <span className={`bar ${span.kind}`} style={{ left: `${pct(span.start)}%`, width: `max(${pct(span.end) - pct(span.start)}%, 3px)` }} title={`${span.label}: ${span.end - span.start} ms`} />
-          </span>
-          <span className="span-detail">
-            {span.end - span.start} ms{span.detail ? ` · ${span.detail.slice(0, 80)}` : ''}
-          </span>
-        </li>
-      ))}
-    </ol>
-  );
-}
+import { BudgetMeters, ProfileBudget } from './Budget.tsx';
+import { TraceView } from './Trace.tsx';
 
 export function RunDetail({ token, runId }: { token: string; runId: string }) {
   const run = useQuery({ queryKey: ['run', runId], queryFn: () => api<RunOutcome>(token, 'GET', `/v1/runs/${encodeURIComponent(runId)}`), refetchInterval: 2000 });
@@ -96,10 +45,15 @@ export function RunDetail({ token, runId }: { token: string; runId: string }) {
         </p>
       ) : null}
       {outcome.pendingApproval ? <ApprovalCard token={token} approval={outcome.pendingApproval} /> : null}
+      <h2>Budget</h2>
+      <div className="side-by-side">
+        <BudgetMeters title="This run" usage={outcome.usage} budget={outcome.budget?.run} />
+        <ProfileBudget token={token} profile={outcome.profile} />
+      </div>
       <h2>Outputs</h2>
       <pre className="outputs">{JSON.stringify(outcome.outputs, null, 2)}</pre>
       <h2>Timeline</h2>
-      {trace.data ? <Waterfall records={trace.data.records} /> : <p>Loading…</p>}
+      {trace.data ? <TraceView records={trace.data.records} /> : <p>Loading…</p>}
     </section>
   );
 }

@@ -1,23 +1,54 @@
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { api, type RunSummary } from './api.ts';
+import { ProfileBudget } from './Budget.tsx';
 
 const STATUSES = ['all', 'running', 'paused', 'completed', 'failed', 'cancelled'] as const;
 
-export function Runs({ token }: { token: string }) {
+/** `datetime-local` value (local time) → ms since the epoch, or undefined when empty. */
+function toMs(value: string): number | undefined {
+  if (!value) return undefined;
+  const ms = new Date(value).getTime();
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
+export function Runs({ token, profile: defaultProfile }: { token: string; profile: string }) {
   const [status, setStatus] = useState<(typeof STATUSES)[number]>('all');
+  const [profile, setProfile] = useState('');
+  const [tool, setTool] = useState('');
+  const [from, setFrom] = useState('');
+  const [to, setTo] = useState('');
   const [search, setSearch] = useState('');
-  const runs = useQuery({
-    queryKey: ['runs', status],
-    queryFn: () => api<{ runs: RunSummary[] }>(token, 'GET', `/v1/runs${status === 'all' ? '' : `?status=${status}`}`),
-    refetchInterval: 3000,
-  });
+  const params = new URLSearchParams();
+  if (status !== 'all') params.set('status', status);
+  if (profile) params.set('profile', profile);
+  if (tool) params.set('tool', tool);
+  const since = toMs(from);
+  const until = toMs(to);
+  if (since !== undefined) params.set('since', String(since));
+  if (until !== undefined) params.set('until', String(until));
+  params.set('limit', '1000');
+  const query = params.toString();
+  const runs = useQuery({ queryKey: ['runs', query], queryFn: () => api<{ runs: RunSummary[] }>(token, 'GET', `/v1/runs?${query}`), refetchInterval: 3000 });
+  // Choices come from every run the token may see, so a filter never offers a dead end.
+  const all = useQuery({ queryKey: ['runs', 'limit=1000'], queryFn: () => api<{ runs: RunSummary[] }>(token, 'GET', '/v1/runs?limit=1000'), refetchInterval: 10_000 });
+  const choices = useMemo(() => {
+    const profiles = new Set<string>([defaultProfile]);
+    const tools = new Set<string>();
+    for (const run of all.data?.runs ?? []) {
+      profiles.add(run.profile);
+      for (const t of run.tools ?? []) tools.add(t);
+    }
+    return { profiles: [...profiles].sort(), tools: [...tools].sort() };
+  }, [all.data, defaultProfile]);
   const needle = search.trim().toLowerCase();
-  const shown = (runs.data?.runs ?? []).filter((r) => !needle || r.goal.toLowerCase().includes(needle) || r.runId.includes(needle));
+  const shown = (runs.data?.runs ?? []).filter((r) => !needle || r.goal.toLowerCase().includes(needle) || r.runId.toLowerCase().includes(needle));
+  const filtered = query !== 'limit=1000' || needle !== '';
   return (
     <section aria-labelledby="runs-title">
       <h1 id="runs-title">Runs</h1>
-      <div className="filters">
+      <ProfileBudget token={token} profile={profile || defaultProfile} />
+      <div className="filters" role="search" aria-label="Filter runs">
         <label>
           Status{' '}
           <select value={status} onChange={(e) => setStatus(e.target.value as (typeof STATUSES)[number])}>
@@ -27,17 +58,53 @@ export function Runs({ token }: { token: string }) {
           </select>
         </label>
         <label>
+          Profile{' '}
+          <select value={profile} onChange={(e) => setProfile(e.target.value)}>
+            <option value="">all</option>
+            {choices.profiles.map((p) => (
+              <option key={p}>{p}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Tool{' '}
+          <select value={tool} onChange={(e) => setTool(e.target.value)}>
+            <option value="">any</option>
+            {choices.tools.map((t) => (
+              <option key={t}>{t}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          From <input type="datetime-local" value={from} onChange={(e) => setFrom(e.target.value)} />
+        </label>
+        <label>
+          To <input type="datetime-local" value={to} onChange={(e) => setTo(e.target.value)} />
+        </label>
+        <label>
           Search <input type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="goal or run id" />
         </label>
       </div>
       {runs.error ? <p role="alert">{(runs.error as Error).message}</p> : null}
-      {shown.length === 0 && runs.isSuccess ? <p>No runs yet. Start one in the <a href="#/playground">playground</a>.</p> : null}
+      {shown.length === 0 && runs.isSuccess ? (
+        filtered ? (
+          <p>No run matches these filters.</p>
+        ) : (
+          <p>
+            No runs yet. Start one in the <a href="#/playground">playground</a>.
+          </p>
+        )
+      ) : null}
+      <p className="hint" aria-live="polite">
+        {runs.isSuccess ? `${shown.length} run(s)` : ''}
+      </p>
       <table>
         <thead>
           <tr>
             <th scope="col">Goal</th>
             <th scope="col">Status</th>
             <th scope="col">Profile</th>
+            <th scope="col">Tools</th>
             <th scope="col">Started</th>
           </tr>
         </thead>
@@ -51,6 +118,7 @@ export function Runs({ token }: { token: string }) {
                 <span className={`status ${run.status}`}>{run.status}</span>
               </td>
               <td>{run.profile}</td>
+              <td>{(run.tools ?? []).join(', ')}</td>
               <td>
                 <time dateTime={new Date(run.createdAt).toISOString()}>{new Date(run.createdAt).toLocaleString()}</time>
               </td>

@@ -1,8 +1,9 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useState, type FormEvent } from 'react';
 import { api, type RunOutcome } from './api.ts';
+import { SchemaForm, formToInput, initialFormState, type FormState, type ObjectSchema } from './SchemaForm.tsx';
 
-interface Tool {
+export interface Tool {
   name: string;
   description: string;
   cost: number;
@@ -11,30 +12,46 @@ interface Tool {
   allowNetwork: boolean;
   idempotent: boolean;
   requiresApproval: boolean;
-  inputSchema: { properties?: Record<string, { type?: string; description?: string }>; required?: string[] };
+  inputSchema: ObjectSchema;
 }
 
-function TryIt({ token, profile, tool }: { token: string; profile: string; tool: Tool }) {
-  const example = Object.fromEntries(Object.entries(tool.inputSchema.properties ?? {}).map(([name, s]) => [name, s.type === 'number' || s.type === 'integer' ? 1 : s.type === 'boolean' ? true : '']));
-  const [input, setInput] = useState(JSON.stringify(example, null, 2));
-  const run = useMutation({ mutationFn: () => api<RunOutcome>(token, 'POST', '/v1/runs', { goal: `try ${tool.name}`, profile, plan: [{ tool: tool.name, input: JSON.parse(input) as Record<string, unknown> }] }) });
-  const id = `try-${tool.name}`;
+/** A form generated from the tool's input schema; submitting runs a one-step plan and links to the run. */
+export function TryIt({ token, profile, tool, onRun }: { token: string; profile: string; tool: Tool; onRun?: (outcome: RunOutcome) => void }) {
+  const [state, setState] = useState<FormState>(() => initialFormState(tool.inputSchema));
+  const [invalid, setInvalid] = useState<string | null>(null);
+  const run = useMutation({
+    mutationFn: (input: Record<string, unknown>) => api<RunOutcome>(token, 'POST', '/v1/runs', { goal: `try ${tool.name}`, profile, plan: [{ tool: tool.name, input }] }),
+    ...(onRun ? { onSuccess: onRun } : {}),
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    try {
+      const input = formToInput(tool.inputSchema, state);
+      setInvalid(null);
+      run.mutate(input);
+    } catch (error) {
+      setInvalid((error as Error).message);
+    }
+  };
   return (
-    <div className="stack">
-      <label htmlFor={id}>Input for {tool.name} (JSON)</label>
-      <textarea id={id} rows={4} value={input} onChange={(e) => setInput(e.target.value)} />
+    <form className="stack" onSubmit={submit} aria-label={`Input for ${tool.name}`}>
+      <SchemaForm schema={tool.inputSchema} state={state} onChange={setState} />
       <div className="actions">
-        <button type="button" onClick={() => run.mutate()} disabled={run.isPending}>
+        <button type="submit" disabled={run.isPending}>
           Try {tool.name}
         </button>
       </div>
-      {run.error ? <p role="alert" className="bad">{(run.error as Error).message}</p> : null}
+      {invalid || run.error ? (
+        <p role="alert" className="bad">
+          {invalid ?? (run.error as Error).message}
+        </p>
+      ) : null}
       {run.data ? (
         <p role="status">
           <a href={`#/runs/${encodeURIComponent(run.data.runId)}`}>{run.data.status}</a>: <code>{JSON.stringify(run.data.outputs['step-0'] ?? run.data.error ?? null)}</code>
         </p>
       ) : null}
-    </div>
+    </form>
   );
 }
 

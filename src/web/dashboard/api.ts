@@ -30,8 +30,16 @@ export function saveMode(mode: Mode): void {
 
 let transport: (path: string, init: RequestInit) => Promise<Response> = (path, init) => fetch(path, init);
 
+let current: Mode = 'remote';
+
+/** The mode requests currently go to. */
+export function currentMode(): Mode {
+  return current;
+}
+
 /** Send requests to the in-page runtime (loaded on first use) or back to the server. */
 export function setTransport(mode: Mode): void {
+  current = mode;
   transport =
     mode === 'local'
       ? async (path, init) => (await import('./localApi.ts')).localFetch(path, init)
@@ -80,6 +88,7 @@ export interface RunSummary {
   status: string;
   createdAt: number;
   updatedAt: number;
+  tools?: string[];
 }
 
 export interface Approval {
@@ -103,6 +112,7 @@ export interface RunOutcome {
   error?: { code: string; message: string };
   pendingApproval?: Approval;
   usage: { cost: number; calls: number; tokens: number };
+  budget?: { run: { costCeiling?: number; callCeiling?: number; tokenCeiling?: number; warnThreshold?: number }; profile?: { costCeiling?: number; callCeiling?: number; tokenCeiling?: number; warnThreshold?: number } };
   head: { seq: number; hash: string };
 }
 

@@ -1,0 +1,250 @@
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useMemo, useRef, useState } from 'react';
+
+/** The fields of a trace record the view reads (the API's `/v1/runs/{id}/trace` rows). */
+export interface TraceRow {
+  seq: number;
+  type: string;
+  at: number;
+  durationMs?: number;
+  stepId?: string;
+  data: Record<string, unknown>;
+}
+
+export type SpanKind = 'stage' | 'tool' | 'error' | 'approval' | 'budget';
+
+/** One bar of the waterfall: a lifecycle stage, a tool call attempt, an approval wait or a budget event. */
+export interface Span {
+  label: string;
+  start: number;
+  end: number;
+  kind: SpanKind;
+  /** The journal events the span covers. */
+  seqs: number[];
+  stepId?: string;
+  tool?: string;
+  attempt?: number;
+  worker?: string;
+  input?: unknown;
+  output?: unknown;
+  error?: unknown;
+  /** Other facts worth showing in the detail panel (approval decision, budget usage, …). */
+  extra?: Record<string, unknown>;
+}
+
+/**
+ * Fold trace records into spans in one pass (a 100k-event trace must not go quadratic):
+ * stages with their durations, each tool call attempt from its start to its completion or
+ * error, approval waits, and budget warnings or refusals as instants.
+ */
+export function spansOf(records: readonly TraceRow[]): Span[] {
+  const spans: Span[] = [];
+  const starts = new Map<string, TraceRow>();
+  for (const record of records) {
+    const data = record.data;
+    switch (record.type) {
+      case 'stage':
+        if (record.durationMs !== undefined) spans.push({ label: `stage ${String(data['stage'])}`, start: record.at, end: record.at + record.durationMs, kind: 'stage', seqs: [record.seq] });
+        break;
+      case 'tool_call_start':
+        starts.set(`${record.stepId}:${String(data['attempt'])}`, record);
+        break;
+      case 'tool_call_complete':
+      case 'tool_call_error': {
+        const key = `${record.stepId}:${String(data['attempt'])}`;
+        const start = starts.get(key);
+        starts.delete(key);
+        const tool = String(start?.data['tool'] ?? '');
+        const failed = record.type === 'tool_call_error';
+        spans.push({
+          label: `${record.stepId ?? ''} ${tool} #${String(data['attempt'])}`,
+          start: start?.at ?? record.at - (record.durationMs ?? 0),
+          end: record.at,
+          kind: failed ? 'error' : 'tool',
+          seqs: start ? [start.seq, record.seq] : [record.seq],
+          ...(record.stepId !== undefined ? { stepId: record.stepId } : {}),
+          tool,
+          attempt: Number(data['attempt']),
+          ...(typeof start?.data['worker'] === 'string' ? { worker: start.data['worker'] } : {}),
+          ...(start ? { input: start.data['input'] } : {}),
+          ...(failed ? { error: data['error'] } : { output: data['output'] }),
+          ...(start?.data['reserved'] ? { extra: { reserved: start.data['reserved'] } } : {}),
+        });
+        break;
+      }
+      case 'approval_received':
+      case 'approval_timeout':
+        if (record.durationMs !== undefined) {
+          spans.push({
+            label: `approval (${String(data['decision'] ?? data['action'] ?? 'timed out')})`,
+            start: record.at - record.durationMs,
+            end: record.at,
+            kind: 'approval',
+            seqs: [record.seq],
+            ...(record.stepId !== undefined ? { stepId: record.stepId } : {}),
+            extra: data,
+          });
+        }
+        break;
+      case 'budget_warning':
+      case 'budget_exceeded':
+        spans.push({ label: record.type === 'budget_warning' ? `budget warning (${String(data['scope'])})` : `over budget (${String(data['scope'])})`, start: record.at, end: record.at, kind: 'budget', seqs: [record.seq], ...(record.stepId !== undefined ? { stepId: record.stepId } : {}), extra: data });
+        break;
+      default:
+        break;
+    }
+  }
+  return spans;
+}
+
+const FILTERS: ReadonlyArray<{ value: 'all' | SpanKind; label: string }> = [
+  { value: 'all', label: 'everything' },
+  { value: 'tool', label: 'tool calls' },
+  { value: 'error', label: 'errors' },
+  { value: 'approval', label: 'approvals' },
+  { value: 'budget', label: 'budget' },
+  { value: 'stage', label: 'stages' },
+];
+
+const ROW_HEIGHT = 30;
+
+function json(value: unknown): string {
+  return JSON.stringify(value, null, 2) ?? 'undefined';
+}
+
+function SpanDetail({ span, t0 }: { span: Span; t0: number }) {
+  return (
+    <section className="span-panel" aria-label="Span detail">
+      <h3>{span.label}</h3>
+      <dl className="facts">
+        <dt>Kind</dt>
+        <dd>{span.kind}</dd>
+        <dt>Starts</dt>
+        <dd>+{span.start - t0} ms</dd>
+        <dt>Duration</dt>
+        <dd>{span.end - span.start} ms</dd>
+        <dt>Events</dt>
+        <dd>seq {span.seqs.join(', ')}</dd>
+        {span.worker ? (
+          <>
+            <dt>Worker</dt>
+            <dd>{span.worker}</dd>
+          </>
+        ) : null}
+      </dl>
+      {span.input !== undefined ? (
+        <>
+          <h4>Input</h4>
+          <pre>{json(span.input)}</pre>
+        </>
+      ) : null}
+      {span.output !== undefined ? (
+        <>
+          <h4>Output</h4>
+          <pre>{json(span.output)}</pre>
+        </>
+      ) : null}
+      {span.error !== undefined ? (
+        <>
+          <h4>Error</h4>
+          <pre className="bad">{json(span.error)}</pre>
+        </>
+      ) : null}
+      {span.extra ? (
+        <>
+          <h4>Details</h4>
+          <pre>{json(span.extra)}</pre>
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+/**
+ * The waterfall of a run: one row per span on a shared time axis, virtualized so only the
+ * rows on screen exist in the DOM (a 100k-event trace stays smooth). Every row is a button,
+ * so even a zero-length span can be clicked or reached with the keyboard; its inputs and
+ * outputs (redacted by the API) open in the panel beside it.
+ */
+export function TraceView({ records }: { records: readonly TraceRow[] }) {
+  const spans = useMemo(() => spansOf(records), [records]);
+  const [filter, setFilter] = useState<'all' | SpanKind>('all');
+  const [selected, setSelected] = useState<Span | null>(null);
+  const shown = useMemo(() => (filter === 'all' ? spans : spans.filter((span) => span.kind === filter)), [spans, filter]);
+  const bounds = useMemo(() => {
+    let t0 = Infinity;
+    let t1 = -Infinity;
+    for (const span of spans) {
+      if (span.start < t0) t0 = span.start;
+      if (span.end > t1) t1 = span.end;
+    }
+    return { t0, t1: Math.max(t1, t0 + 1) };
+  }, [spans]);
+  const stats = useMemo(() => {
+    let retries = 0;
+    let errors = 0;
+    let approvals = 0;
+    for (const span of spans) {
+      if ((span.attempt ?? 1) > 1) retries++;
+      if (span.kind === 'error') errors++;
+      if (span.kind === 'approval') approvals++;
+    }
+    return { retries, errors, approvals };
+  }, [spans]);
+  const scroller = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({
+    count: shown.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 12,
+    // Rows on the very first paint, before the scroller has been measured.
+    initialRect: { width: 960, height: 480 },
+  });
+  if (spans.length === 0) return <p>No spans yet.</p>;
+  const { t0, t1 } = bounds;
+  const pct = (t: number) => ((t - t0) / (t1 - t0)) * 100;
+  return (
+    <div className="trace">
+      <p className="hint" role="status">
+        {records.length.toLocaleString('en')} events · {spans.length.toLocaleString('en')} spans over {t1 - t0} ms · {stats.retries} retried attempt(s) · {stats.errors} error(s) · {stats.approvals} approval(s)
+      </p>
+      <div className="filters">
+        <label>
+          Show{' '}
+          <select value={filter} onChange={(e) => setFilter(e.target.value as 'all' | SpanKind)}>
+            {FILTERS.map((f) => (
+              <option key={f.value} value={f.value}>
+                {f.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <span className="legend" aria-hidden="true">
+          <i className="bar stage" /> stage <i className="bar tool" /> tool <i className="bar error" /> error <i className="bar approval" /> approval <i className="bar budget" /> budget
+        </span>
+      </div>
+      <div className="trace-body">
+        <div ref={scroller} className="trace-scroller" role="region" aria-label="Timeline" tabIndex={0}>
+          <ol className="waterfall" style={{ height: virtualizer.getTotalSize() }}>
+            {virtualizer.getVirtualItems().map((item) => {
+              const span = shown[item.index]!;
+              const active = selected === span;
+              return (
+                <li key={item.key} style={{ transform: `translateY(${item.start}px)`, height: ROW_HEIGHT }}>
+                  <button type="button" className={active ? 'span-row active' : 'span-row'} aria-pressed={active} onClick={() => setSelected(active ? null : span)} title={`${span.label}: ${span.end - span.start} ms`}>
+                    <span className="span-label">{span.label}</span>
+                    <span className="track">
+                      <span className={`bar ${span.kind}`} style={{ left: `${pct(span.start)}%`, width: `max(${pct(span.end) - pct(span.start)}%, 3px)` }} />
+                    </span>
+                    <span className="span-ms">{span.end - span.start} ms</span>
+                  </button>
+                </li>
+              );
+            })}
+          </ol>
+        </div>
+        {selected ? <SpanDetail span={selected} t0={t0} /> : <p className="hint span-panel">Select a span to see its input and output.</p>}
+      </div>
+    </div>
+  );
+}
