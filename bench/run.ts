@@ -10,6 +10,7 @@ const BENCHMARKS: Record<string, () => Promise<{ run: () => Promise<BenchResult>
   retrieval: () => import('./retrieval.bench.ts'),
   http: () => import('./http.bench.ts'),
   bundles: () => import('./bundles.bench.ts'),
+  'trace-view': () => import('./traceView.bench.ts'),
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -15,6 +15,7 @@ import {
   PROFILE_NAME_PATTERN,
   canonicalJson,
   exportJournal,
+  importJournal,
   parseJournal,
   redact,
   replay,
@@ -429,6 +430,17 @@ export function createApp(runtime: Runtime, options: AppOptions): OpenAPIHono<En
     const result = verifyJournal(events);
     return c.json({ runId: events[0]?.runId ?? null, ...result } as Record<string, unknown>, 200);
   });
+
+  app.openapi(
+    createRoute({ method: 'post', path: '/v1/journals', request: { body: body(JournalBody) }, responses: { 200: json(z.object({ runId: z.string(), events: z.number() }), 'The imported run: its chain verified and its journal stored as it was'), ...errors } }),
+    async (c) => {
+      const events = parseJournal(c.req.valid('json').journal);
+      const profile = (events[0]?.data['inputs'] as { profile?: string } | undefined)?.profile;
+      if (!profile) throw new HttpError(400, 'invalid_journal', 'the journal does not start with a run');
+      requireProfile(c, profile);
+      return c.json(await importJournal(runtime.store, events), 200);
+    },
+  );
 
   app.openapi(createRoute({ method: 'post', path: '/v1/replay', request: { body: body(JournalBody) }, responses: { 200: json(Any, 'Replay of an uploaded journal against recorded results: identical, or the first divergence'), ...errors } }), async (c) => {
     const events = parseJournal(c.req.valid('json').journal);

@@ -50,6 +50,7 @@ describe('API security', () => {
         '/v1/approvals/:approvalId': { decision: 'approve' },
         '/v1/audit/journal': { journal },
         '/v1/replay': { journal },
+        '/v1/journals': { journal },
       };
       const body = method === 'POST' ? JSON.stringify(bodies[path] ?? {}) : undefined;
       const headers = (token?: string) => ({ ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyJournal, type JournalEvent } from '../../src/core/index.ts';
+import { InMemoryStore, Orchestrator, ToolRegistry, createSequentialIds, exportJournal, registerBuiltinTools, verifyJournal, type JournalEvent } from '../../src/core/index.ts';
 
 export const ADMIN = 'admin-token-0123456789abcdef';
 export const DEMO = 'demo-token-0123456789abcdef';
@@ -63,6 +63,46 @@ export function describeApiConformance(name: string, start: () => Promise<{ call
       expect(await (await call('GET', '/v1/audit')).json()).toMatchObject({ ok: true });
       const listed = (await (await call('GET', '/v1/runs?status=completed')).json()) as { runs: Array<{ runId: string }> };
       expect(listed.runs.map((r) => r.runId)).toContain(run.runId);
+    });
+
+    it('filters runs by tool and time, and reports run and profile budgets with warnings before the ceiling', async () => {
+      const run = (await (await call('POST', '/v1/runs', { body: { goal: 'add 2 and 3 then multiply the result by 4', profile: 'demo', budget: { callCeiling: 2 } } })).json()) as { runId: string; createdAt?: number; usage: { calls: number }; budget: { run: { callCeiling: number; warnThreshold: number } } };
+      expect(run).toMatchObject({ status: 'completed', usage: { calls: 2 }, budget: { run: { callCeiling: 2, warnThreshold: 0.8 } } });
+      const trace = (await (await call('GET', `/v1/runs/${run.runId}/trace`)).json()) as { records: Array<{ type: string; data: Record<string, unknown> }> };
+      expect(trace.records.filter((r) => r.type === 'budget_warning').map((r) => r.data['dimensions'])).toEqual([['calls']]);
+      const listed = async (query: string) => ((await (await call('GET', `/v1/runs?${query}`)).json()) as { runs: Array<{ runId: string; tools?: string[]; createdAt: number }> }).runs;
+      const mine = (await listed('tool=multiply')).find((r) => r.runId === run.runId)!;
+      expect(mine.tools).toEqual(['add', 'multiply']);
+      expect((await listed('tool=send_message')).map((r) => r.runId)).not.toContain(run.runId);
+      expect((await listed(`since=${mine.createdAt}&until=${mine.createdAt + 1}`)).map((r) => r.runId)).toContain(run.runId);
+      expect((await listed(`since=${mine.createdAt + 1}`)).map((r) => r.runId)).not.toContain(run.runId);
+      expect((await listed(`until=${mine.createdAt}`)).map((r) => r.runId)).not.toContain(run.runId);
+      expect((await call('GET', '/v1/runs?since=yesterday')).status).toBe(400);
+      const budget = (await (await call('GET', '/v1/profiles/demo/budget')).json()) as { profile: string; usage: { calls: number } };
+      expect(budget.profile).toBe('demo');
+      expect(budget.usage.calls).toBeGreaterThanOrEqual(2);
+      expect((await call('GET', '/v1/profiles/demo/budget', { token: OTHER })).status).toBe(403);
+    });
+
+    it('imports a journal exported by another host; refuses a duplicate, a tampered copy and a foreign profile', async () => {
+      const registry = new ToolRegistry();
+      registerBuiltinTools(registry, 'demo');
+      const elsewhere = new InMemoryStore();
+      const outcome = await new Orchestrator({ registry, store: elsewhere, ids: createSequentialIds(`elsewhere-${Date.now()}`) }).start('add 4 and 5', 'demo');
+      const ndjson = exportJournal(await elsewhere.readJournal(outcome.runId));
+      const lines = ndjson.trim().split('\n');
+      const tampered = [...lines.slice(0, 2), lines[2]!.replace(/"at":(\d+)/, (_, at: string) => `"at":${Number(at) + 1}`), ...lines.slice(3)].join('\n');
+      const bad = await call('POST', '/v1/journals', { body: { journal: tampered } });
+      expect(bad.status).toBe(400);
+      expect(((await bad.json()) as { error: { code: string } }).error.code).toBe('journal_invalid');
+      expect((await call('POST', '/v1/journals', { token: OTHER, body: { journal: ndjson } })).status).toBe(403);
+      expect((await call('GET', `/v1/runs/${outcome.runId}`)).status).toBe(404);
+      const imported = await call('POST', '/v1/journals', { body: { journal: ndjson } });
+      expect(imported.status).toBe(200);
+      expect(await imported.json()).toEqual({ runId: outcome.runId, events: lines.length });
+      expect(await (await call('GET', `/v1/runs/${outcome.runId}`)).json()).toMatchObject({ status: 'completed', outputs: { 'step-0': 9 } });
+      expect(await (await call('GET', `/v1/audit/runs/${outcome.runId}`)).json()).toMatchObject({ ok: true });
+      expect((await call('POST', '/v1/journals', { body: { journal: ndjson } })).status).toBe(409);
     });
 
     it('pauses for approval, lists it, and continues after the decision', async () => {

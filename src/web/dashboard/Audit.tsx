@@ -1,6 +1,7 @@
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type DragEvent } from 'react';
 import { api } from './api.ts';
+import { SpanTimeline, type Span } from './TraceView.tsx';
 
 interface Verification {
   runId: string | null;
@@ -16,16 +17,84 @@ interface Replay {
   divergence?: { seq: number; expected?: unknown; actual?: unknown };
 }
 
+/** Spans of an OTLP JSON file, indented under their parents; the reader loads on first use. */
+async function otlpSpans(text: string): Promise<Span[]> {
+  const { readOtlp } = await import('../../core/journal/otlp.ts');
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new Error('the file is not JSON');
+  }
+  return readOtlp(json).map((span) => {
+    const tool = span.attributes['gen_ai.tool.name'];
+    return {
+      label: `${'· '.repeat(span.depth)}${span.name}`,
+      start: span.startMs,
+      end: span.endMs,
+      kind: span.statusCode === 2 ? 'error' : typeof tool === 'string' || span.name.startsWith('execute_tool') ? 'tool' : 'stage',
+      seqs: [],
+      ...(typeof tool === 'string' ? { tool } : {}),
+      ...(span.statusMessage ? { error: span.statusMessage } : {}),
+      extra: { traceId: span.traceId, spanId: span.spanId, ...(span.parentSpanId ? { parentSpanId: span.parentSpanId } : {}), ...(span.service ? { service: span.service } : {}), attributes: span.attributes },
+    } satisfies Span;
+  });
+}
+
+function OtlpViewer() {
+  const [file, setFile] = useState<{ name: string; spans: Span[] } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const open = async (picked: File | undefined) => {
+    if (!picked) return;
+    setError(null);
+    try {
+      setFile({ name: picked.name, spans: await otlpSpans(await picked.text()) });
+    } catch (e) {
+      setFile(null);
+      setError(`${picked.name}: ${(e as Error).message}`);
+    }
+  };
+  return (
+    <>
+      <h2>Open an OTLP trace</h2>
+      <p>OTLP/HTTP JSON from CUGAr (a run's “export OTLP”) or from any OpenTelemetry exporter; it is read in this page and sent nowhere.</p>
+      <div className="dropzone" onDragOver={(e) => e.preventDefault()} onDrop={(e) => (e.preventDefault(), void open(e.dataTransfer.files[0]))}>
+        <label htmlFor="otlp-file">OTLP JSON file, or drop it here</label>
+        <input id="otlp-file" type="file" accept=".json,application/json" onChange={(e) => void open(e.target.files?.[0])} />
+      </div>
+      {error ? (
+        <p role="alert" className="bad">
+          {error}
+        </p>
+      ) : null}
+      {file ? (
+        <>
+          <p role="status">
+            {file.name}: {file.spans.length} span(s)
+          </p>
+          <SpanTimeline spans={file.spans} />
+        </>
+      ) : null}
+    </>
+  );
+}
+
 export function Audit({ token }: { token: string }) {
+  const client = useQueryClient();
   const audit = useQuery({ queryKey: ['audit-all'], queryFn: () => api<{ ok: boolean; runs: Array<{ runId: string; ok: boolean; seq?: number; reason?: string }> }>(token, 'GET', '/v1/audit') });
   const [journal, setJournal] = useState<{ name: string; text: string } | null>(null);
   const verify = useMutation({ mutationFn: (text: string) => api<Verification>(token, 'POST', '/v1/audit/journal', { journal: text }) });
   const replay = useMutation({ mutationFn: (text: string) => api<Replay>(token, 'POST', '/v1/replay', { journal: text }) });
+  const store = useMutation({
+    mutationFn: (text: string) => api<{ runId: string; events: number }>(token, 'POST', '/v1/journals', { journal: text }),
+    onSuccess: () => void client.invalidateQueries(),
+  });
   const load = async (file: File | undefined) => {
     if (!file) return;
     const text = await file.text();
     setJournal({ name: file.name, text });
     replay.reset();
+    store.reset();
     verify.mutate(text);
   };
   const onDrop = (event: DragEvent) => {
@@ -71,9 +140,24 @@ export function Audit({ token }: { token: string }) {
               </li>
             ))}
           </ol>
-          <button type="button" onClick={() => replay.mutate(journal!.text)} disabled={!verify.data.ok || replay.isPending}>
-            Replay this journal
-          </button>
+          <div className="actions">
+            <button type="button" onClick={() => replay.mutate(journal!.text)} disabled={!verify.data.ok || replay.isPending}>
+              Replay this journal
+            </button>
+            <button type="button" onClick={() => store.mutate(journal!.text)} disabled={!verify.data.ok || store.isPending || store.isSuccess}>
+              Add it to this store's runs
+            </button>
+          </div>
+          {store.error ? (
+            <p role="alert" className="bad">
+              {(store.error as Error).message}
+            </p>
+          ) : null}
+          {store.data ? (
+            <p role="status" className="ok">
+              Imported: <a href={`#/runs/${encodeURIComponent(store.data.runId)}`}>{store.data.runId}</a> ({store.data.events} events).
+            </p>
+          ) : null}
         </>
       ) : null}
       {replay.error ? <p role="alert" className="bad">{(replay.error as Error).message}</p> : null}
@@ -98,6 +182,7 @@ export function Audit({ token }: { token: string }) {
           </div>
         )
       ) : null}
+      <OtlpViewer />
     </section>
   );
 }

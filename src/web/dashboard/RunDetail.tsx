@@ -1,8 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
-import { api, type RunOutcome, type TraceRecord } from './api.ts';
+import { api, transportFetch, type RunOutcome, type TraceRecord } from './api.ts';
 import { ApprovalCard } from './Approvals.tsx';
 import { BudgetMeters, ProfileBudget } from './Budget.tsx';
-import { TraceView } from './Trace.tsx';
+import { TraceView } from './TraceView.tsx';
 
 export function RunDetail({ token, runId }: { token: string; runId: string }) {
   const run = useQuery({ queryKey: ['run', runId], queryFn: () => api<RunOutcome>(token, 'GET', `/v1/runs/${encodeURIComponent(runId)}`), refetchInterval: 2000 });
@@ -34,9 +34,13 @@ export function RunDetail({ token, runId }: { token: string; runId: string }) {
         <dd>
           {outcome.head.seq + 1} events ·{' '}
           {audit.data ? audit.data.ok ? <span className="ok">chain verified</span> : <span className="bad">broken at seq {audit.data.seq}: {audit.data.reason}</span> : 'verifying…'} ·{' '}
-          <a href={`/v1/runs/${encodeURIComponent(outcome.runId)}/journal?format=ndjson`} onClick={(e) => (e.preventDefault(), void download(token, outcome.runId))}>
+          <button type="button" className="link" onClick={() => void download(token, outcome.runId, 'journal')}>
             export journal
-          </a>
+          </button>{' '}
+          ·{' '}
+          <button type="button" className="link" onClick={() => void download(token, outcome.runId, 'otlp')}>
+            export OTLP
+          </button>
         </dd>
       </dl>
       {outcome.error ? (
@@ -58,12 +62,14 @@ export function RunDetail({ token, runId }: { token: string; runId: string }) {
   );
 }
 
-async function download(token: string, runId: string): Promise<void> {
-  const response = await fetch(`/v1/runs/${encodeURIComponent(runId)}/journal?format=ndjson`, { headers: { authorization: `Bearer ${token}` } });
-  const url = URL.createObjectURL(new Blob([await response.text()], { type: 'application/x-ndjson' }));
+/** Save the run's journal (NDJSON) or its OTLP JSON; works in both modes through the current transport. */
+async function download(token: string, runId: string, kind: 'journal' | 'otlp'): Promise<void> {
+  const path = kind === 'journal' ? `/v1/runs/${encodeURIComponent(runId)}/journal?format=ndjson` : `/v1/runs/${encodeURIComponent(runId)}/otlp`;
+  const response = await transportFetch(path, { headers: { authorization: `Bearer ${token}` } });
+  const url = URL.createObjectURL(new Blob([await response.text()], { type: kind === 'journal' ? 'application/x-ndjson' : 'application/json' }));
   const a = document.createElement('a');
   a.href = url;
-  a.download = `${runId}.ndjson`;
+  a.download = kind === 'journal' ? `${runId}.ndjson` : `${runId}.otlp.json`;
   a.click();
   URL.revokeObjectURL(url);
 }

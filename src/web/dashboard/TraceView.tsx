@@ -120,11 +120,15 @@ function SpanDetail({ span, t0 }: { span: Span; t0: number }) {
         <dt>Kind</dt>
         <dd>{span.kind}</dd>
         <dt>Starts</dt>
-        <dd>+{span.start - t0} ms</dd>
+        <dd>+{ms(span.start - t0)} ms</dd>
         <dt>Duration</dt>
-        <dd>{span.end - span.start} ms</dd>
-        <dt>Events</dt>
-        <dd>seq {span.seqs.join(', ')}</dd>
+        <dd>{ms(span.end - span.start)} ms</dd>
+        {span.seqs.length ? (
+          <>
+            <dt>Events</dt>
+            <dd>seq {span.seqs.join(', ')}</dd>
+          </>
+        ) : null}
         {span.worker ? (
           <>
             <dt>Worker</dt>
@@ -160,6 +164,11 @@ function SpanDetail({ span, t0 }: { span: Span; t0: number }) {
   );
 }
 
+/** Durations and offsets as people read them: whole milliseconds, or two decimals below 10 ms. */
+export function ms(value: number): string {
+  return value < 10 && !Number.isInteger(value) ? value.toFixed(2) : String(Math.round(value));
+}
+
 /**
  * The waterfall of a run: one row per span on a shared time axis, virtualized so only the
  * rows on screen exist in the DOM (a 100k-event trace stays smooth). Every row is a button,
@@ -168,6 +177,11 @@ function SpanDetail({ span, t0 }: { span: Span; t0: number }) {
  */
 export function TraceView({ records }: { records: readonly TraceRow[] }) {
   const spans = useMemo(() => spansOf(records), [records]);
+  return <SpanTimeline spans={spans} events={records.length} />;
+}
+
+/** The virtualized waterfall over any spans: a run's trace, or spans read from an OTLP file. */
+export function SpanTimeline({ spans, events }: { spans: readonly Span[]; events?: number }) {
   const [filter, setFilter] = useState<'all' | SpanKind>('all');
   const [selected, setSelected] = useState<Span | null>(null);
   const shown = useMemo(() => (filter === 'all' ? spans : spans.filter((span) => span.kind === filter)), [spans, filter]);
@@ -206,7 +220,8 @@ export function TraceView({ records }: { records: readonly TraceRow[] }) {
   return (
     <div className="trace">
       <p className="hint" role="status">
-        {records.length.toLocaleString('en')} events · {spans.length.toLocaleString('en')} spans over {t1 - t0} ms · {stats.retries} retried attempt(s) · {stats.errors} error(s) · {stats.approvals} approval(s)
+        {events !== undefined ? `${events.toLocaleString('en')} events · ` : ''}
+        {spans.length.toLocaleString('en')} spans over {ms(t1 - t0)} ms · {stats.retries} retried attempt(s) · {stats.errors} error(s) · {stats.approvals} approval(s)
       </p>
       <div className="filters">
         <label>
@@ -231,12 +246,12 @@ export function TraceView({ records }: { records: readonly TraceRow[] }) {
               const active = selected === span;
               return (
                 <li key={item.key} style={{ transform: `translateY(${item.start}px)`, height: ROW_HEIGHT }}>
-                  <button type="button" className={active ? 'span-row active' : 'span-row'} aria-pressed={active} onClick={() => setSelected(active ? null : span)} title={`${span.label}: ${span.end - span.start} ms`}>
+                  <button type="button" className={active ? 'span-row active' : 'span-row'} aria-pressed={active} onClick={() => setSelected(active ? null : span)} title={`${span.label}: ${ms(span.end - span.start)} ms`}>
                     <span className="span-label">{span.label}</span>
                     <span className="track">
                       <span className={`bar ${span.kind}`} style={{ left: `${pct(span.start)}%`, width: `max(${pct(span.end) - pct(span.start)}%, 3px)` }} />
                     </span>
-                    <span className="span-ms">{span.end - span.start} ms</span>
+                    <span className="span-ms">{ms(span.end - span.start)} ms</span>
                   </button>
                 </li>
               );
