@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InMemoryStore, Orchestrator, ToolRegistry, createSequentialIds, exportJournal, registerBuiltinTools } from '../../src/core/index.ts';
 import { startServer, type RunningServer } from '../../src/edge/nodeServer.ts';
 import { launchChromium } from './support.ts';
 
@@ -47,6 +48,11 @@ describe('dashboard (remote mode, served by the Node host)', () => {
     await page.getByText('chain verified').waitFor();
     await expect.poll(() => page.locator('.outputs').textContent()).toContain('"step-1": 20');
     expect(await page.locator('.waterfall li').count()).toBeGreaterThanOrEqual(6);
+    // A span opens its input and output; the run's budget meters show what it spent.
+    await page.getByRole('button', { name: /step-0 add #1/ }).click();
+    await expect.poll(() => page.getByRole('region', { name: 'Span detail' }).textContent()).toContain('"a": 2');
+    expect(await page.getByRole('region', { name: 'Span detail' }).textContent()).toContain('Output5');
+    await page.getByRole('group', { name: 'This run' }).getByText(/Calls 2/).waitFor();
     await noViolations(page, 'run');
     await page.screenshot({ path: join(shots, 'trace.png'), fullPage: true });
 
@@ -64,6 +70,16 @@ describe('dashboard (remote mode, served by the Node host)', () => {
     await page.getByRole('navigation').getByRole('link', { name: 'Runs' }).click();
     await expect.poll(() => page.locator('tbody tr').count()).toBe(2);
     await expect.poll(async () => (await page.locator('.status').allTextContents()).every((s) => s === 'completed')).toBe(true);
+    // Filter by tool, then by a time window that ends before either run began.
+    await page.getByRole('combobox', { name: /^Tool/ }).selectOption('send_message');
+    await expect.poll(() => page.locator('tbody tr').count()).toBe(1);
+    expect(await page.locator('tbody tr').first().textContent()).toContain('send_message');
+    await page.getByRole('combobox', { name: /^Tool/ }).selectOption('');
+    await page.getByLabel('Started before').fill('2020-01-01T00:00');
+    await page.getByText('No run matches these filters.').waitFor();
+    await page.getByLabel('Started before').fill('');
+    await expect.poll(() => page.locator('tbody tr').count()).toBe(2);
+    await noViolations(page, 'runs filtered');
 
     await page.getByRole('navigation').getByRole('link', { name: 'Audit' }).click();
     await page.getByText('All 2 journals verify.').waitFor();
@@ -84,6 +100,24 @@ describe('dashboard (remote mode, served by the Node host)', () => {
     expect(await page.locator('.journal li.broken').count()).toBe(1);
     await page.screenshot({ path: join(shots, 'audit.png'), fullPage: true });
 
+    // A journal exported by another host joins this store's runs.
+    const registry = new ToolRegistry();
+    registerBuiltinTools(registry, 'demo');
+    const elsewhere = new InMemoryStore();
+    const foreign = await new Orchestrator({ registry, store: elsewhere, ids: createSequentialIds('laptop') }).start('add 40 and 2', 'demo');
+    await page.getByLabel(/Journal file/).setInputFiles({ name: 'laptop.ndjson', mimeType: 'application/x-ndjson', buffer: Buffer.from(exportJournal(await elsewhere.readJournal(foreign.runId))) });
+    await page.getByText(/the chain of \d+ events verifies/).waitFor();
+    await page.getByRole('button', { name: "Add it to this store's runs" }).click();
+    await page.getByText(`Imported: ${foreign.runId}`).waitFor();
+
+    // An OTLP export opens as a waterfall in the page.
+    const otlp = await (await fetch(`${server.url}/v1/runs/${first.runId}/otlp`, { headers: { authorization: `Bearer ${server.localToken}` } })).text();
+    await page.getByLabel(/OTLP JSON file/).setInputFiles({ name: 'run.otlp.json', mimeType: 'application/json', buffer: Buffer.from(otlp) });
+    await page.getByText('run.otlp.json: 3 span(s)').waitFor();
+    await page.getByRole('button', { name: /execute_tool multiply/ }).click();
+    await expect.poll(() => page.getByRole('region', { name: 'Span detail' }).last().textContent()).toContain('gen_ai.tool.name');
+    await noViolations(page, 'audit with imports');
+
     // Ingest two files and find a passage.
     await page.getByRole('navigation').getByRole('link', { name: 'Memory' }).click();
     await page.getByLabel(/Documents/).setInputFiles([
@@ -103,6 +137,17 @@ describe('dashboard (remote mode, served by the Node host)', () => {
     await page.locator('details', { hasText: 'Try it' }).first().waitFor();
     await page.getByRole('heading', { name: 'add' }).waitFor();
     await noViolations(page, 'tools');
+    // Its try-it form is generated from the input schema.
+    const add = page.getByRole('article', { name: 'add' });
+    await add.getByText('Try it').click();
+    await add.getByRole('spinbutton', { name: /^a/ }).fill('2');
+    await add.getByRole('spinbutton', { name: /^b/ }).fill('5');
+    await add.getByRole('button', { name: 'Try add' }).click();
+    await expect.poll(() => add.getByRole('status').textContent()).toBe('completed: 7');
+    await add.getByRole('spinbutton', { name: /^b/ }).fill('');
+    await add.getByRole('button', { name: 'Try add' }).click();
+    await add.getByText('b is required').waitFor();
+    await noViolations(page, 'tools try-it');
     await page.close();
   });
 
@@ -129,6 +174,22 @@ describe('dashboard (remote mode, served by the Node host)', () => {
     await expect.poll(() => page.locator('.outputs').textContent()).toContain('"step-0": 80');
     await noViolations(page, 'local run');
     await page.screenshot({ path: join(shots, 'offline.png'), fullPage: true });
+
+    // A step waiting for a person survives a reload, offline, and the run finishes after approval.
+    await page.getByRole('navigation').getByRole('link', { name: 'Playground' }).click();
+    await page.getByLabel('Goal').fill('send_message(to="ops", text="offline and fine")');
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await page.getByRole('heading', { name: /needs approval/ }).waitFor();
+    await page.reload();
+    await page.getByRole('navigation').getByRole('link', { name: /Approvals/ }).click();
+    await expect.poll(() => page.getByLabel('1 pending').count()).toBe(1);
+    await page.getByRole('button', { name: 'Approve', exact: true }).click();
+    await page.getByText('Nothing is waiting for you.').waitFor();
+    await page.getByRole('navigation').getByRole('link', { name: 'Playground' }).click();
+    // Both runs are in this browser's history.
+    await expect.poll(() => page.locator('.history li').count()).toBe(2);
+    await page.getByRole('navigation').getByRole('link', { name: 'Runs' }).click();
+    await expect.poll(async () => (await page.locator('tbody .status').allTextContents()).sort()).toEqual(['completed', 'completed']);
     await context.close();
   });
 

@@ -133,7 +133,7 @@ export function Audit({ token }: { token: string }) {
           <p role="status" className={verify.data.ok ? 'ok' : 'bad'}>
             {journal?.name}: {verify.data.ok ? `the chain of ${verify.data.count} events verifies` : `broken at seq ${verify.data.seq}: ${verify.data.reason}`}
           </p>
-          <ol className="journal" start={0}>
+          <ol className="journal" start={0} tabIndex={0} aria-label={`Events of ${journal?.name ?? "the journal"}`}>
             {lines.map((line, i) => (
               <li key={i} className={i === broken ? 'broken' : undefined} aria-current={i === broken ? 'true' : undefined}>
                 <code>{line.slice(0, 160)}</code>

@@ -28,7 +28,7 @@ function History({ onPick }: { onPick: (goal: string, profile: string) => void }
             <span className="hint">
               · {entry.profile} · {entry.mode === 'local' ? 'in this browser' : entry.origin} · <time dateTime={new Date(entry.at).toISOString()}>{new Date(entry.at).toLocaleString()}</time>
             </span>{' '}
-            <button type="button" className="link" onClick={() => onPick(entry.goal, entry.profile)} aria-label={`Use the goal "${entry.goal}" again`}>
+            <button type="button" className="link" onClick={() => onPick(entry.goal, entry.profile)} aria-label={`Reuse: ${entry.goal}`}>
               use again
             </button>
           </li>

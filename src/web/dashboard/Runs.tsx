@@ -76,10 +76,10 @@ export function Runs({ token, profile: defaultProfile }: { token: string; profil
           </select>
         </label>
         <label>
-          From <input type="datetime-local" value={from} onChange={(e) => setFrom(e.target.value)} />
+          Started from <input type="datetime-local" value={from} onChange={(e) => setFrom(e.target.value)} />
         </label>
         <label>
-          To <input type="datetime-local" value={to} onChange={(e) => setTo(e.target.value)} />
+          Started before <input type="datetime-local" value={to} onChange={(e) => setTo(e.target.value)} />
         </label>
         <label>
           Search <input type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="goal or run id" />

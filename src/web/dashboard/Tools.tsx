@@ -34,7 +34,7 @@ export function TryIt({ token, profile, tool, onRun }: { token: string; profile:
     }
   };
   return (
-    <form className="stack" onSubmit={submit} aria-label={`Input for ${tool.name}`}>
+    <form className="stack" onSubmit={submit} aria-label={`Input for ${tool.name}`} noValidate>
       <SchemaForm schema={tool.inputSchema} state={state} onChange={setState} />
       <div className="actions">
         <button type="submit" disabled={run.isPending}>

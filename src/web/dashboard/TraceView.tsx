@@ -114,7 +114,7 @@ function json(value: unknown): string {
 
 function SpanDetail({ span, t0 }: { span: Span; t0: number }) {
   return (
-    <section className="span-panel" aria-label="Span detail">
+    <section className="span-panel" aria-label="Span detail" tabIndex={0}>
       <h3>{span.label}</h3>
       <dl className="facts">
         <dt>Kind</dt>
