@@ -25,4 +25,12 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
     },
   },
+  {
+    files: ['src/core/**/*.ts'],
+    rules: {
+      // `import { z }` is zod's namespace as one object: bundlers keep all of it, every message
+      // locale included (twice the core's size). `import * as z` lets them keep what is used.
+      'no-restricted-syntax': ['error', { selector: "ImportDeclaration[source.value='zod'] > ImportSpecifier[imported.name='z']", message: "import zod as `import * as z from 'zod'` so bundlers can drop what the core does not use" }],
+    },
+  },
 );

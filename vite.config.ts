@@ -16,7 +16,22 @@ export const CHROMIUM_ARGS = [
 
 export const CHROMIUM_PATH = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 
+/**
+ * zod's `z` object, used as a value (as @hono/zod-openapi re-exports it), keeps every message
+ * locale in a bundle: some 40 languages, about a third of the in-page runtime. CUGAr's messages
+ * are English, so zod's locale index resolves to a module that exports English only.
+ */
+const englishOnlyZod = {
+  name: 'cugar-english-only-zod',
+  enforce: 'pre' as const,
+  resolveId(source: string, importer: string | undefined) {
+    if (importer && /[\\/]node_modules[\\/]zod[\\/]/.test(importer) && /(^|\/)locales\/index\.js$/.test(source)) return new URL('./src/web/zodLocales.ts', import.meta.url).pathname;
+    return null;
+  },
+};
+
 const widget = {
+  plugins: [englishOnlyZod],
   // `vite build --mode widget`: the <cugar-agent> element as an ES module (the in-page runtime
   // split into a chunk loaded on first local run) and as one IIFE file for a plain <script> tag.
   build: {
@@ -32,6 +47,7 @@ export default defineConfig(({ mode }) => (mode === 'widget' ? widget : {
   // from the repository root (vitest sets VITEST), so the root only moves for the build.
   ...(process.env['VITEST'] ? {} : { root: 'src/web' }),
   plugins: [
+    englishOnlyZod,
     react(),
     // A service worker that precaches the built dashboard, so it loads with the network off
     // (local mode then runs entirely in the tab). API routes always go to the network.

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseOrThrow } from '../schema/validate.ts';
 import { FNV_OFFSET, FNV_PRIME, fmix32, hashPair, hashString } from './hash32.ts';
 import { wordCharLength } from './tokenize.ts';

@@ -1,5 +1,5 @@
 import { ValidationError } from '../errors.ts';
-import { z } from 'zod';
+import * as z from 'zod';
 import { canonicalJson } from './canonicalJson.ts';
 import { sha256Hex } from './sha256.ts';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ValidationError } from '../errors.ts';
 import { sha256Hex } from './sha256.ts';
 import { toTraceRecords } from './trace.ts';

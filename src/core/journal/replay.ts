@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ValidationError } from '../errors.ts';
 import { Orchestrator, errorFromInfo } from '../orchestrator/orchestrator.ts';
 import type { RunInputs } from '../orchestrator/runState.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { NotFoundError, ValidationError } from '../errors.ts';
 import type { HashingEmbedder } from '../embed/hashingEmbedder.ts';
 import { createRandomIds, systemClock, type Clock, type Ids } from '../ports.ts';

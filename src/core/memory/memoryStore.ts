@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { JsonValueSchema, ProfileNameSchema, type JsonValue } from '../schema/common.ts';
 
 /** A namespace of facts: lowercase words joined by `.`, `_` or `-` (`preferences`, `rag.documents`). */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseOrThrow } from '../schema/validate.ts';
 
 /** The fields of an {@link ExecutionContext}. */

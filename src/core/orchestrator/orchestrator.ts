@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConflictError, CugarError, NotFoundError, ResourceError, ValidationError, toCugarError } from '../errors.ts';
 import { canonicalJson, toJsonData } from '../journal/canonicalJson.ts';
 import { sealEvent, type JournalEvent, type JournalEventType } from '../journal/journal.ts';
@@ -144,8 +144,10 @@ const TERMINAL: ReadonlySet<RunStatus> = new Set(['completed', 'failed', 'cancel
 function defaultSleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (ms <= 0 || signal.aborted) return resolve();
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+    // The abort listener goes when the timer fires: a long run sleeps before many retries.
+    const onAbort = () => (clearTimeout(timer), resolve());
+    const timer = setTimeout(() => (signal.removeEventListener('abort', onAbort), resolve()), ms);
+    signal.addEventListener('abort', onAbort, { once: true });
   });
 }
 

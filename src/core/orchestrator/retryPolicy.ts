@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CugarError } from '../errors.ts';
 import type { Random } from '../ports.ts';
 import { parseOrThrow } from '../schema/validate.ts';

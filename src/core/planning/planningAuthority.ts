@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConflictError, PolicyViolationError } from '../errors.ts';
 import { parseOrThrow } from '../schema/validate.ts';
 

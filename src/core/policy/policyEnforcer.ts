@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { PolicyViolationError, ValidationError } from '../errors.ts';
 import { MetadataSchema, ProfileNameSchema, type Metadata } from '../schema/common.ts';
 import { parseOrThrow } from '../schema/validate.ts';

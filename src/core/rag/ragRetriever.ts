@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ValidationError } from '../errors.ts';
 import { ProfileNameSchema } from '../schema/common.ts';
 import { parseOrThrow } from '../schema/validate.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The largest goal accepted, in UTF-8 bytes. */
 export const MAX_GOAL_BYTES = 64 * 1024;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { FAILURE_MODES } from '../errors.ts';
 import { PlanCandidateSchema, PlanStepSchema, PlanStopReasonSchema } from './plan.ts';
 

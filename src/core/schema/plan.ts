@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { GoalTextSchema, MetadataSchema, ProfileNameSchema, ToolNameSchema } from './common.ts';
 
 /** One step of a plan: which tool to call with which input. `index` is its 0-based position. */

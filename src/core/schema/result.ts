@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ErrorInfoSchema, TraceEventSchema } from './event.ts';
 import { PlanSchema } from './plan.ts';
 

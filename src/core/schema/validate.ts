@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { ValidationError } from '../errors.ts';
 
 /** One problem found by a schema, in a JSON-safe shape. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ValidationError } from '../errors.ts';
 import { evaluateExpression, MAX_EXPRESSION_LENGTH } from './calculator.ts';
 import { defineTool, type ToolSpec } from './tool.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { MemoryManager } from '../memory/memoryManager.ts';
 import type { RagRetriever } from '../rag/ragRetriever.ts';
 import { defineTool } from './tool.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { tokenize } from '../embed/tokenize.ts';
 import { defineTool, type ToolSpec } from './tool.ts';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** What a tool handler receives besides its inputs. */
 export interface ToolContext {

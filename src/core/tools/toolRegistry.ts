@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
 import { ProfileNameSchema, ToolNameSchema } from '../schema/common.ts';
 import { parseOrThrow } from '../schema/validate.ts';

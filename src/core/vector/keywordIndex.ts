@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { tokenize } from '../embed/tokenize.ts';
 import { parseOrThrow } from '../schema/validate.ts';
 import { TopK } from './topK.ts';

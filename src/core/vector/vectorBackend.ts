@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ProfileNameSchema } from '../schema/common.ts';
 
 /** One stored vector with its id and JSON metadata. */

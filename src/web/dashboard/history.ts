@@ -1,7 +1,7 @@
 // The playground's own history: every goal run from this browser, kept in IndexedDB (in a
 // database of its own, apart from the runtime's journals) so past runs stay listed across
 // reloads in both modes, even when the server that ran them is out of reach.
-import { Dexie, type Table } from 'dexie';
+import type { Dexie as DexieType, Table } from 'dexie';
 
 export interface HistoryEntry {
   id?: number;
@@ -15,24 +15,24 @@ export interface HistoryEntry {
   at: number;
 }
 
-class HistoryDatabase extends Dexie {
-  entries!: Table<HistoryEntry, number>;
-
-  constructor() {
-    super('cugar-dashboard');
-    this.version(1).stores({ entries: '++id, at, runId' });
-  }
-}
+type HistoryDatabase = DexieType & { entries: Table<HistoryEntry, number> };
 
 /** How many entries are kept; older ones are dropped. */
 const KEEP = 200;
 
-let db: HistoryDatabase | undefined;
-const open = () => (db ??= new HistoryDatabase());
+let db: Promise<HistoryDatabase> | undefined;
+// Dexie loads with the first use, so it stays out of the dashboard's first load.
+const open = () =>
+  (db ??= import('dexie').then(({ Dexie }) => {
+    const database = new Dexie('cugar-dashboard') as HistoryDatabase;
+    database.version(1).stores({ entries: '++id, at, runId' });
+    return database;
+  }));
 
 export async function recordRun(entry: Omit<HistoryEntry, 'id' | 'at' | 'origin'>): Promise<void> {
-  const entries = open().entries;
-  await open().transaction('rw', entries, async () => {
+  const database = await open();
+  const entries = database.entries;
+  await database.transaction('rw', entries, async () => {
     const existing = await entries.where('runId').equals(entry.runId).first();
     if (existing?.id !== undefined) await entries.update(existing.id, { status: entry.status });
     else await entries.add({ ...entry, origin: location.origin, at: Date.now() });
@@ -42,9 +42,9 @@ export async function recordRun(entry: Omit<HistoryEntry, 'id' | 'at' | 'origin'
 }
 
 export async function recentRuns(limit = 20): Promise<HistoryEntry[]> {
-  return open().entries.orderBy('at').reverse().limit(limit).toArray();
+  return (await open()).entries.orderBy('at').reverse().limit(limit).toArray();
 }
 
 export async function clearHistory(): Promise<void> {
-  await open().entries.clear();
+  await (await open()).entries.clear();
 }
