@@ -46,7 +46,7 @@ describe('Planner: ranking', () => {
     const { plan: p, events } = plan('add 10 and 5');
     expect(p.source).toBe('ranking');
     expect(p.steps).toEqual([{ name: 'step-0', tool: 'add', input: { a: 10, b: 5 }, index: 0 }]);
-    expect(p.candidates).toHaveLength(7);
+    expect(p.candidates).toHaveLength(8);
     expect(p.candidates.filter((c) => c.selected).map((c) => c.tool)).toEqual(['add']);
     const selected = p.candidates.find((c) => c.selected)!;
     for (const c of p.candidates) expect(c.score).toBeLessThanOrEqual(selected.score);

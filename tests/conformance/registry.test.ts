@@ -98,7 +98,7 @@ describe('ToolRegistry', () => {
 
   it('registers the built-in demo tools', () => {
     const registry = new ToolRegistry();
-    expect(registerBuiltinTools(registry)).toEqual(['add', 'calculate', 'divide', 'echo', 'multiply', 'subtract', 'text_stats']);
+    expect(registerBuiltinTools(registry)).toEqual(['add', 'calculate', 'divide', 'echo', 'multiply', 'subtract', 'text_stats', 'wait']);
     expect(registry.list('demo').every((t) => t.idempotent && !t.allowNetwork)).toBe(true);
   });
 });

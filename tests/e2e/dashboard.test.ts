@@ -193,6 +193,33 @@ describe('dashboard (remote mode, served by the Node host)', () => {
     await context.close();
   });
 
+  it('resumes a run a reload interrupted, in this browser', { timeout: 60_000 }, async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(`${server.url}/#mode=local`);
+    await page.getByRole('heading', { name: 'Runs' }).waitFor();
+    await page.getByRole('navigation').getByRole('link', { name: 'Playground' }).click();
+    await page.getByLabel('Goal').fill('wait(ms=1500); wait(ms=1500); add(a=2, b=3)');
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await page.getByRole('button', { name: 'Running…' }).waitFor();
+    // Reload while the first step is still waiting: the run is left "running" in IndexedDB.
+    await page.waitForTimeout(600);
+    await page.reload();
+    await page.getByRole('navigation').getByRole('link', { name: 'Runs' }).click();
+    await page.getByRole('link', { name: 'wait(ms=1500); wait(ms=1500); add(a=2, b=3)' }).click();
+    await expect.poll(() => page.locator('.outputs').textContent(), { timeout: 20_000 }).toContain('"step-2": 5');
+    await page.getByText('chain verified').waitFor();
+    // The timeline shows where it resumed; every step completed once.
+    await page.getByRole('combobox', { name: /^Show/ }).selectOption('resume');
+    await expect.poll(() => page.locator('.span-row').count()).toBe(1);
+    expect(await page.locator('.span-row').first().textContent()).toContain('resumed (was running)');
+    await page.getByRole('combobox', { name: /^Show/ }).selectOption('tool');
+    await expect.poll(async () => (await page.locator('.span-row .span-label').allTextContents()).map((l) => l.split(' ').slice(0, 2).join(' '))).toEqual(['step-0 wait', 'step-1 wait', 'step-2 add']);
+    await noViolations(page, 'resumed run');
+    await page.screenshot({ path: join(shots, 'resumed.png'), fullPage: true });
+    await context.close();
+  });
+
   it('fits a 360 px wide screen', async () => {
     const page = await (await browser.newContext({ viewport: { width: 360, height: 740 } })).newPage();
     await page.goto(`${server.url}/#token=${server.localToken}`);

@@ -1,5 +1,6 @@
 import { tools as arithmeticTools } from './arithmetic.ts';
 import { tools as textTools } from './text.ts';
+import { tools as waitTools } from './wait.ts';
 import type { ToolRegistry } from './toolRegistry.ts';
 
 /** The profile the built-in tools are registered in by default. */
@@ -7,10 +8,10 @@ export const DEMO_PROFILE = 'demo';
 
 /**
  * Register the built-in tools — `echo`, `add`, `subtract`, `multiply`, `divide`,
- * `calculate`, `text_stats` — in `profile` (default `demo`). Returns the names registered.
+ * `calculate`, `text_stats`, `wait` — in `profile` (default `demo`). Returns the names registered.
  */
 export function registerBuiltinTools(registry: ToolRegistry, profile: string = DEMO_PROFILE): string[] {
-  const all = { ...textTools, ...arithmeticTools };
+  const all = { ...textTools, ...arithmeticTools, ...waitTools };
   const names = Object.keys(all).sort();
   for (const name of names) registry.register(profile, name, all[name]!);
   return names;

@@ -22,7 +22,7 @@ export function RunDetail({ token, runId }: { token: string; runId: string }) {
       <dl className="facts">
         <dt>Status</dt>
         <dd>
-          <span className={`status ${outcome.status}`}>{outcome.status}</span> {outcome.stopReason ? `(${outcome.stopReason})` : ''}
+          <span className={`status ${outcome.status}`}>{outcome.status}</span> {outcome.stopReason && outcome.stopReason !== outcome.status ? `(${outcome.stopReason})` : ''}
         </dd>
         <dt>Profile</dt>
         <dd>{outcome.profile}</dd>

@@ -11,7 +11,7 @@ export interface TraceRow {
   data: Record<string, unknown>;
 }
 
-export type SpanKind = 'stage' | 'tool' | 'error' | 'approval' | 'budget';
+export type SpanKind = 'stage' | 'tool' | 'error' | 'approval' | 'budget' | 'resume';
 
 /** One bar of the waterfall: a lifecycle stage, a tool call attempt, an approval wait or a budget event. */
 export interface Span {
@@ -86,6 +86,9 @@ export function spansOf(records: readonly TraceRow[]): Span[] {
           });
         }
         break;
+      case 'run_resumed':
+        spans.push({ label: `resumed (was ${String(data['from'])})`, start: record.at, end: record.at, kind: 'resume', seqs: [record.seq], extra: data });
+        break;
       case 'budget_warning':
       case 'budget_exceeded':
         spans.push({ label: record.type === 'budget_warning' ? `budget warning (${String(data['scope'])})` : `over budget (${String(data['scope'])})`, start: record.at, end: record.at, kind: 'budget', seqs: [record.seq], ...(record.stepId !== undefined ? { stepId: record.stepId } : {}), extra: data });
@@ -103,6 +106,7 @@ const FILTERS: ReadonlyArray<{ value: 'all' | SpanKind; label: string }> = [
   { value: 'error', label: 'errors' },
   { value: 'approval', label: 'approvals' },
   { value: 'budget', label: 'budget' },
+  { value: 'resume', label: 'resumptions' },
   { value: 'stage', label: 'stages' },
 ];
 
@@ -235,7 +239,7 @@ export function SpanTimeline({ spans, events }: { spans: readonly Span[]; events
           </select>
         </label>
         <span className="legend" aria-hidden="true">
-          <i className="bar stage" /> stage <i className="bar tool" /> tool <i className="bar error" /> error <i className="bar approval" /> approval <i className="bar budget" /> budget
+          <i className="bar stage" /> stage <i className="bar tool" /> tool <i className="bar error" /> error <i className="bar approval" /> approval <i className="bar budget" /> budget <i className="bar resume" /> resumed
         </span>
       </div>
       <div className="trace-body">
