@@ -80,6 +80,12 @@ const RunBody = z
     preferences: PlanningPreferencesSchema.partial().optional(),
     budget: z.object({ costCeiling: z.number().optional(), callCeiling: z.number().int().optional(), tokenCeiling: z.number().int().optional(), warnThreshold: z.number().optional() }).strict().optional(),
     plan: z.array(z.object({ tool: z.string().min(1), input: z.record(z.string(), z.unknown()).default({}) })).min(1).max(10_000).optional(),
+    // A run id chosen by the caller, so it can follow the run's events while the request is running.
+    runId: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{7,127}$/, 'run ids are 8-128 letters, digits, "_" or "-", starting with a letter or digit')
+      .optional()
+      .openapi({ description: 'Run id to use (409 if it exists); cannot be combined with an Idempotency-Key', example: 'run_3f9c2a7d5e1b4c8a' }),
   })
   .strict()
   .openapi('RunRequest');
@@ -203,6 +209,7 @@ export function createApp(runtime: Runtime, options: AppOptions): OpenAPIHono<En
       const request = c.req.valid('json');
       requireProfile(c, request.profile);
       const key = c.req.header('idempotency-key');
+      if (key && request.runId) throw new HttpError(400, 'validation_failed', 'invalid request: runId: cannot be combined with an Idempotency-Key (the key decides the run id)');
       if (!key) return c.json(outcomeBody(await runtime.orchestrator.start(request.goal, request.profile, request)), 200);
       // One run per (principal, key): the run id is derived from both, so duplicates find it even after a restart.
       const principal = principalOf(c);

@@ -201,12 +201,12 @@ describe('dashboard (remote mode, served by the Node host)', () => {
     await page.getByRole('navigation').getByRole('link', { name: 'Playground' }).click();
     await page.getByLabel('Goal').fill('wait(ms=1500); wait(ms=1500); add(a=2, b=3)');
     await page.getByRole('button', { name: 'Run', exact: true }).click();
-    await page.getByRole('button', { name: 'Running…' }).waitFor();
+    // The run's page opens at once and follows it live.
+    await page.getByText('· live').waitFor();
+    expect(await page.locator('.facts .status').textContent()).toBe('running');
     // Reload while the first step is still waiting: the run is left "running" in IndexedDB.
-    await page.waitForTimeout(600);
+    await page.waitForTimeout(300);
     await page.reload();
-    await page.getByRole('navigation').getByRole('link', { name: 'Runs' }).click();
-    await page.getByRole('link', { name: 'wait(ms=1500); wait(ms=1500); add(a=2, b=3)' }).click();
     await expect.poll(() => page.locator('.outputs').textContent(), { timeout: 20_000 }).toContain('"step-2": 5');
     await page.getByText('chain verified').waitFor();
     // The timeline shows where it resumed; every step completed once.

@@ -84,6 +84,19 @@ export function describeApiConformance(name: string, start: () => Promise<{ call
       expect((await call('GET', '/v1/profiles/demo/budget', { token: OTHER })).status).toBe(403);
     });
 
+    it('starts a run under a caller-chosen id, which can be followed while it runs; refuses a taken or malformed id', async () => {
+      const runId = `run_chosen_${Date.now().toString(36)}`;
+      const started = await call('POST', '/v1/runs', { body: { goal: 'add 1 and 2', profile: 'demo', runId } });
+      expect(started.status).toBe(200);
+      expect(await started.json()).toMatchObject({ runId, status: 'completed', outputs: { 'step-0': 3 } });
+      const again = await call('POST', '/v1/runs', { body: { goal: 'add 1 and 2', profile: 'demo', runId } });
+      expect(again.status).toBe(409);
+      expect(((await again.json()) as { error: { code: string } }).error.code).toBe('run_exists');
+      for (const bad of ['short', 'has space here', '-leading-dash', 'x'.repeat(200)]) expect((await call('POST', '/v1/runs', { body: { goal: 'add 1 and 2', profile: 'demo', runId: bad } })).status).toBe(400);
+      expect((await call('POST', '/v1/runs', { body: { goal: 'add 1 and 2', profile: 'demo', runId: `${runId}-2` }, headers: { 'idempotency-key': 'k-chosen' } })).status).toBe(400);
+      expect((await call('GET', `/v1/runs/${runId}-2`)).status).toBe(404);
+    });
+
     it('imports a journal exported by another host; refuses a duplicate, a tampered copy and a foreign profile', async () => {
       const registry = new ToolRegistry();
       registerBuiltinTools(registry, 'demo');

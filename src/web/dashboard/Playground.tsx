@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { api, currentMode, type PlanPreview, type RunOutcome } from './api.ts';
+import { api, currentMode, launched, newRunId, type PlanPreview, type RunOutcome } from './api.ts';
 import { clearHistory, recentRuns, recordRun } from './history.ts';
 import { TryIt, type Tool } from './Tools.tsx';
 
@@ -52,18 +52,26 @@ export function Playground({ token }: { token: string }) {
   const [copied, setCopied] = useState(false);
   const tools = useQuery({ queryKey: ['tools', profile], queryFn: () => api<{ tools: Tool[] }>(token, 'GET', `/v1/profiles/${encodeURIComponent(profile)}/tools`), enabled: /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(profile) });
   const plan = useMutation({ mutationFn: () => api<PlanPreview>(token, 'POST', '/v1/plan', { goal, profile }) });
-  const remember = async (outcome: RunOutcome, text: string) => {
+  const remember = async (outcome: Pick<RunOutcome, 'runId' | 'profile' | 'status'>, text: string) => {
     await recordRun({ goal: text, profile: outcome.profile, runId: outcome.runId, status: outcome.status, mode: currentMode() }).catch(() => undefined);
     await client.invalidateQueries({ queryKey: ['history'] });
-    window.location.hash = `#/runs/${encodeURIComponent(outcome.runId)}`;
   };
   const run = useMutation({
-    mutationFn: () => {
+    mutationFn: ({ runId, goal }: { runId: string; goal: string }) => {
       const budget = { ...(ceiling(costCeiling) !== undefined ? { costCeiling: ceiling(costCeiling) } : {}), ...(ceiling(callCeiling) !== undefined ? { callCeiling: ceiling(callCeiling) } : {}) };
-      return api<RunOutcome>(token, 'POST', '/v1/runs', { goal, profile, ...(Object.keys(budget).length ? { budget } : {}) });
+      return api<RunOutcome>(token, 'POST', '/v1/runs', { goal, profile, runId, ...(Object.keys(budget).length ? { budget } : {}) });
     },
-    onSuccess: (outcome) => remember(outcome, goal),
+    onSuccess: (outcome, { goal: text }) => remember(outcome, text),
+    onSettled: (_, __, { runId }) => launched.delete(runId),
   });
+  // The run page opens at once and follows the run live while the request runs.
+  const start = () => {
+    const runId = newRunId();
+    launched.add(runId);
+    run.mutate({ runId, goal });
+    void remember({ runId, profile, status: 'running' }, goal);
+    window.location.hash = `#/runs/${encodeURIComponent(runId)}`;
+  };
   const submit = (event: FormEvent) => {
     event.preventDefault();
     plan.mutate();
@@ -98,8 +106,8 @@ export function Playground({ token }: { token: string }) {
         </details>
         <div className="actions">
           <button type="submit">Preview plan</button>
-          <button type="button" onClick={() => run.mutate()} disabled={run.isPending}>
-            {run.isPending ? 'Running…' : 'Run'}
+          <button type="button" onClick={start}>
+            Run
           </button>
           <button type="button" className="link" onClick={copyLink}>
             Copy link to this goal
@@ -176,7 +184,7 @@ export function Playground({ token }: { token: string }) {
       {tool ? (
         <>
           <p className="hint">{tool.description}</p>
-          <TryIt key={tool.name} token={token} profile={profile} tool={tool} onRun={(outcome) => void remember(outcome, `try ${tool.name}`)} />
+          <TryIt key={tool.name} token={token} profile={profile} tool={tool} onRun={(outcome) => void remember(outcome, `try ${tool.name}`).then(() => (window.location.hash = `#/runs/${encodeURIComponent(outcome.runId)}`))} />
         </>
       ) : null}
       <History onPick={(g, p) => (setGoal(g), setProfile(p))} />

@@ -1,15 +1,70 @@
-import { useQuery } from '@tanstack/react-query';
-import { api, transportFetch, type RunOutcome, type TraceRecord } from './api.ts';
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import { api, launched, transportFetch, type ApiError, type RunOutcome, type TraceRecord } from './api.ts';
 import { ApprovalCard } from './Approvals.tsx';
 import { BudgetMeters, ProfileBudget } from './Budget.tsx';
 import { TraceView } from './TraceView.tsx';
 
+const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+
+/**
+ * Follow a run's server-sent events while it is live (in both modes, through the current
+ * transport), refreshing the run as events land; returns whether the stream is open.
+ */
+function useRunEvents(token: string, runId: string, live: boolean): boolean {
+  const client = useQueryClient();
+  const [open, setOpen] = useState(false);
+  useEffect(() => {
+    if (!live) return;
+    const abort = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    // Bursts of events refresh once.
+    const refresh = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => void client.invalidateQueries({ queryKey: ['run', runId] }), 100);
+    };
+    void (async () => {
+      try {
+        const response = await transportFetch(`/v1/runs/${encodeURIComponent(runId)}/events`, { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' }, signal: abort.signal });
+        if (!response.ok || !response.body) return;
+        setOpen(true);
+        const reader = response.body.getReader();
+        for (;;) {
+          const { done } = await reader.read();
+          if (done) break;
+          refresh();
+        }
+      } catch {
+        // Aborted on leaving the page, or the connection dropped: polling carries on.
+      } finally {
+        if (!abort.signal.aborted) {
+          setOpen(false);
+          refresh();
+        }
+      }
+    })();
+    return () => {
+      abort.abort();
+      clearTimeout(timer);
+    };
+  }, [token, runId, live, client]);
+  return open;
+}
+
 export function RunDetail({ token, runId }: { token: string; runId: string }) {
-  const run = useQuery({ queryKey: ['run', runId], queryFn: () => api<RunOutcome>(token, 'GET', `/v1/runs/${encodeURIComponent(runId)}`), refetchInterval: 2000 });
-  const trace = useQuery({ queryKey: ['trace', runId, run.data?.head.seq], queryFn: () => api<{ records: TraceRecord[] }>(token, 'GET', `/v1/runs/${encodeURIComponent(runId)}/trace`), enabled: run.isSuccess });
+  const run = useQuery({
+    queryKey: ['run', runId],
+    queryFn: () => api<RunOutcome>(token, 'GET', `/v1/runs/${encodeURIComponent(runId)}`),
+    // A run just launched from the playground may not be written yet.
+    retry: (count, error) => (launched.has(runId) && (error as ApiError).status === 404 ? count < 100 : count < 1),
+    retryDelay: (count) => (launched.has(runId) ? 150 : Math.min(1000 * 2 ** count, 8000)),
+    refetchInterval: (query) => (query.state.data && TERMINAL.has(query.state.data.status) ? false : 2000),
+  });
+  const live = useRunEvents(token, runId, run.isSuccess && !TERMINAL.has(run.data.status));
+  const trace = useQuery({ queryKey: ['trace', runId, run.data?.head.seq], queryFn: () => api<{ records: TraceRecord[] }>(token, 'GET', `/v1/runs/${encodeURIComponent(runId)}/trace`), enabled: run.isSuccess, placeholderData: keepPreviousData });
   const audit = useQuery({ queryKey: ['audit', runId, run.data?.head.seq], queryFn: () => api<{ ok: boolean; seq?: number; reason?: string }>(token, 'GET', `/v1/audit/runs/${encodeURIComponent(runId)}`), enabled: run.isSuccess });
   if (run.error) return <p role="alert">{(run.error as Error).message}</p>;
-  if (!run.data) return <p>Loading…</p>;
+  if (!run.data) return <p role="status">{launched.has(runId) ? 'Starting the run…' : 'Loading…'}</p>;
   const outcome = run.data;
   return (
     <section aria-labelledby="run-title">
@@ -23,6 +78,7 @@ export function RunDetail({ token, runId }: { token: string; runId: string }) {
         <dt>Status</dt>
         <dd>
           <span className={`status ${outcome.status}`}>{outcome.status}</span> {outcome.stopReason && outcome.stopReason !== outcome.status ? `(${outcome.stopReason})` : ''}
+          {live ? <span className="live"> · live</span> : null}
         </dd>
         <dt>Profile</dt>
         <dd>{outcome.profile}</dd>

@@ -32,6 +32,14 @@ let transport: (path: string, init: RequestInit) => Promise<Response> = (path, i
 
 let current: Mode = 'remote';
 
+/** Runs started from this page whose first write may not have landed yet. */
+export const launched = new Set<string>();
+
+/** A fresh run id for a run this page starts (so it can follow it while the request runs). */
+export function newRunId(): string {
+  return `run_${crypto.randomUUID().replaceAll('-', '')}`;
+}
+
 /** The mode requests currently go to. */
 export function currentMode(): Mode {
   return current;
