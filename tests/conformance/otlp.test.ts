@@ -29,6 +29,7 @@ describe('reading OTLP JSON', () => {
           scopeSpans: [
             {
               spans: [
+                { traceId: 't', spanId: 'c', parentSpanId: 'a', name: 'same start, earlier in the file', startTimeUnixNano: '2000000', endTimeUnixNano: '2000000' },
                 { traceId: 't', spanId: 'b', parentSpanId: 'a', name: 'child', startTimeUnixNano: 2_000_000, endTimeUnixNano: 3_500_000, status: { code: 'STATUS_CODE_ERROR', message: 'boom' }, attributes: [{ key: 'list', value: { arrayValue: { values: [{ intValue: '1' }, { boolValue: true }] } } }] },
                 { traceId: 't', spanId: 'a', name: 'root', startTimeUnixNano: '1000000', endTimeUnixNano: '4000000' },
                 { traceId: 't', spanId: 'o', parentSpanId: 'missing', name: 'orphan', startTimeUnixNano: '5000000', endTimeUnixNano: '5000000' },
@@ -40,8 +41,8 @@ describe('reading OTLP JSON', () => {
         },
       ],
     });
-    expect(spans.map((s) => `${s.name}@${s.depth}`)).toEqual(['root@0', 'child@1', 'orphan@0', 'cycle x@0', 'cycle y@0']);
-    expect(spans[1]).toMatchObject({ startMs: 2, endMs: 3.5, statusCode: 2, statusMessage: 'boom', service: 'elsewhere', attributes: { list: [1, true] } });
+    expect(spans.map((s) => `${s.name}@${s.depth}`)).toEqual(['root@0', 'same start, earlier in the file@1', 'child@1', 'orphan@0', 'cycle x@0', 'cycle y@0']);
+    expect(spans[2]).toMatchObject({ startMs: 2, endMs: 3.5, statusCode: 2, statusMessage: 'boom', service: 'elsewhere', attributes: { list: [1, true] } });
   });
 
   it('refuses what is not OTLP trace JSON with a typed error', () => {

@@ -148,6 +148,14 @@ describe('dashboard (remote mode, served by the Node host)', () => {
     await add.getByRole('button', { name: 'Try add' }).click();
     await add.getByText('b is required').waitFor();
     await noViolations(page, 'tools try-it');
+    // Another profile, chosen in the header.
+    await page.getByLabel('Profile', { exact: true }).fill('nobody');
+    await page.getByLabel('Profile', { exact: true }).press('Enter');
+    await page.getByRole('heading', { name: 'Tools of nobody' }).waitFor();
+    await page.getByRole('alert').getByText('unknown profile "nobody"').waitFor();
+    await page.getByLabel('Profile', { exact: true }).fill('demo');
+    await page.getByLabel('Profile', { exact: true }).press('Enter');
+    await page.getByRole('heading', { name: 'Tools of demo' }).waitFor();
     await page.close();
   });
 

@@ -229,8 +229,10 @@ export function readOtlp(input: unknown): OtlpSpanView[] {
       }
     }
   }
-  // Depth-first from the roots (spans whose parent is absent from the file), siblings by start.
-  const byStart = (a: OtlpSpanView, b: OtlpSpanView) => a.startMs - b.startMs || (a.spanId < b.spanId ? -1 : a.spanId > b.spanId ? 1 : 0);
+  // Depth-first from the roots (spans whose parent is absent from the file), siblings by start
+  // time and, for equal starts (common at millisecond resolution), in the file's order.
+  const order = new Map(spans.map((span, i) => [span, i]));
+  const byStart = (a: OtlpSpanView, b: OtlpSpanView) => a.startMs - b.startMs || order.get(a)! - order.get(b)!;
   const ids = new Set(spans.map((s) => `${s.traceId}:${s.spanId}`));
   const children = new Map<string, OtlpSpanView[]>();
   const roots: OtlpSpanView[] = [];

@@ -24,6 +24,25 @@ function useRoute(): string[] {
   return route;
 }
 
+const PROFILE_KEY = 'cugar.profile';
+const PROFILE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+/** The profile the Runs, Memory and Tools screens show; kept in this browser. */
+function ProfileField({ profile, onChange }: { profile: string; onChange: (profile: string) => void }) {
+  const [value, setValue] = useState(profile);
+  const valid = PROFILE_PATTERN.test(value);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (valid) onChange(value);
+  };
+  return (
+    <form className="profile-field" onSubmit={submit} onBlur={() => valid && value !== profile && onChange(value)}>
+      <label htmlFor="profile-field">Profile</label>{' '}
+      <input id="profile-field" value={value} size={10} onChange={(e) => setValue(e.target.value)} aria-invalid={!valid} />
+    </form>
+  );
+}
+
 function TokenForm({ onToken, onLocal }: { onToken: (token: string) => void; onLocal: () => void }) {
   const [value, setValue] = useState('');
   const submit = (event: FormEvent) => {
@@ -65,6 +84,11 @@ export function App() {
     setToken(initialToken());
   };
   const route = useRoute();
+  const [profile, setProfile] = useState(() => localStorage.getItem(PROFILE_KEY) ?? 'demo');
+  const chooseProfile = (next: string) => {
+    localStorage.setItem(PROFILE_KEY, next);
+    setProfile(next);
+  };
   const pending = useQuery({
     queryKey: ['approvals', 'pending'],
     queryFn: () => api<{ approvals: Approval[] }>(token!, 'GET', '/v1/approvals?status=pending'),
@@ -100,6 +124,7 @@ export function App() {
           {link('tools', 'Tools')}
           {link('audit', 'Audit')}
         </nav>
+        <ProfileField profile={profile} onChange={chooseProfile} />
         <span className="mode" aria-label={`mode: ${mode === 'local' ? 'in this browser' : 'server'}`}>
           {mode === 'local' ? 'In this browser' : 'Server'}
         </span>
@@ -115,11 +140,11 @@ export function App() {
       </header>
       <main className="panel">
         {page === 'runs' && id ? <RunDetail token={token} runId={id} /> : null}
-        {page === 'runs' && !id ? <Runs token={token} profile="demo" /> : null}
-        {page === 'playground' ? <Playground token={token} /> : null}
+        {page === 'runs' && !id ? <Runs token={token} profile={profile} /> : null}
+        {page === 'playground' ? <Playground token={token} profile={profile} /> : null}
         {page === 'approvals' ? <Approvals token={token} /> : null}
-        {page === 'memory' ? <Memory token={token} profile="demo" /> : null}
-        {page === 'tools' ? <Tools token={token} profile="demo" /> : null}
+        {page === 'memory' ? <Memory token={token} profile={profile} /> : null}
+        {page === 'tools' ? <Tools token={token} profile={profile} /> : null}
         {page === 'audit' ? <Audit token={token} /> : null}
       </main>
     </>

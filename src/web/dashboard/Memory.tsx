@@ -82,7 +82,7 @@ export function Memory({ token, profile }: { token: string; profile: string }) {
   };
   return (
     <section aria-labelledby="memory-title">
-      <h1 id="memory-title">Memory &amp; documents</h1>
+      <h1 id="memory-title">Memory &amp; documents of {profile}</h1>
       <h2>Ingest</h2>
       <div className="dropzone" onDragOver={(e) => e.preventDefault()} onDrop={onDrop}>
         <label htmlFor="ingest-files">Documents (.txt, .md, .html, .json), or drop them here</label>

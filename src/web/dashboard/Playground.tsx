@@ -41,11 +41,11 @@ function History({ onPick }: { onPick: (goal: string, profile: string) => void }
   );
 }
 
-export function Playground({ token }: { token: string }) {
+export function Playground({ token, profile: initialProfile }: { token: string; profile: string }) {
   const client = useQueryClient();
   const initial = new URLSearchParams(window.location.hash.split('?')[1] ?? '').get('goal') ?? EXAMPLES[0]!;
   const [goal, setGoal] = useState(initial);
-  const [profile, setProfile] = useState('demo');
+  const [profile, setProfile] = useState(initialProfile);
   const [costCeiling, setCostCeiling] = useState('');
   const [callCeiling, setCallCeiling] = useState('');
   const [toolName, setToolName] = useState('');

@@ -61,6 +61,7 @@ export function Tools({ token, profile }: { token: string; profile: string }) {
     <section aria-labelledby="tools-title">
       <h1 id="tools-title">Tools of {profile}</h1>
       {tools.error ? <p role="alert" className="bad">{(tools.error as Error).message}</p> : null}
+      {tools.data?.tools.length === 0 ? <p>No tools in this profile.</p> : null}
       {tools.data?.tools.map((tool) => (
         <article key={tool.name} className="card plain" aria-labelledby={`tool-${tool.name}`}>
           <h2 id={`tool-${tool.name}`}>
