@@ -232,9 +232,21 @@ describe('dashboard (remote mode, served by the Node host)', () => {
     const page = await (await browser.newContext({ viewport: { width: 360, height: 740 } })).newPage();
     await page.goto(`${server.url}/#token=${server.localToken}`);
     await page.getByRole('heading', { name: 'Runs' }).waitFor();
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-    expect(overflow).toBeLessThanOrEqual(0);
+    const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(await overflow()).toBeLessThanOrEqual(0);
     await page.screenshot({ path: join(shots, 'narrow.png'), fullPage: true });
+    // Every screen, including a run's trace with a span open.
+    for (const screen of ['Playground', 'Approvals', 'Memory', 'Tools', 'Audit']) {
+      await page.getByRole('navigation').getByRole('link', { name: new RegExp(`^${screen}`) }).click();
+      await page.getByRole('heading', { level: 1 }).first().waitFor();
+      expect(await overflow(), screen).toBeLessThanOrEqual(0);
+    }
+    await page.getByRole('navigation').getByRole('link', { name: 'Runs' }).click();
+    await page.locator('tbody tr a').first().click();
+    await page.locator('.span-row').first().click();
+    await page.getByRole('region', { name: 'Span detail' }).waitFor();
+    expect(await overflow(), 'run').toBeLessThanOrEqual(0);
+    await page.screenshot({ path: join(shots, 'narrow-run.png'), fullPage: true });
     await page.close();
   });
 });
