@@ -27,7 +27,7 @@ export * from './tools/tool.ts';
 export * from './tools/toolRegistry.ts';
 export * from './tools/calculator.ts';
 export { textStats, type TextStats } from './tools/text.ts';
-export { MAX_WAIT_MS, pause } from './tools/wait.ts';
+export { MAX_WAIT_MS } from './tools/wait.ts';
 export * from './tools/builtins.ts';
 export * from './tools/loaders.ts';
 export * from './planning/toolCallDetector.ts';

@@ -1,3 +1,5 @@
+import { ResourceError } from './errors.ts';
+
 export type { Store } from './journal/store.ts';
 
 /**
@@ -23,6 +25,20 @@ export interface Random {
 
 /** The real clock. */
 export const systemClock: Clock = { now: () => Date.now() };
+
+/**
+ * Wait `ms` milliseconds, or until `signal` aborts: then it rejects with the abort's reason
+ * (or a `ResourceError` when there is none). The abort listener is removed when the timer
+ * fires, so many waits on one long-lived signal leave nothing behind.
+ */
+export function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const abort = () => (clearTimeout(timer), reject(signal.reason instanceof Error ? signal.reason : new ResourceError('the wait was cancelled', { code: 'cancelled' })));
+    if (signal.aborted) return abort();
+    const timer = setTimeout(() => (signal.removeEventListener('abort', abort), resolve()), ms);
+    signal.addEventListener('abort', abort, { once: true });
+  });
+}
 
 /** A clock that only moves when told to; for tests and replay. */
 export class ManualClock implements Clock {

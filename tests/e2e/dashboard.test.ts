@@ -31,6 +31,22 @@ async function noViolations(page: Page, name: string) {
   expect(results.violations.map((v) => `${name}: ${v.id} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
 }
 
+/** From the playground: type `goal` and run it. */
+async function runGoal(page: Page, goal: string) {
+  await page.getByRole('navigation').getByRole('link', { name: 'Playground' }).click();
+  await page.getByLabel('Goal').fill(goal);
+  await page.getByRole('button', { name: 'Run', exact: true }).click();
+}
+
+/** A fresh browser profile on the dashboard in local mode (the runtime in the tab). */
+async function openLocal() {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  await page.goto(`${server.url}/#mode=local`);
+  await page.getByRole('heading', { name: 'Runs' }).waitFor();
+  return { context, page };
+}
+
 describe('dashboard (remote mode, served by the Node host)', () => {
   it('runs a goal from the playground, shows its timeline, and approves a pending step', { timeout: 60_000 }, async () => {
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
@@ -57,9 +73,7 @@ describe('dashboard (remote mode, served by the Node host)', () => {
     await page.screenshot({ path: join(shots, 'trace.png'), fullPage: true });
 
     // A step that needs a person: the badge counts it, the inbox approves it, the run finishes.
-    await page.getByRole('navigation').getByRole('link', { name: 'Playground' }).click();
-    await page.getByLabel('Goal').fill('send_message(to="ops", text="deploy finished")');
-    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await runGoal(page, 'send_message(to="ops", text="deploy finished")');
     await page.getByRole('heading', { name: /needs approval/ }).waitFor();
     await page.getByRole('navigation').getByRole('link', { name: /Approvals/ }).click();
     await expect.poll(() => page.getByLabel('1 pending').count()).toBe(1);
@@ -160,10 +174,7 @@ describe('dashboard (remote mode, served by the Node host)', () => {
   });
 
   it('loads once, then runs a goal in this browser with the network off (local mode)', { timeout: 60_000 }, async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const page = await context.newPage();
-    await page.goto(`${server.url}/#mode=local`);
-    await page.getByRole('heading', { name: 'Runs' }).waitFor();
+    const { context, page } = await openLocal();
     expect(await page.getByLabel('mode: in this browser').count()).toBe(1);
     // Wait for the service worker to control the page and to have precached the build.
     await page.evaluate(async () => {
@@ -175,18 +186,14 @@ describe('dashboard (remote mode, served by the Node host)', () => {
     await context.setOffline(true);
     await page.reload();
     await page.getByRole('heading', { name: 'Runs' }).waitFor();
-    await page.getByRole('navigation').getByRole('link', { name: 'Playground' }).click();
-    await page.getByLabel('Goal').fill('calculate (2 + 3) * 4 ^ 2');
-    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await runGoal(page, 'calculate (2 + 3) * 4 ^ 2');
     await page.getByText('chain verified').waitFor();
     await expect.poll(() => page.locator('.outputs').textContent()).toContain('"step-0": 80');
     await noViolations(page, 'local run');
     await page.screenshot({ path: join(shots, 'offline.png'), fullPage: true });
 
     // A step waiting for a person survives a reload, offline, and the run finishes after approval.
-    await page.getByRole('navigation').getByRole('link', { name: 'Playground' }).click();
-    await page.getByLabel('Goal').fill('send_message(to="ops", text="offline and fine")');
-    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await runGoal(page, 'send_message(to="ops", text="offline and fine")');
     await page.getByRole('heading', { name: /needs approval/ }).waitFor();
     await page.reload();
     await page.getByRole('navigation').getByRole('link', { name: /Approvals/ }).click();
@@ -202,13 +209,8 @@ describe('dashboard (remote mode, served by the Node host)', () => {
   });
 
   it('resumes a run a reload interrupted, in this browser', { timeout: 60_000 }, async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const page = await context.newPage();
-    await page.goto(`${server.url}/#mode=local`);
-    await page.getByRole('heading', { name: 'Runs' }).waitFor();
-    await page.getByRole('navigation').getByRole('link', { name: 'Playground' }).click();
-    await page.getByLabel('Goal').fill('wait(ms=1500); wait(ms=1500); add(a=2, b=3)');
-    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    const { context, page } = await openLocal();
+    await runGoal(page, 'wait(ms=1500); wait(ms=1500); add(a=2, b=3)');
     // The run's page opens at once and follows it live.
     await page.getByText('· live').waitFor();
     expect(await page.locator('.facts .status').textContent()).toBe('running');

@@ -9,7 +9,7 @@ import { Planner } from '../planning/planner.ts';
 import { ZERO_USAGE, addUsage, budgetExceededError, checkReservation, parseBudget, transitionPlan, type BudgetUsage, type PlanStage, type ToolBudget, type ToolBudgetInput } from '../planning/planningAuthority.ts';
 import { PolicyEnforcer } from '../policy/policyEnforcer.ts';
 import { redact } from '../policy/redaction.ts';
-import { createRandomIds, createSeededRandom, systemClock, type Clock, type Ids, type Random } from '../ports.ts';
+import { createRandomIds, createSeededRandom, pause, systemClock, type Clock, type Ids, type Random } from '../ports.ts';
 import { Coordinator, Worker } from '../routing/coordinator.ts';
 import { createRoutingPolicy, type RoutingPolicy, type RoutingPolicyName } from '../routing/routingAuthority.ts';
 import { DEFAULT_CONFIG, type Config } from '../schema/config.ts';
@@ -141,14 +141,10 @@ interface ActiveRun {
 
 const TERMINAL: ReadonlySet<RunStatus> = new Set(['completed', 'failed', 'cancelled']);
 
+/** A retry delay: ends early, without an error, when the run is cancelled. */
 function defaultSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (ms <= 0 || signal.aborted) return resolve();
-    // The abort listener goes when the timer fires: a long run sleeps before many retries.
-    const onAbort = () => (clearTimeout(timer), resolve());
-    const timer = setTimeout(() => (signal.removeEventListener('abort', onAbort), resolve()), ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
+  if (ms <= 0 || signal.aborted) return Promise.resolve();
+  return pause(ms, signal).catch(() => undefined);
 }
 
 /** The error carried by a replayed tool failure, reconstructed from its journal record. */
@@ -224,7 +220,7 @@ export class Orchestrator {
   async profileBudget(profile: string): Promise<{ profile: string; budget?: ToolBudget; usage: BudgetUsage }> {
     const valid = parseOrThrow(ProfileNameSchema, profile, 'profile', 'invalid_profile');
     const budget = this.#profileBudgets.get(valid);
-    return { profile: valid, ...(budget ? { budget: { ...budget } } : {}), usage: await this.#readProfileUsage(valid, '') };
+    return { profile: valid, ...(budget ? { budget: { ...budget } } : {}), usage: await this.store.getProfileUsage(valid) };
   }
 
   /** Receive every event appended by this orchestrator, redacted, after it is durable. */

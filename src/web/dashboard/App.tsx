@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
-import { api, clearToken, initialMode, initialToken, saveMode, saveToken, setTransport, type Approval, type Mode } from './api.ts';
+import { PROFILE_PATTERN, api, clearToken, initialMode, initialToken, saveMode, saveToken, setTransport, type Approval, type Mode } from './api.ts';
 import { Approvals } from './Approvals.tsx';
 import { Audit } from './Audit.tsx';
 import { Playground } from './Playground.tsx';
@@ -25,7 +25,6 @@ function useRoute(): string[] {
 }
 
 const PROFILE_KEY = 'cugar.profile';
-const PROFILE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
 /** The profile the Runs, Memory and Tools screens show; kept in this browser. */
 function ProfileField({ profile, onChange }: { profile: string; onChange: (profile: string) => void }) {

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { api, currentMode, launched, newRunId, type PlanPreview, type RunOutcome } from './api.ts';
+import { PROFILE_PATTERN, api, currentMode, launched, newRunId, type PlanPreview, type RunOutcome } from './api.ts';
 import { clearHistory, recentRuns, recordRun } from './history.ts';
 import { TryIt, type Tool } from './Tools.tsx';
 
@@ -50,7 +50,7 @@ export function Playground({ token, profile: initialProfile }: { token: string; 
   const [callCeiling, setCallCeiling] = useState('');
   const [toolName, setToolName] = useState('');
   const [copied, setCopied] = useState(false);
-  const tools = useQuery({ queryKey: ['tools', profile], queryFn: () => api<{ tools: Tool[] }>(token, 'GET', `/v1/profiles/${encodeURIComponent(profile)}/tools`), enabled: /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(profile) });
+  const tools = useQuery({ queryKey: ['tools', profile], queryFn: () => api<{ tools: Tool[] }>(token, 'GET', `/v1/profiles/${encodeURIComponent(profile)}/tools`), enabled: PROFILE_PATTERN.test(profile) });
   const plan = useMutation({ mutationFn: () => api<PlanPreview>(token, 'POST', '/v1/plan', { goal, profile }) });
   const remember = async (outcome: Pick<RunOutcome, 'runId' | 'profile' | 'status'>, text: string) => {
     await recordRun({ goal: text, profile: outcome.profile, runId: outcome.runId, status: outcome.status, mode: currentMode() }).catch(() => undefined);
@@ -58,7 +58,9 @@ export function Playground({ token, profile: initialProfile }: { token: string; 
   };
   const run = useMutation({
     mutationFn: ({ runId, goal }: { runId: string; goal: string }) => {
-      const budget = { ...(ceiling(costCeiling) !== undefined ? { costCeiling: ceiling(costCeiling) } : {}), ...(ceiling(callCeiling) !== undefined ? { callCeiling: ceiling(callCeiling) } : {}) };
+      const cost = ceiling(costCeiling);
+      const calls = ceiling(callCeiling);
+      const budget = { ...(cost !== undefined ? { costCeiling: cost } : {}), ...(calls !== undefined ? { callCeiling: calls } : {}) };
       return api<RunOutcome>(token, 'POST', '/v1/runs', { goal, profile, runId, ...(Object.keys(budget).length ? { budget } : {}) });
     },
     onSuccess: (outcome, { goal: text }) => remember(outcome, text),

@@ -9,11 +9,10 @@ const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 
 /**
  * Follow a run's server-sent events while it is live (in both modes, through the current
- * transport), refreshing the run as events land; returns whether the stream is open.
+ * transport), refreshing the run as events land; `setOpen` tells whether the stream is open.
  */
-function useRunEvents(token: string, runId: string, live: boolean): boolean {
+function useRunEvents(token: string, runId: string, live: boolean, setOpen: (open: boolean) => void): void {
   const client = useQueryClient();
-  const [open, setOpen] = useState(false);
   useEffect(() => {
     if (!live) return;
     const abort = new AbortController();
@@ -47,20 +46,21 @@ function useRunEvents(token: string, runId: string, live: boolean): boolean {
       abort.abort();
       clearTimeout(timer);
     };
-  }, [token, runId, live, client]);
-  return open;
+  }, [token, runId, live, client, setOpen]);
 }
 
 export function RunDetail({ token, runId }: { token: string; runId: string }) {
+  const [live, setLive] = useState(false);
   const run = useQuery({
     queryKey: ['run', runId],
     queryFn: () => api<RunOutcome>(token, 'GET', `/v1/runs/${encodeURIComponent(runId)}`),
     // A run just launched from the playground may not be written yet.
     retry: (count, error) => (launched.has(runId) && (error as ApiError).status === 404 ? count < 100 : count < 1),
     retryDelay: (count) => (launched.has(runId) ? 150 : Math.min(1000 * 2 ** count, 8000)),
-    refetchInterval: (query) => (query.state.data && TERMINAL.has(query.state.data.status) ? false : 2000),
+    // Polling only stands in for the event stream when it is not open.
+    refetchInterval: (query) => (live || (query.state.data && TERMINAL.has(query.state.data.status)) ? false : 2000),
   });
-  const live = useRunEvents(token, runId, run.isSuccess && !TERMINAL.has(run.data.status));
+  useRunEvents(token, runId, run.isSuccess && !TERMINAL.has(run.data.status), setLive);
   const trace = useQuery({ queryKey: ['trace', runId, run.data?.head.seq], queryFn: () => api<{ records: TraceRecord[] }>(token, 'GET', `/v1/runs/${encodeURIComponent(runId)}/trace`), enabled: run.isSuccess, placeholderData: keepPreviousData });
   const audit = useQuery({ queryKey: ['audit', runId, run.data?.head.seq], queryFn: () => api<{ ok: boolean; seq?: number; reason?: string }>(token, 'GET', `/v1/audit/runs/${encodeURIComponent(runId)}`), enabled: run.isSuccess });
   if (run.error) return <p role="alert">{(run.error as Error).message}</p>;

@@ -12,6 +12,21 @@ function toMs(value: string): number | undefined {
   return Number.isFinite(ms) ? ms : undefined;
 }
 
+/** A labelled select over `options`, with an optional first choice meaning "no filter" (the empty value). */
+function Choice({ label, value, options, empty, onChange }: { label: string; value: string; options: readonly string[]; empty?: string; onChange: (value: string) => void }) {
+  return (
+    <label>
+      {label}{' '}
+      <select value={value} onChange={(e) => onChange(e.target.value)}>
+        {empty !== undefined ? <option value="">{empty}</option> : null}
+        {options.map((option) => (
+          <option key={option}>{option}</option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
 export function Runs({ token, profile: defaultProfile }: { token: string; profile: string }) {
   const [status, setStatus] = useState<(typeof STATUSES)[number]>('all');
   const [profile, setProfile] = useState('');
@@ -49,32 +64,9 @@ export function Runs({ token, profile: defaultProfile }: { token: string; profil
       <h1 id="runs-title">Runs</h1>
       <ProfileBudget token={token} profile={profile || defaultProfile} />
       <div className="filters" role="search" aria-label="Filter runs">
-        <label>
-          Status{' '}
-          <select value={status} onChange={(e) => setStatus(e.target.value as (typeof STATUSES)[number])}>
-            {STATUSES.map((s) => (
-              <option key={s}>{s}</option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Profile{' '}
-          <select value={profile} onChange={(e) => setProfile(e.target.value)}>
-            <option value="">all</option>
-            {choices.profiles.map((p) => (
-              <option key={p}>{p}</option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Tool{' '}
-          <select value={tool} onChange={(e) => setTool(e.target.value)}>
-            <option value="">any</option>
-            {choices.tools.map((t) => (
-              <option key={t}>{t}</option>
-            ))}
-          </select>
-        </label>
+        <Choice label="Status" value={status} options={STATUSES} onChange={(v) => setStatus(v as (typeof STATUSES)[number])} />
+        <Choice label="Profile" value={profile} options={choices.profiles} empty="all" onChange={setProfile} />
+        <Choice label="Tool" value={tool} options={choices.tools} empty="any" onChange={setTool} />
         <label>
           Started from <input type="datetime-local" value={from} onChange={(e) => setFrom(e.target.value)} />
         </label>

@@ -116,6 +116,17 @@ function json(value: unknown): string {
   return JSON.stringify(value, null, 2) ?? 'undefined';
 }
 
+/** A titled JSON block of the detail panel, absent when there is nothing to show. */
+function Block({ title, value, className }: { title: string; value: unknown; className?: string }) {
+  if (value === undefined) return null;
+  return (
+    <>
+      <h4>{title}</h4>
+      <pre className={className}>{json(value)}</pre>
+    </>
+  );
+}
+
 function SpanDetail({ span, t0 }: { span: Span; t0: number }) {
   return (
     <section className="span-panel" aria-label="Span detail" tabIndex={0}>
@@ -140,30 +151,10 @@ function SpanDetail({ span, t0 }: { span: Span; t0: number }) {
           </>
         ) : null}
       </dl>
-      {span.input !== undefined ? (
-        <>
-          <h4>Input</h4>
-          <pre>{json(span.input)}</pre>
-        </>
-      ) : null}
-      {span.output !== undefined ? (
-        <>
-          <h4>Output</h4>
-          <pre>{json(span.output)}</pre>
-        </>
-      ) : null}
-      {span.error !== undefined ? (
-        <>
-          <h4>Error</h4>
-          <pre className="bad">{json(span.error)}</pre>
-        </>
-      ) : null}
-      {span.extra ? (
-        <>
-          <h4>Details</h4>
-          <pre>{json(span.extra)}</pre>
-        </>
-      ) : null}
+      <Block title="Input" value={span.input} />
+      <Block title="Output" value={span.output} />
+      <Block title="Error" value={span.error} className="bad" />
+      <Block title="Details" value={span.extra} />
     </section>
   );
 }

@@ -30,6 +30,12 @@ export function saveMode(mode: Mode): void {
 
 let transport: (path: string, init: RequestInit) => Promise<Response> = (path, init) => fetch(path, init);
 
+/**
+ * Profile names as the API accepts them (the core's PROFILE_NAME_PATTERN). Repeated here
+ * because importing the core's schema module would bring zod into the dashboard's first load.
+ */
+export const PROFILE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
 let current: Mode = 'remote';
 
 /** Runs started from this page whose first write may not have landed yet. */
