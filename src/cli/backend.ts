@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CugarError, parseConfig, type Config, type IngestDocument, type IngestProgress, type JournalEvent, type Plan, type RagHit, type RunOutcome, type ToolInfo } from '../core/index.ts';
-import { createRuntime, type Runtime } from '../edge/runtime.ts';
+import { createRuntime, type Runtime } from '../api/runtime.ts';
 import { SqliteStore } from '../edge/sqliteStore.ts';
 
 /** What the CLI needs, whether the data is local or behind a server. */

@@ -1,6 +1,6 @@
 import { ResourceError } from './errors.ts';
 
-export type { Store } from './journal/store.ts';
+export type { Store } from './store/store.ts';
 
 /**
  * The ports a host hands the core. Everything non-deterministic — time, ids, randomness,

@@ -5,10 +5,10 @@ import { serve, type ServerType } from '@hono/node-server';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { z } from 'zod';
 import { DOCUMENT_EXTENSIONS, PROFILE_NAME_PATTERN, ToolBudgetSchema, parseConfig, type Config, type ToolBudgetInput } from '../core/index.ts';
-import { createApp } from './app.ts';
-import { createRuntime, type Runtime } from './runtime.ts';
-import type { TokenMap } from './security.ts';
-import { parseTokenMap } from './tokens.ts';
+import { createApp } from '../api/app.ts';
+import { createRuntime, type Runtime } from '../api/runtime.ts';
+import type { TokenMap } from '../api/security.ts';
+import { parseTokenMap } from '../api/tokens.ts';
 import { SqliteStore } from './sqliteStore.ts';
 
 /** Options of {@link startServer}. */

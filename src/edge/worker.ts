@@ -21,9 +21,9 @@ import {
   type VectorRecord,
   type VectorSearchOptions,
 } from '../core/index.ts';
-import { createApp } from './app.ts';
-import { createRuntime, type HostStore } from './runtime.ts';
-import { parseTokenMap } from './tokens.ts';
+import { createApp } from '../api/app.ts';
+import { createRuntime, type HostStore } from '../api/runtime.ts';
+import { parseTokenMap } from '../api/tokens.ts';
 
 /** A Durable Object namespace, as far as this host uses it. */
 interface Namespace<T> {

@@ -2,10 +2,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { parseConfig } from '../../src/core/index.ts';
-import { PUBLIC_ROUTES, createApp } from '../../src/edge/app.ts';
-import { parseTokenMap } from '../../src/edge/tokens.ts';
+import { PUBLIC_ROUTES, createApp } from '../../src/api/app.ts';
+import { parseTokenMap } from '../../src/api/tokens.ts';
 import { ADMIN, DEMO, OTHER, TOKENS, caller, describeApiConformance } from '../support/apiConformance.ts';
-import { createRuntime } from '../../src/edge/runtime.ts';
+import { createRuntime } from '../../src/api/runtime.ts';
 import { SqliteStore } from '../../src/edge/sqliteStore.ts';
 
 

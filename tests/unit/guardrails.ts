@@ -12,7 +12,7 @@ export interface GuardrailViolation {
 const FORBIDDEN_PACKAGES = /^(?:node:|dexie$|dexie\/|hono$|hono\/|@hono\/|react$|react\/|react-dom|better-sqlite3|@cloudflare\/|fs$|path$|os$|child_process$|crypto$|http$|https$|net$|url$|buffer$|process$|worker_threads$|stream$)/;
 /** Globals that exist only in a DOM page or only in Node. */
 const FORBIDDEN_GLOBALS = new Set(['window', 'document', 'localStorage', 'sessionStorage', 'HTMLElement', 'navigator', 'location', 'indexedDB', 'process', 'Buffer', 'require', '__dirname', '__filename', 'global', 'module']);
-const HOST_FOLDERS = /(?:^|\/)src\/(?:edge|web|cli)(?:\/|$)/;
+const HOST_FOLDERS = /(?:^|\/)src\/(?:api|edge|web|cli)(?:\/|$)/;
 
 function lineOf(source: ts.SourceFile, node: ts.Node): number {
   return source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;

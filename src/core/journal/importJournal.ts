@@ -1,7 +1,7 @@
 import { ConflictError, ValidationError } from '../errors.ts';
 import { projectRun, summarize } from '../orchestrator/runState.ts';
 import { verifyJournal, type JournalEvent } from './journal.ts';
-import type { Store } from './store.ts';
+import type { Store } from '../store/store.ts';
 
 /**
  * Import a run's journal exported from another host (`exportJournal` → `parseJournal`): the

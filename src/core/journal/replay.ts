@@ -10,7 +10,7 @@ import type { ErrorInfo } from '../schema/event.ts';
 import { ToolRegistry } from '../tools/toolRegistry.ts';
 import { canonicalJson } from './canonicalJson.ts';
 import { verifyJournal, type JournalEvent } from './journal.ts';
-import { InMemoryStore, type AppendBatch } from './store.ts';
+import { InMemoryStore, type AppendBatch } from '../store/store.ts';
 
 /** Where a replay first differed from the recording. */
 export interface Divergence {

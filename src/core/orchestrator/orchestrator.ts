@@ -4,7 +4,7 @@ import { canonicalJson, toJsonData } from '../journal/canonicalJson.ts';
 import { sealEvent, type JournalEvent, type JournalEventType } from '../journal/journal.ts';
 import { sha256Hex } from '../journal/sha256.ts';
 import { toTraceRecords, type TraceRecord } from '../journal/trace.ts';
-import { InMemoryStore, type ApprovalFilter, type ApprovalRecord, type RunStatus, type Store } from '../journal/store.ts';
+import { InMemoryStore, type ApprovalFilter, type ApprovalRecord, type RunStatus, type Store } from '../store/store.ts';
 import { Planner } from '../planning/planner.ts';
 import { ZERO_USAGE, addUsage, budgetExceededError, checkReservation, parseBudget, transitionPlan, type BudgetUsage, type PlanStage, type ToolBudget, type ToolBudgetInput } from '../planning/planningAuthority.ts';
 import { PolicyEnforcer } from '../policy/policyEnforcer.ts';

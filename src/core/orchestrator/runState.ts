@@ -1,6 +1,6 @@
 import { ValidationError, type FailureMode } from '../errors.ts';
 import type { JournalEvent, JournalHead } from '../journal/journal.ts';
-import type { ApprovalRecord, RunStatus, RunSummary } from '../journal/store.ts';
+import type { ApprovalRecord, RunStatus, RunSummary } from '../store/store.ts';
 import { ZERO_USAGE, addUsage, type BudgetUsage, type PlanStage, type ToolBudget } from '../planning/planningAuthority.ts';
 import type { ErrorInfo } from '../schema/event.ts';
 import type { Plan, PlanStep } from '../schema/plan.ts';

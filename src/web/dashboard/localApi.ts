@@ -2,8 +2,8 @@
 // dashboard's requests in-page, over IndexedDB, so the screens are identical in both modes
 // and nothing leaves the browser.
 import { parseConfig } from '../../core/index.ts';
-import { createApp } from '../../edge/app.ts';
-import { createRuntime } from '../../edge/runtime.ts';
+import { createApp } from '../../api/app.ts';
+import { createRuntime } from '../../api/runtime.ts';
 import { IndexedDbStore, requestPersistentStorage } from '../indexedDbStore.ts';
 
 /** The bearer token of the in-page app; it never leaves the tab. */

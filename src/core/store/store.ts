@@ -1,6 +1,6 @@
 import { ConflictError, ValidationError } from '../errors.ts';
 import type { BudgetUsage } from '../planning/planningAuthority.ts';
-import type { JournalEvent, JournalHead } from './journal.ts';
+import type { JournalEvent, JournalHead } from '../journal/journal.ts';
 
 /** Where a run stands. */
 export type RunStatus = 'running' | 'paused' | 'completed' | 'failed' | 'cancelled';

@@ -14,13 +14,11 @@ import {
   type Clock,
   type Config,
   type ToolBudgetInput,
-  type MemoryStore,
-  type Store,
+  type HostStore,
   type VectorBackend,
 } from '../core/index.ts';
 
-/** A store that keeps journals, facts and vectors: what a host needs. */
-export type HostStore = Store & MemoryStore & { vectors(dimension: number): VectorBackend };
+export type { HostStore };
 
 /** Everything the HTTP app serves, built from one store. */
 export interface Runtime {
