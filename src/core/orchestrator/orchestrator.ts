@@ -234,9 +234,12 @@ export class Orchestrator {
    * an approval. Bad input throws a typed error before anything is written.
    */
   async start(goal: string, profile: string, options: StartOptions = {}): Promise<RunOutcome> {
-    const validGoal = parseOrThrow(GoalTextSchema, goal, 'goal');
-    const validProfile = parseOrThrow(ProfileNameSchema, profile, 'profile', 'invalid_profile');
-    const opts = parseOrThrow(StartOptionsSchema, options, 'start options');
+    const { outcome } = await this.launch(goal, profile, options);
+    return outcome;
+  }
+
+  /** Validate a run's request against the profile and fix its inputs (the data of event 0). */
+  async #prepare(validGoal: string, validProfile: string, opts: z.output<typeof StartOptionsSchema>): Promise<{ runId: string; inputs: RunInputs }> {
     const metadata = this.#policy.checkMetadata(opts.metadata);
     if (!this.#registry.hasProfile(validProfile)) throw new NotFoundError(`unknown profile "${validProfile}"`, { code: 'unknown_profile', details: { profile: validProfile } });
     const budget = opts.budget === undefined ? this.#budget : parseBudget(opts.budget);
@@ -273,16 +276,35 @@ export class Orchestrator {
       ...(opts.plan ? { plan: opts.plan.map((step, index) => ({ name: `step-${index}`, tool: step.tool, input: step.input, index })) } : {}),
       ...(this.#stepTimeoutMs !== undefined ? { stepTimeoutMs: this.#stepTimeoutMs } : {}),
     });
-    return this.startRecorded(runId, inputs);
+    return { runId, inputs };
+  }
+
+  /**
+   * Start a run like {@link start} but return as soon as its first event is durable: the run
+   * id and trace id at once, and `outcome`, which settles when the run completes, fails or
+   * pauses. Bad input still throws before anything is written. This is what `202 Accepted` is
+   * built on.
+   */
+  async launch(goal: string, profile: string, options: StartOptions = {}): Promise<{ runId: string; traceId: string; outcome: Promise<RunOutcome> }> {
+    const validGoal = parseOrThrow(GoalTextSchema, goal, 'goal');
+    const validProfile = parseOrThrow(ProfileNameSchema, profile, 'profile', 'invalid_profile');
+    const opts = parseOrThrow(StartOptionsSchema, options, 'start options');
+    const { runId, inputs } = await this.#prepare(validGoal, validProfile, opts);
+    const run = await this.#begin(runId, inputs);
+    return { runId, traceId: inputs.traceId, outcome: this.#drive(run) };
   }
 
   /** Start a run from recorded inputs (the first event of a journal); used by {@link start} and replay. */
   async startRecorded(runId: string, inputs: RunInputs): Promise<RunOutcome> {
+    return this.#drive(await this.#begin(runId, inputs));
+  }
+
+  async #begin(runId: string, inputs: RunInputs): Promise<ActiveRun> {
     const first = sealEvent(undefined, runId, 'stage', this.#clock.now(), { stage: 'initialize', inputs: toJsonData(inputs) });
     const state = initialRunState(first);
     await this.store.append({ runId, events: [first], expectedHead: null, run: summarize(state) });
     this.#notify([first]);
-    return this.#drive(this.#activate(state));
+    return this.#activate(state);
   }
 
   /**
