@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import { CugarError, sha256Hex } from '../core/index.ts';
+import { sha256Hex } from '../core/index.ts';
+import { HttpError } from './errors.ts';
 
 /** Who a request is: the profiles its token may use (`*` for all). */
 export interface Principal {
@@ -7,37 +8,11 @@ export interface Principal {
   profiles: readonly string[] | '*';
 }
 
+/** What every route's context carries: the principal bearer auth authenticated. */
+export type ApiEnv = { Variables: { principal: Principal } };
+
 /** Bearer tokens and the profiles each may use. */
 export type TokenMap = Record<string, readonly string[] | '*'>;
-
-/** A typed HTTP failure in the API's error shape. */
-export class HttpError extends CugarError {
-  constructor(
-    readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 500 | 503 | 504,
-    code: string,
-    message: string,
-  ) {
-    super(message, { code, failureMode: status >= 500 ? 'SYSTEM' : status === 429 ? 'RESOURCE' : status === 403 ? 'POLICY' : 'USER', retryable: status === 429 || status >= 500 });
-  }
-}
-
-/** The HTTP status for a typed error. */
-export function statusFor(error: CugarError): 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 500 | 503 | 504 {
-  if (error instanceof HttpError) return error.status as 400;
-  if (error.code.startsWith('unknown_') || error.code === 'not_found') return 404;
-  if (error.code === 'timeout') return 504;
-  if (error.code === 'quota_exceeded' || error.code === 'store_closed') return 503;
-  switch (error.failureMode) {
-    case 'USER':
-      return error.name === 'ConflictError' || error.code.startsWith('run_') || error.code.startsWith('approval_') || error.code === 'head_mismatch' ? 409 : 400;
-    case 'POLICY':
-      return 403;
-    case 'RESOURCE':
-      return 503;
-    default:
-      return 500;
-  }
-}
 
 /**
  * Map each configured token to its principal with a constant-time comparison: every
@@ -66,8 +41,7 @@ export function mayUse(principal: Principal, profile: string): boolean {
 
 /** Require a principal for `profile`; 403 otherwise. */
 export function requireProfile(c: Context, profile: string): void {
-  const principal = c.get('principal' as never) as Principal;
-  if (!mayUse(principal, profile)) throw new HttpError(403, 'forbidden_profile', `this token may not use profile "${profile}"`);
+  if (!mayUse(principalOf(c), profile)) throw new HttpError(403, 'forbidden_profile', `this token may not use profile "${profile}"`);
 }
 
 /**
@@ -95,4 +69,9 @@ export function rateLimit(options: { perSecond: number; burst: number; now?: () 
     if (buckets.size > 10_000) buckets.delete(buckets.keys().next().value!);
     await next();
   };
+}
+
+/** The principal the bearer-auth middleware authenticated for this request. */
+export function principalOf(c: Context): Principal {
+  return c.get('principal' as never) as Principal;
 }

@@ -60,7 +60,7 @@ export function remoteBackend(api: string, token: string): Backend {
   return {
     tools: async (profile) => (await (await call<{ tools: ToolInfo[] }>('GET', `/v1/profiles/${encodeURIComponent(profile)}/tools`)).json()).tools,
     plan: async (goal, profile) => (await call<Plan>('POST', '/v1/plan', { goal, profile })).json(),
-    run: async (goal, profile) => (await call<RunOutcome>('POST', '/v1/runs', { goal, profile })).json(),
+    run: async (goal, profile) => (await call<RunOutcome>('POST', `/v1/runs?wait=25`, { goal, profile })).json(),
     decide: async (approvalId, decision, reason) => (await call<RunOutcome>('POST', `/v1/approvals/${encodeURIComponent(approvalId)}`, { decision, reason })).json(),
     ingest: async (profile, documents, onProgress) => {
       const response = await call<never>('POST', '/v1/ingest', { profile, documents }, 'text/event-stream');

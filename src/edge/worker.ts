@@ -253,17 +253,26 @@ export class DurableObjectStore implements HostStore {
   }
 }
 
-let app: Promise<{ fetch: (request: Request) => Response | Promise<Response> }> | undefined;
+/** What a Worker's third `fetch` argument offers: a way to keep work going after the response. */
+interface ExecutionContext {
+  waitUntil(promise: Promise<unknown>): void;
+  passThroughOnException(): void;
+}
 
-/** The Cloudflare Worker: the same Hono app as the Node host, over Durable Objects. */
+let app: Promise<{ fetch: (request: Request, env: Env, ctx: ExecutionContext) => Response | Promise<Response> }> | undefined;
+
+/**
+ * The Cloudflare Worker: the same Hono app as the Node host, over Durable Objects. `ctx` goes
+ * to the app so a run accepted with 202 keeps going (`waitUntil`) after its response.
+ */
 export default {
-  fetch(request: Request, env: Env): Promise<Response> {
+  fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
     app ??= (async () => {
       const config = parseConfig({}).config;
       const runtime = await createRuntime(new DurableObjectStore(env), config);
       const corsOrigins = (env.CUGAR_CORS_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean);
       return createApp(runtime, { tokens: parseTokenMap(env.CUGAR_TOKENS), corsOrigins });
     })();
-    return app.then((instance) => instance.fetch(request));
+    return app.then((instance) => instance.fetch(request, env, ctx));
   },
 };

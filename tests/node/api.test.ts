@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { parseConfig } from '../../src/core/index.ts';
 import { PUBLIC_ROUTES, createApp } from '../../src/api/app.ts';
 import { parseTokenMap } from '../../src/api/tokens.ts';
-import { ADMIN, DEMO, OTHER, TOKENS, caller, describeApiConformance } from '../support/apiConformance.ts';
+import { ADMIN, DEMO, OTHER, TOKENS, WAIT, caller, describeApiConformance } from '../support/apiConformance.ts';
 import { createRuntime } from '../../src/api/runtime.ts';
 import { SqliteStore } from '../../src/edge/sqliteStore.ts';
 
@@ -33,7 +33,7 @@ describe('API security', () => {
   const samples: Record<string, { path: string; body?: unknown }> = {};
   it('requires a token on every route but the public ones (route inventory), and refuses other profiles', async () => {
     const { app, call } = await setup();
-    const run = (await (await call('POST', '/v1/runs', { body: { goal: 'add 1 and 2', profile: 'demo' } })).json()) as { runId: string };
+    const run = (await (await call('POST', '/v1/runs', { body: { goal: 'add 1 and 2', profile: 'demo' }, headers: WAIT })).json()) as { runId: string };
     const journal = await (await call('GET', `/v1/runs/${run.runId}/journal?format=ndjson`)).text();
     const concrete = (path: string) => path.replace(':profile', 'demo').replace(':runId', run.runId).replace(':approvalId', 'ap');
     const routes = [...new Set(app.routes.filter((r) => r.method !== 'ALL').map((r) => `${r.method} ${r.path}`))];
@@ -72,6 +72,41 @@ describe('API security', () => {
     expect(foreign.runs).toEqual([]);
   });
 
+  it('declares a response schema for every route in /openapi.json', async () => {
+    const { app } = await setup();
+    type Schema = { $ref?: string; type?: string | string[]; properties?: Record<string, unknown>; anyOf?: Schema[]; oneOf?: Schema[] };
+    type Operation = { responses: Record<string, { content?: Record<string, { schema?: Schema }> }> };
+    const doc = (await (await app.request('/openapi.json')).json()) as { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Schema> } };
+    const resolve = (schema: Schema | undefined): Schema | undefined => (schema?.$ref ? resolve(doc.components.schemas[schema.$ref.replace('#/components/schemas/', '')]) : schema);
+    // An object with named properties (a union: every member one), never a bare record.
+    const describes = (schema: Schema | undefined): boolean => {
+      const resolved = resolve(schema);
+      const members = resolved?.anyOf ?? resolved?.oneOf;
+      if (members) return members.length > 0 && members.every(describes);
+      return resolved?.type === 'object' && Object.keys(resolved.properties ?? {}).length > 0;
+    };
+    const routes = [...new Set(app.routes.filter((r) => r.method !== 'ALL' && r.path.startsWith('/v1/')).map((r) => `${r.method} ${r.path}`))];
+    expect(routes.length).toBeGreaterThanOrEqual(24);
+    for (const route of routes) {
+      const [method, path] = route.split(' ') as [string, string];
+      const operation = doc.paths[path.replace(/:(\w+)/g, '{$1}')]?.[method.toLowerCase()];
+      expect(operation, route).toBeDefined();
+      const success = Object.entries(operation!.responses).filter(([status]) => status.startsWith('2'));
+      expect(success.length, route).toBeGreaterThan(0);
+      for (const [status, response] of success) {
+        const content = Object.entries(response.content ?? {});
+        expect(content.length, `${route} ${status}`).toBeGreaterThan(0);
+        for (const [type, media] of content) {
+          if (type === 'application/json') expect(describes(media.schema), `${route} ${status} ${type}`).toBe(true);
+          else expect(resolve(media.schema)?.type, `${route} ${status} ${type}`).toBe('string');
+        }
+      }
+      expect(operation!.responses['401'] ?? PUBLIC_ROUTES.has(route), `${route} documents 401`).toBeTruthy();
+    }
+    const events = doc.paths['/v1/runs/{runId}/events']!['get']!.responses['200']!.content!;
+    expect(Object.keys(events)).toEqual(['text/event-stream']);
+  });
+
   it('answers 4xx and never 5xx to 2,000 malformed, oversized or wrongly typed bodies, changing nothing', async () => {
     const { call, runtime } = await setup({ maxBodyBytes: 64 * 1024 });
     const before = (await runtime.store.listRuns()).length;
@@ -92,7 +127,7 @@ describe('API security', () => {
         const res = await call('POST', path, { body, headers: { 'content-type': type } });
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
         const payload = (await res.json().catch(() => undefined)) as { error?: { code: string; message: string } } | undefined;
-        if (res.status !== 200) expect(payload?.error?.code, `${path} ${res.status}`).toBeTypeOf('string');
+        if (res.status >= 400) expect(payload?.error?.code, `${path} ${res.status}`).toBeTypeOf('string');
         return res.status < 500 && (res.status >= 400 || path === '/v1/query' || path === '/v1/plan' || path === '/v1/runs' || path === '/v1/ingest' || path === '/v1/memory/facts');
       }),
       { numRuns: 2000 },
@@ -101,17 +136,26 @@ describe('API security', () => {
     expect([...statuses.keys()].every((s) => s < 500)).toBe(true);
     // Bodies that happened to be valid may have made runs; none of the invalid ones did.
     const after = await runtime.store.listRuns();
-    expect(after.length - before).toBeLessThanOrEqual(statuses.get(200) ?? 0);
+    expect(after.length - before).toBeLessThanOrEqual((statuses.get(200) ?? 0) + (statuses.get(202) ?? 0));
   });
 
   it('makes one run for 50 concurrent duplicates of an Idempotency-Key, and 422 for a different body', async () => {
     const { call, runtime } = await setup();
     const body = { goal: 'add 2 and 2', profile: 'demo' };
-    const responses = await Promise.all(Array.from({ length: 50 }, () => call('POST', '/v1/runs', { body, headers: { 'idempotency-key': 'same-key' } })));
+    const responses = await Promise.all(Array.from({ length: 50 }, () => call('POST', '/v1/runs', { body, headers: { 'idempotency-key': 'same-key', ...WAIT } })));
     const runs = await Promise.all(responses.map((r) => r.json() as Promise<{ runId: string; status: string }>));
     expect(new Set(runs.map((r) => r.runId)).size).toBe(1);
     expect(runs.every((r) => r.status === 'completed')).toBe(true);
     expect((await runtime.store.listRuns()).length).toBe(1);
+    // A duplicate that does not wait gets the run as it stands: finished, so its outcome.
+    const later = await call('POST', '/v1/runs', { body, headers: { 'idempotency-key': 'same-key' } });
+    expect(later.status).toBe(200);
+    expect(await later.json()).toMatchObject({ runId: runs[0]!.runId, status: 'completed' });
+    // While the keyed run is still going, duplicates are accepted again with the same run.
+    const slow = { goal: 'wait(ms=1000); add(a=1, b=1)', profile: 'demo' };
+    const [a, b] = await Promise.all([call('POST', '/v1/runs', { body: slow, headers: { 'idempotency-key': 'slow-key' } }), call('POST', '/v1/runs', { body: slow, headers: { 'idempotency-key': 'slow-key' } })]);
+    expect([a.status, b.status]).toEqual([202, 202]);
+    expect(a.headers.get('location')).toBe(b.headers.get('location'));
     const mismatch = await call('POST', '/v1/runs', { body: { ...body, goal: 'add 3 and 3' }, headers: { 'idempotency-key': 'same-key' } });
     expect(mismatch.status).toBe(422);
     expect(await mismatch.json()).toMatchObject({ error: { code: 'idempotency_mismatch' } });

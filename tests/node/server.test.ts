@@ -44,7 +44,7 @@ describe('Node host over loopback', () => {
     expect(server.localToken).toMatch(/^[0-9a-f]{48}$/);
     expect((await fetch(`${server.url}/v1/health`)).status).toBe(200);
     expect((await fetch(`${server.url}/v1/runs`)).status).toBe(401);
-    const run = await fetch(`${server.url}/v1/runs`, { method: 'POST', headers: { authorization: `Bearer ${server.localToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ goal: 'calculate (2 + 3) * 4', profile: 'demo' }) });
+    const run = await fetch(`${server.url}/v1/runs`, { method: 'POST', headers: { authorization: `Bearer ${server.localToken}`, 'content-type': 'application/json', prefer: 'wait=20' }, body: JSON.stringify({ goal: 'calculate (2 + 3) * 4', profile: 'demo' }) });
     expect(await run.json()).toMatchObject({ status: 'completed', outputs: { 'step-0': 20 } });
     expect((await fetch(`${server.url}/`)).headers.get('content-type')).toContain('text/html');
   });

@@ -7,6 +7,9 @@ export const OTHER = 'other-token-0123456789abcdef';
 /** The tokens every host under test is configured with. */
 export const TOKENS = `${ADMIN}=*;${DEMO}=demo;${OTHER}=other`;
 
+/** Ask `POST /v1/runs` to answer with the outcome (waiting up to 20 s) instead of 202 Accepted. */
+export const WAIT = { prefer: 'wait=20' } as const;
+
 export type Call = (method: string, path: string, init?: { token?: string | null; body?: unknown; headers?: Record<string, string> }) => Promise<Response>;
 
 /** Build a {@link Call} over any fetch-like function (an in-process app, or a real server). */
@@ -46,7 +49,7 @@ export function describeApiConformance(name: string, start: () => Promise<{ call
       const plan = (await (await call('POST', '/v1/plan', { body: { goal: 'add 2 and 3', profile: 'demo' } })).json()) as { steps: unknown[]; candidates: unknown[] };
       expect(plan.steps).toHaveLength(1);
       expect(plan.candidates.length).toBeGreaterThan(1);
-      const run = (await (await call('POST', '/v1/runs', { body: { goal: 'add 2 and 3 then multiply the result by 4', profile: 'demo' } })).json()) as { runId: string };
+      const run = (await (await call('POST', '/v1/runs', { body: { goal: 'add 2 and 3 then multiply the result by 4', profile: 'demo' }, headers: WAIT })).json()) as { runId: string };
       expect(run).toMatchObject({ status: 'completed', outputs: { 'step-0': 5, 'step-1': 20 } });
       const journal = (await (await call('GET', `/v1/runs/${run.runId}/journal`)).json()) as { events: JournalEvent[] };
       expect(verifyJournal(journal.events).ok).toBe(true);
@@ -66,7 +69,7 @@ export function describeApiConformance(name: string, start: () => Promise<{ call
     });
 
     it('filters runs by tool and time, and reports run and profile budgets with warnings before the ceiling', async () => {
-      const run = (await (await call('POST', '/v1/runs', { body: { goal: 'add 2 and 3 then multiply the result by 4', profile: 'demo', budget: { callCeiling: 2 } } })).json()) as { runId: string; createdAt?: number; usage: { calls: number }; budget: { run: { callCeiling: number; warnThreshold: number } } };
+      const run = (await (await call('POST', '/v1/runs', { body: { goal: 'add 2 and 3 then multiply the result by 4', profile: 'demo', budget: { callCeiling: 2 } }, headers: WAIT })).json()) as { runId: string; createdAt?: number; usage: { calls: number }; budget: { run: { callCeiling: number; warnThreshold: number } } };
       expect(run).toMatchObject({ status: 'completed', usage: { calls: 2 }, budget: { run: { callCeiling: 2, warnThreshold: 0.8 } } });
       const trace = (await (await call('GET', `/v1/runs/${run.runId}/trace`)).json()) as { records: Array<{ type: string; data: Record<string, unknown> }> };
       expect(trace.records.filter((r) => r.type === 'budget_warning').map((r) => r.data['dimensions'])).toEqual([['calls']]);
@@ -84,10 +87,33 @@ export function describeApiConformance(name: string, start: () => Promise<{ call
       expect((await call('GET', '/v1/profiles/demo/budget', { token: OTHER })).status).toBe(403);
     });
 
+    it('accepts a run at once with 202, its Location and events URL, and streams its events until run_completed', async () => {
+      const response = await call('POST', '/v1/runs', { body: { goal: 'wait(ms=1500); add(a=2, b=3)', profile: 'demo' } });
+      expect(response.status).toBe(202);
+      const accepted = (await response.json()) as { runId: string; traceId: string; status: string; links: { self: string; events: string } };
+      expect(accepted).toEqual({ runId: accepted.runId, traceId: expect.any(String), status: 'running', links: { self: `/v1/runs/${accepted.runId}`, events: `/v1/runs/${accepted.runId}/events` } });
+      expect(response.headers.get('location')).toBe(accepted.links.self);
+      // Answered before the run finished: the run is durable and still going.
+      expect(await (await call('GET', accepted.links.self)).json()).toMatchObject({ runId: accepted.runId, traceId: accepted.traceId, status: 'running' });
+      const stream = await call('GET', accepted.links.events, { headers: { accept: 'text/event-stream' } });
+      expect(stream.headers.get('content-type')).toContain('text/event-stream');
+      const text = await stream.text();
+      const ids = [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
+      expect(ids).toEqual(Array.from({ length: ids.length }, (_, i) => i));
+      expect([...text.matchAll(/^event: (\w+)$/gm)].map((m) => m[1]).at(-1)).toBe('run_completed');
+      expect(await (await call('GET', accepted.links.self)).json()).toMatchObject({ status: 'completed', outputs: { 'step-1': 5 } });
+      const waited = await call('POST', '/v1/runs?wait=20', { body: { goal: 'add 2 and 5', profile: 'demo' } });
+      expect(waited.status).toBe(200);
+      expect(await waited.json()).toMatchObject({ status: 'completed', outputs: { 'step-0': 7 } });
+      expect((await call('POST', '/v1/runs', { body: { goal: 'add 1 and 1', profile: 'ghost' } })).status).toBe(403);
+      expect((await call('POST', '/v1/runs', { token: ADMIN, body: { goal: 'add 1 and 1', profile: 'ghost' } })).status).toBe(404);
+    });
+
     it('starts a run under a caller-chosen id, which can be followed while it runs; refuses a taken or malformed id', async () => {
       const runId = `run_chosen_${Date.now().toString(36)}`;
-      const started = await call('POST', '/v1/runs', { body: { goal: 'add 1 and 2', profile: 'demo', runId } });
+      const started = await call('POST', '/v1/runs', { body: { goal: 'add 1 and 2', profile: 'demo', runId }, headers: WAIT });
       expect(started.status).toBe(200);
+      expect(started.headers.get('preference-applied')).toBe('wait=20');
       expect(await started.json()).toMatchObject({ runId, status: 'completed', outputs: { 'step-0': 3 } });
       const again = await call('POST', '/v1/runs', { body: { goal: 'add 1 and 2', profile: 'demo', runId } });
       expect(again.status).toBe(409);
@@ -119,7 +145,7 @@ export function describeApiConformance(name: string, start: () => Promise<{ call
     });
 
     it('pauses for approval, lists it, and continues after the decision', async () => {
-      const paused = (await (await call('POST', '/v1/runs', { body: { goal: 'send_message(to="ops", text="deploy finished")', profile: 'demo' } })).json()) as { runId: string; status: string; pendingApproval: { approvalId: string } };
+      const paused = (await (await call('POST', '/v1/runs', { body: { goal: 'send_message(to="ops", text="deploy finished")', profile: 'demo' }, headers: WAIT })).json()) as { runId: string; status: string; pendingApproval: { approvalId: string } };
       expect(paused.status).toBe('paused');
       const id = encodeURIComponent(paused.pendingApproval.approvalId);
       const list = (await (await call('GET', '/v1/approvals?status=pending')).json()) as { approvals: Array<{ approvalId: string }> };
@@ -162,7 +188,7 @@ export function describeApiConformance(name: string, start: () => Promise<{ call
 
     it('makes one run for 50 concurrent duplicates of an Idempotency-Key, and 422 for a different body', async () => {
       const body = { goal: 'add 4 and 4', profile: 'demo' };
-      const responses = await Promise.all(Array.from({ length: 50 }, () => call('POST', '/v1/runs', { body, headers: { 'idempotency-key': 'conformance-key' } })));
+      const responses = await Promise.all(Array.from({ length: 50 }, () => call('POST', '/v1/runs', { body, headers: { 'idempotency-key': 'conformance-key', ...WAIT } })));
       const runs = await Promise.all(responses.map((r) => r.json() as Promise<{ runId: string; status: string }>));
       expect(new Set(runs.map((r) => r.runId)).size).toBe(1);
       expect(runs.every((r) => r.status === 'completed')).toBe(true);
@@ -171,7 +197,7 @@ export function describeApiConformance(name: string, start: () => Promise<{ call
     });
 
     it('replays what an SSE client missed from Last-Event-ID, then streams live events until the run ends', async () => {
-      const paused = (await (await call('POST', '/v1/runs', { body: { goal: 'send_message(to="qa", text="ready")', profile: 'demo' } })).json()) as { runId: string; head: { seq: number }; pendingApproval: { approvalId: string } };
+      const paused = (await (await call('POST', '/v1/runs', { body: { goal: 'send_message(to="qa", text="ready")', profile: 'demo' }, headers: WAIT })).json()) as { runId: string; head: { seq: number }; pendingApproval: { approvalId: string } };
       const response = await call('GET', `/v1/runs/${paused.runId}/events`, { headers: { 'last-event-id': '3', accept: 'text/event-stream' } });
       const reader = response.body!.getReader();
       const decoder = new TextDecoder();

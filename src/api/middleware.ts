@@ -1,0 +1,81 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { bearerAuth } from 'hono/bearer-auth';
+import { bodyLimit } from 'hono/body-limit';
+import { except } from 'hono/combine';
+import { cors } from 'hono/cors';
+import { HTTPException } from 'hono/http-exception';
+import { requestId } from 'hono/request-id';
+import { secureHeaders } from 'hono/secure-headers';
+import { timeout } from 'hono/timeout';
+import { sha256Hex } from '../core/index.ts';
+import { HttpError, errorBody } from './errors.ts';
+import { createAuthenticator, rateLimit, type ApiEnv, type TokenMap } from './security.ts';
+
+/** Routes that need no token. Everything else does: the route-inventory test holds the app to this list. */
+export const PUBLIC_ROUTES: ReadonlySet<string> = new Set(['GET /v1/health', 'GET /openapi.json']);
+
+/** Options of the security chain (see `AppOptions`). */
+export interface SecurityOptions {
+  tokens: TokenMap;
+  corsOrigins?: readonly string[];
+  maxBodyBytes?: number;
+  maxIngestBytes?: number;
+  requestTimeoutMs?: number;
+  rateLimit?: { perSecond: number; burst: number };
+  now?: () => number;
+}
+
+const tooLarge = () => {
+  throw new HttpError(413, 'body_too_large', 'the request body is too large');
+};
+
+/** Requests that stream for as long as a run lives are exempt from the request timeout. */
+const isStream = (c: Context) => c.req.header('accept')?.includes('text/event-stream') === true || c.req.path.endsWith('/events');
+
+/** Public routes and CORS preflights pass without a token. */
+const isPublic = (c: Context) => c.req.method === 'OPTIONS' || PUBLIC_ROUTES.has(`${c.req.method} ${c.req.path}`);
+
+/**
+ * Install the security chain on `app`, in this order: request id → secure headers → CORS
+ * (explicit origins only) → body limit → timeout → per-principal rate limit → bearer auth.
+ * Validation follows, per route. Static files outside `/v1` need no token.
+ */
+export function installSecurityChain(app: OpenAPIHono<ApiEnv>, options: SecurityOptions): void {
+  const authenticate = createAuthenticator(options.tokens);
+  app.use('*', requestId());
+  app.use('*', secureHeaders());
+  app.use('*', cors({ origin: (origin) => (options.corsOrigins?.includes(origin) ? origin : null), allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'Last-Event-ID', 'Prefer'], exposeHeaders: ['Retry-After', 'X-Request-Id', 'Location', 'Preference-Applied'] }));
+  const small = bodyLimit({ maxSize: options.maxBodyBytes ?? 1024 * 1024, onError: tooLarge });
+  const large = bodyLimit({ maxSize: options.maxIngestBytes ?? 12 * 1024 * 1024, onError: tooLarge });
+  app.use('*', (c, next) => (c.req.path === '/v1/ingest' ? large(c, next) : small(c, next)));
+  app.use('*', except(isStream, timeout(options.requestTimeoutMs ?? 30_000, () => new HTTPException(504, { message: 'the request took too long' }))));
+  app.use(
+    '*',
+    rateLimit({
+      ...(options.rateLimit ?? { perSecond: 50, burst: 100 }),
+      ...(options.now ? { now: options.now } : {}),
+      key: (c) => {
+        const token = /^Bearer\s+(.+)$/i.exec(c.req.header('authorization') ?? '')?.[1];
+        return token ? `t:${sha256Hex(token).slice(0, 16)}` : `ip:${c.req.header('x-forwarded-for') ?? 'local'}`;
+      },
+    }),
+  );
+  const unauthorized = (message: string) => ({ message: errorBody('unauthorized', message) });
+  app.use(
+    '/v1/*',
+    except(
+      isPublic,
+      bearerAuth({
+        verifyToken: (token, c) => {
+          const principal = authenticate(token);
+          if (principal) c.set('principal', principal);
+          return principal !== undefined;
+        },
+        noAuthenticationHeader: unauthorized('a bearer token is required'),
+        invalidToken: unauthorized('the bearer token is not valid'),
+        invalidAuthenticationHeader: { message: errorBody('malformed_authorization', 'the Authorization header must be "Bearer <token>"') },
+      }),
+    ),
+  );
+}

@@ -1,0 +1,67 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { streamSSE } from 'hono/streaming';
+import { redact, toCugarError, type JsonValue } from '../../core/index.ts';
+import { createRouter } from '../errors.ts';
+import type { Runtime } from '../runtime.ts';
+import { FactBody, FactSchema, IngestBody, IngestReportSchema, Profile, QueryBody, RagHitSchema, errorResponses, jsonBody, jsonResponse } from '../schemas.ts';
+import { requireProfile } from '../security.ts';
+
+/** Memory and RAG: ingest documents, query them, and read or store facts. */
+export function memoryRoutes(runtime: Runtime) {
+  return createRouter()
+    .openapi(
+      createRoute({
+        method: 'post',
+        path: '/v1/ingest',
+        request: { body: jsonBody(IngestBody) },
+        responses: {
+          200: {
+            description: 'What was ingested, or with Accept: text/event-stream, `progress` events and a final `done` (or `error`) event',
+            content: { 'application/json': { schema: IngestReportSchema }, 'text/event-stream': { schema: z.string().openapi({ example: 'event: progress\ndata: {"done":1,"total":2,"path":"a.md","chunks":3}\n\n' }) } },
+          },
+          ...errorResponses,
+        },
+      }),
+      async (c) => {
+        const { profile, documents } = c.req.valid('json');
+        requireProfile(c, profile);
+        if (c.req.header('accept')?.includes('text/event-stream')) {
+          return streamSSE(c, async (stream) => {
+            try {
+              const report = await runtime.loader.ingest(profile, documents, { onProgress: (p) => void stream.writeSSE({ event: 'progress', data: JSON.stringify(p) }) });
+              await stream.writeSSE({ event: 'done', data: JSON.stringify(report) });
+            } catch (error) {
+              const typed = toCugarError(error);
+              await stream.writeSSE({ event: 'error', data: JSON.stringify({ error: { code: typed.code, message: redact(typed.message) } }) });
+            }
+          });
+        }
+        return c.json(await runtime.loader.ingest(profile, documents), 200);
+      },
+    )
+    .openapi(createRoute({ method: 'post', path: '/v1/query', request: { body: jsonBody(QueryBody) }, responses: { 200: jsonResponse(z.object({ hits: z.array(RagHitSchema) }), 'Scored passages'), ...errorResponses } }), async (c) => {
+      const { profile, query, k, mode } = c.req.valid('json');
+      requireProfile(c, profile);
+      return c.json({ hits: await runtime.retriever.search(profile, query, { k, mode }) }, 200);
+    })
+    .openapi(
+      createRoute({
+        method: 'get',
+        path: '/v1/memory/facts',
+        request: { query: z.object({ profile: Profile, namespace: z.string().optional(), limit: z.coerce.number().int().min(1).max(1000).default(50) }) },
+        responses: { 200: jsonResponse(z.object({ facts: z.array(FactSchema), namespaces: z.array(z.string()) }), 'Facts, newest first'), ...errorResponses },
+      }),
+      async (c) => {
+        const { profile, namespace, limit } = c.req.valid('query');
+        requireProfile(c, profile);
+        const facts = namespace ? await runtime.memory.query(profile, namespace, { limit }) : await runtime.memory.recallRecent(profile, { limit });
+        return c.json({ facts: redact(facts), namespaces: await runtime.memory.namespaces(profile) }, 200);
+      },
+    )
+    .openapi(createRoute({ method: 'post', path: '/v1/memory/facts', request: { body: jsonBody(FactBody) }, responses: { 200: jsonResponse(FactSchema, 'The stored fact'), ...errorResponses } }), async (c) => {
+      const { profile, namespace, value, key } = c.req.valid('json');
+      requireProfile(c, profile);
+      // The memory manager checks that the value is plain JSON.
+      return c.json(await runtime.memory.storeFact(profile, namespace, value as JsonValue, key === undefined ? {} : { key }), 200);
+    });
+}

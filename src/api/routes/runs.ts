@@ -1,0 +1,210 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { exportJournal, redact, redactText, toOtlp, toTraceRecords, type RunOutcome } from '../../core/index.ts';
+import { HttpError, createRouter } from '../errors.ts';
+import type { KeepAlive, RunStarter, StartedRun } from '../runStarter.ts';
+import type { Runtime } from '../runtime.ts';
+import {
+  JournalEventResponseSchema,
+  OtlpExportSchema,
+  Profile,
+  RunAcceptedSchema,
+  RunBody,
+  RunOutcomeSchema,
+  RunParam,
+  RunSummarySchema,
+  TraceRecordSchema,
+  errorResponses,
+  idempotencyMismatch,
+  jsonBody,
+  jsonResponse,
+} from '../schemas.ts';
+import { mayUse, principalOf, requireProfile } from '../security.ts';
+
+/** A run outcome as the API shows it: redacted. */
+export function outcomeBody(outcome: RunOutcome): RunOutcome {
+  return redact({ ...outcome });
+}
+
+/** Where a run and its event stream live. */
+export function runLinks(runId: string): { self: string; events: string } {
+  const self = `/v1/runs/${encodeURIComponent(runId)}`;
+  return { self, events: `${self}/events` };
+}
+
+/** The run's summary, after checking the caller may see its profile; 404 when there is none. */
+export async function loadRun(runtime: Runtime, c: Context, runId: string) {
+  const summary = await runtime.store.getRun(runId);
+  if (!summary) throw new HttpError(404, 'unknown_run', `no run ${runId}`);
+  requireProfile(c, summary.profile);
+  return summary;
+}
+
+/** The seconds a caller asked to wait, from `?wait=N` or `Prefer: wait=N` (RFC 7240); 0 when neither. */
+function requestedWait(c: Context, query: number | undefined): number {
+  if (query !== undefined) return query;
+  const match = /(?:^|[,;\s])wait=(\d+)/i.exec(c.req.header('prefer') ?? '');
+  return match ? Number(match[1]) : 0;
+}
+
+/** `outcome` if it settles within `ms`, else undefined. */
+async function settleWithin(outcome: Promise<RunOutcome>, ms: number): Promise<RunOutcome | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  try {
+    return await Promise.race([outcome, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The outcome of a run driven elsewhere (another process, or before a restart), polled from the store until it leaves `running` or `ms` pass. */
+async function pollWithin(runtime: Runtime, runId: string, ms: number): Promise<RunOutcome | undefined> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const outcome = await runtime.orchestrator.getRun(runId);
+    if (outcome.status !== 'running') return outcome;
+    const left = deadline - Date.now();
+    if (left <= 0) return undefined;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(200, left)));
+  }
+}
+
+const StartQuery = z.object({ wait: z.coerce.number().int().min(0).optional().openapi({ description: 'Seconds to wait for the run to complete, fail or pause before answering 202 (also `Prefer: wait=N`); capped' }) });
+
+/**
+ * A run's outcome outlives the request that started it: on a Worker only `waitUntil` keeps
+ * the isolate alive for it (Node and the browser tab have no execution context and keep
+ * running anyway); a failure is logged, redacted, since nobody awaits it.
+ */
+function keepAliveFor(c: Context, log: (line: string) => void): KeepAlive {
+  let waitUntil: ((promise: Promise<unknown>) => void) | undefined;
+  try {
+    const ctx = c.executionCtx;
+    waitUntil = (promise) => ctx.waitUntil(promise);
+  } catch {
+    waitUntil = undefined;
+  }
+  return (runId, outcome) => {
+    const reported = outcome.catch((error: unknown) => log(`run ${runId} stopped with an error: ${redactText(error instanceof Error ? error.message : String(error))}`));
+    waitUntil?.(reported);
+  };
+}
+
+/**
+ * Runs: start one (`202 Accepted` with its events URL, or its outcome when the caller asks to
+ * wait), list them, and read one as an outcome, a journal, a trace or OTLP; resume and cancel.
+ * `maxWaitSeconds` caps `Prefer: wait` below the request timeout.
+ */
+export function runRoutes(runtime: Runtime, starter: RunStarter, { maxWaitSeconds, log }: { maxWaitSeconds: number; log: (line: string) => void }) {
+  /** What to answer for a started run: its outcome if it settled within the wait, else 202. */
+  const settle = async (started: StartedRun, waitSeconds: number): Promise<RunOutcome | undefined> => {
+    if (!started.outcome) {
+      // Found, not started here: a duplicate sees the run as it stands.
+      const current = await runtime.orchestrator.getRun(started.runId);
+      if (current.status !== 'running' || waitSeconds === 0) return current.status === 'running' ? undefined : current;
+      return pollWithin(runtime, started.runId, waitSeconds * 1000);
+    }
+    return waitSeconds > 0 ? settleWithin(started.outcome, waitSeconds * 1000) : undefined;
+  };
+
+  return createRouter()
+    .openapi(
+      createRoute({
+        method: 'post',
+        path: '/v1/runs',
+        request: { body: jsonBody(RunBody), query: StartQuery, headers: z.object({ 'idempotency-key': z.string().min(1).max(200).optional(), prefer: z.string().max(200).optional().openapi({ description: '`wait=N`: wait up to N seconds for the outcome', example: 'wait=10' }) }) },
+        responses: {
+          200: jsonResponse(RunOutcomeSchema, 'The run completed, failed or paused within the requested wait (or, for a repeated Idempotency-Key, already had)'),
+          202: { ...jsonResponse(RunAcceptedSchema, 'The run is durable and running; follow links.events'), headers: z.object({ Location: z.string() }) },
+          ...errorResponses,
+          422: idempotencyMismatch,
+        },
+      }),
+      async (c) => {
+        const request = c.req.valid('json');
+        requireProfile(c, request.profile);
+        const started = await starter.start(principalOf(c), request, c.req.header('idempotency-key'), keepAliveFor(c, log));
+        const wait = Math.min(requestedWait(c, c.req.valid('query').wait), maxWaitSeconds);
+        const outcome = await settle(started, wait);
+        if (wait > 0) c.header('Preference-Applied', `wait=${wait}`);
+        if (outcome) return c.json(outcomeBody(outcome), 200);
+        const links = runLinks(started.runId);
+        c.header('Location', links.self);
+        return c.json({ runId: started.runId, traceId: started.traceId, status: 'running' as const, links }, 202);
+      },
+    )
+    .openapi(
+      createRoute({
+        method: 'get',
+        path: '/v1/runs',
+        request: {
+          query: z.object({
+            status: z.enum(['running', 'paused', 'completed', 'failed', 'cancelled']).optional(),
+            profile: Profile.optional(),
+            tool: z.string().min(1).max(200).optional().openapi({ description: 'Only runs whose plans call this tool' }),
+            since: z.coerce.number().int().min(0).optional().openapi({ description: 'Only runs created at or after this time (ms since the epoch)' }),
+            until: z.coerce.number().int().min(0).optional().openapi({ description: 'Only runs created before this time (ms since the epoch)' }),
+            limit: z.coerce.number().int().min(1).max(1000).default(100),
+          }),
+        },
+        responses: { 200: jsonResponse(z.object({ runs: z.array(RunSummarySchema) }), 'Runs, newest first'), ...errorResponses },
+      }),
+      async (c) => {
+        const { status, profile, tool, since, until, limit } = c.req.valid('query');
+        if (profile) requireProfile(c, profile);
+        const principal = principalOf(c);
+        const runs = (await runtime.store.listRuns({ ...(status ? { status } : {}), ...(profile ? { profile } : {}) }))
+          .filter((r) => mayUse(principal, r.profile) && (!tool || (r.tools ?? []).includes(tool)) && (since === undefined || r.createdAt >= since) && (until === undefined || r.createdAt < until))
+          .slice(0, limit);
+        return c.json({ runs: redact(runs) }, 200);
+      },
+    )
+    .openapi(createRoute({ method: 'get', path: '/v1/runs/{runId}', request: { params: RunParam }, responses: { 200: jsonResponse(RunOutcomeSchema, 'The run as its journal stands'), ...errorResponses } }), async (c) => {
+      const { runId } = c.req.valid('param');
+      await loadRun(runtime, c, runId);
+      return c.json(outcomeBody(await runtime.orchestrator.getRun(runId)), 200);
+    })
+    .openapi(
+      createRoute({
+        method: 'get',
+        path: '/v1/runs/{runId}/journal',
+        request: { params: RunParam, query: z.object({ format: z.enum(['json', 'ndjson']).default('json') }) },
+        responses: {
+          200: { description: 'The hash-chained journal: JSON, or one event per line with format=ndjson', content: { 'application/json': { schema: z.object({ events: z.array(JournalEventResponseSchema) }) }, 'application/x-ndjson': { schema: z.string() } } },
+          ...errorResponses,
+        },
+      }),
+      async (c) => {
+        const { runId } = c.req.valid('param');
+        await loadRun(runtime, c, runId);
+        const journal = await runtime.store.readJournal(runId);
+        // The one cast in the routes: @hono/zod-openapi types every media type containing "json"
+        // (x-ndjson too) as a JSON response, but NDJSON is text.
+        if (c.req.valid('query').format === 'ndjson') return c.body(exportJournal(journal), 200, { 'content-type': 'application/x-ndjson' }) as never;
+        return c.json({ events: journal }, 200);
+      },
+    )
+    .openapi(createRoute({ method: 'get', path: '/v1/runs/{runId}/trace', request: { params: RunParam }, responses: { 200: jsonResponse(z.object({ records: z.array(TraceRecordSchema) }), 'Trace records with timestamps and durations'), ...errorResponses } }), async (c) => {
+      const { runId } = c.req.valid('param');
+      await loadRun(runtime, c, runId);
+      return c.json({ records: redact(toTraceRecords(await runtime.store.readJournal(runId))) }, 200);
+    })
+    .openapi(createRoute({ method: 'get', path: '/v1/runs/{runId}/otlp', request: { params: RunParam }, responses: { 200: jsonResponse(OtlpExportSchema, 'OTLP/HTTP JSON following the GenAI conventions'), ...errorResponses } }), async (c) => {
+      const { runId } = c.req.valid('param');
+      await loadRun(runtime, c, runId);
+      return c.json(redact(toOtlp(await runtime.store.readJournal(runId))), 200);
+    })
+    .openapi(createRoute({ method: 'post', path: '/v1/runs/{runId}/resume', request: { params: RunParam }, responses: { 200: jsonResponse(RunOutcomeSchema, 'The resumed run'), ...errorResponses } }), async (c) => {
+      const { runId } = c.req.valid('param');
+      await loadRun(runtime, c, runId);
+      return c.json(outcomeBody(await runtime.orchestrator.resume(runId)), 200);
+    })
+    .openapi(createRoute({ method: 'post', path: '/v1/runs/{runId}/cancel', request: { params: RunParam }, responses: { 200: jsonResponse(RunOutcomeSchema, 'The cancelled run'), ...errorResponses } }), async (c) => {
+      const { runId } = c.req.valid('param');
+      await loadRun(runtime, c, runId);
+      return c.json(outcomeBody(await runtime.orchestrator.cancel(runId, 'cancelled through the API')), 200);
+    });
+}
