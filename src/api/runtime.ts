@@ -11,6 +11,7 @@ import {
   registerBuiltinTools,
   registerMemoryTools,
   systemClock,
+  type ApprovalPolicy,
   type Clock,
   type Config,
   type ToolBudgetInput,
@@ -34,8 +35,19 @@ export interface Runtime {
   config: Config;
 }
 
+/** Options of {@link createRuntime}. */
+export interface RuntimeOptions {
+  clock?: Clock;
+  /** Tools to serve instead of the built-in and memory tools. */
+  registry?: ToolRegistry;
+  /** Shared ceilings per profile. */
+  profileBudgets?: Record<string, ToolBudgetInput>;
+  /** How long approvals wait and what they become then; hosts sweep expired ones ({@link Orchestrator.sweepApprovals}). */
+  approval?: ApprovalPolicy;
+}
+
 /** Build a runtime over `store`: the built-in and memory tools in the `demo` profile, one orchestrator. */
-export async function createRuntime(store: HostStore, config: Config, options: { clock?: Clock; registry?: ToolRegistry; profileBudgets?: Record<string, ToolBudgetInput> } = {}): Promise<Runtime> {
+export async function createRuntime(store: HostStore, config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const embedder = new HashingEmbedder({ dimension: config.embeddingDim, bigrams: config.embeddingBigrams });
   const vectors = store.vectors(config.embeddingDim);
   await vectors.connect();
@@ -49,6 +61,6 @@ export async function createRuntime(store: HostStore, config: Config, options: {
     registerBuiltinTools(registry, config.defaultProfile);
     registerMemoryTools(registry, { memory, retriever }, config.defaultProfile);
   }
-  const orchestrator = new Orchestrator({ registry, store, clock, ids, config, seed: config.randomSeed, ...(options.profileBudgets ? { profileBudgets: options.profileBudgets } : {}) });
+  const orchestrator = new Orchestrator({ registry, store, clock, ids, config, seed: config.randomSeed, ...(options.profileBudgets ? { profileBudgets: options.profileBudgets } : {}), ...(options.approval ? { approval: options.approval } : {}) });
   return { store, registry, orchestrator, planner: new Planner({ ids, maxSteps: config.plannerMaxSteps, minSimilarity: config.plannerMinSimilarity }), memory, loader: new RagLoader(index), retriever, embedder, vectors, config };
 }

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { z } from 'zod';
-import { DOCUMENT_EXTENSIONS, PROFILE_NAME_PATTERN, ToolBudgetSchema, parseConfig, type Config, type ToolBudgetInput } from '../core/index.ts';
+import { DOCUMENT_EXTENSIONS, PROFILE_NAME_PATTERN, ToolBudgetSchema, parseConfig, redactText, type ApprovalPolicy, type Config, type ToolBudgetInput } from '../core/index.ts';
 import { createApp } from '../api/app.ts';
 import { createRuntime, type Runtime } from '../api/runtime.ts';
 import type { TokenMap } from '../api/security.ts';
@@ -31,6 +31,10 @@ export interface ServeOptions {
   rateLimit?: { perSecond: number; burst: number };
   /** Shared ceilings per profile; default from `CUGAR_PROFILE_BUDGETS`. */
   profileBudgets?: Record<string, ToolBudgetInput>;
+  /** How long approvals wait and what they become then. Default: they wait forever. */
+  approval?: Pick<ApprovalPolicy, 'timeoutMs' | 'onTimeout'>;
+  /** How often expired approvals are swept, in milliseconds. Default 1 s. */
+  sweepIntervalMs?: number;
   log?: (line: string) => void;
 }
 
@@ -69,6 +73,24 @@ export function parseProfileBudgets(text: string | undefined): Record<string, To
   return parsed.data;
 }
 
+/**
+ * The host drives time: approval deadlines fire on their own, without a request to re-drive
+ * the run. One sweep at a time; the timer never keeps the process alive by itself.
+ */
+function sweepApprovals(runtime: Runtime, intervalMs: number, log: (line: string) => void): ReturnType<typeof setInterval> {
+  let sweeping = false;
+  const timer = setInterval(() => {
+    if (sweeping) return;
+    sweeping = true;
+    runtime.orchestrator
+      .sweepApprovals()
+      .catch((error: unknown) => log(`approval sweep failed: ${redactText(error instanceof Error ? error.message : String(error))}`))
+      .finally(() => (sweeping = false));
+  }, intervalMs);
+  timer.unref();
+  return timer;
+}
+
 /** Parse `CUGAR_TOKENS`: `token=profile1,profile2;other=*`. */
 export const parseTokens = parseTokenMap;
 
@@ -95,7 +117,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   // halves the cost of a commit; CUGAR_SQLITE_SYNC=FULL also survives power loss.
   const store = new SqliteStore(join(dataDir, 'cugar.db'), { synchronous: options.synchronous ?? (process.env['CUGAR_SQLITE_SYNC'] === 'FULL' ? 'FULL' : 'NORMAL') });
   const profileBudgets = options.profileBudgets ?? parseProfileBudgets(process.env['CUGAR_PROFILE_BUDGETS']);
-  const runtime = await createRuntime(store, config, profileBudgets ? { profileBudgets } : {});
+  const runtime = await createRuntime(store, config, { ...(profileBudgets ? { profileBudgets } : {}), ...(options.approval ? { approval: options.approval } : {}) });
 
   const corpusDir = resolve(options.corpusDir ?? 'public/corpus');
   if ((await runtime.vectors.count(config.defaultProfile)) === 0 && existsSync(corpusDir)) {
@@ -109,7 +131,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     }
   }
 
-  const app = createApp(runtime, { tokens, ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}), ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}) });
+  const app = createApp(runtime, { tokens, log, ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}), ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}) });
   // The widget bundles (when `vite build --mode widget` has run) under /widget/.
   if (existsSync('dist/widget/cugar-agent.iife.js')) app.use('/widget/*', serveStatic({ root: 'dist' }));
   // The built dashboard first (when `vite build` has run), then the plain public files.
@@ -128,10 +150,12 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     log(`dashboard: ${url}/#token=${localToken}`);
   }
 
+  const sweeper = sweepApprovals(runtime, options.sweepIntervalMs ?? 1000, log);
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= new Promise<void>((done) => {
-      // Stop taking requests, let in-flight appends commit, then close the database.
+      // Stop taking requests and sweeping, let in-flight appends commit, then close the database.
+      clearInterval(sweeper);
       server.close(() => undefined);
       setTimeout(() => void store.close().then(done), 50);
     }));

@@ -72,4 +72,22 @@ describe('Node host over loopback', () => {
     // The server is still fine.
     expect((await fetch(`${server.url}/v1/health`)).status).toBe(200);
   });
+
+  it('fires approval deadlines on its own: a paused run times out and finishes with no request driving it', { timeout: 30_000 }, async () => {
+    const timed = await startServer({ port: 0, dataDir: join(dir, 'timeouts'), corpusDir: join(dir, 'no-corpus'), approval: { timeoutMs: 300, onTimeout: 'approve' }, sweepIntervalMs: 100, log: () => undefined });
+    try {
+      const headers = { authorization: `Bearer ${timed.localToken}`, 'content-type': 'application/json' };
+      const paused = (await (await fetch(`${timed.url}/v1/runs?wait=20`, { method: 'POST', headers, body: JSON.stringify({ goal: 'send_message(to="ops", text="nightly report")', profile: 'demo' }) })).json()) as { runId: string; status: string };
+      expect(paused.status).toBe('paused');
+      // Only the store is read from here on: nothing but the host's timer can move the run.
+      const store = timed.runtime.store;
+      await expect.poll(async () => (await store.getRun(paused.runId))?.status, { timeout: 10_000, interval: 100 }).toBe('completed');
+      const types = (await store.readJournal(paused.runId)).map((e) => e.type);
+      expect(types).toContain('approval_timeout');
+      expect(types.indexOf('approval_timeout')).toBeLessThan(types.lastIndexOf('tool_call_complete'));
+      expect((await store.listApprovals({ runId: paused.runId }))[0]?.status).toBe('timed_out');
+    } finally {
+      await timed.close();
+    }
+  });
 });

@@ -20,6 +20,17 @@ export async function localFetch(path: string, init: RequestInit): Promise<Respo
     const runtime = await createRuntime(store, parseConfig({}).config);
     // Runs a reload or a closed tab interrupted continue from their journals.
     for (const run of await store.listRuns({ status: 'running' })) void runtime.orchestrator.resume(run.runId).catch(() => undefined);
+    // The tab drives time: approval deadlines fire while the page is open, without a request.
+    let sweeping = false;
+    setInterval(() => {
+      if (sweeping) return;
+      sweeping = true;
+      void runtime.orchestrator
+        .sweepApprovals()
+        // A run busy with a decision right now is swept again on the next tick.
+        .catch(() => undefined)
+        .finally(() => (sweeping = false));
+    }, 1000);
     return createApp(runtime, { tokens: { [LOCAL_TOKEN]: '*' }, rateLimit: { perSecond: 1000, burst: 1000 } });
   })();
   return (await app).request(path, init);
