@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { Controller, CugarError, EventBus, ToolRegistry, parseConfig, registerBuiltinTools, type ExecutionResult, type TraceEvent } from '../core/index.ts';
+import { Controller, CugarError, ToolRegistry, parseConfig, registerBuiltinTools, type JournalEvent } from '../core/index.ts';
 import { createOutput, paint, type Output } from './output.ts';
 import { dataCommand, withBackend } from './commands.ts';
 
@@ -41,27 +41,38 @@ function exitCodeFor(error: unknown): number {
   return EXIT.failed;
 }
 
-function describeEvent(output: Output, event: TraceEvent): string {
-  const step = event.stepIndex === undefined ? '' : ` #${event.stepIndex}`;
-  const duration = event.durationMs === undefined ? '' : paint(output, 'dim', ` ${event.durationMs} ms`);
-  switch (event.type) {
-    case 'plan_created':
-      return `${paint(output, 'cyan', 'plan')} ${event.data.steps.map((s) => `${s.tool}(${JSON.stringify(s.input)})`).join(' → ') || '(empty)'} ${paint(output, 'dim', event.data.stopReason)}`;
-    case 'tool_call_start':
-      return `${paint(output, 'dim', '→')} ${event.data.tool}${step}`;
-    case 'tool_call_complete':
-      return `${paint(output, 'green', '✓')} ${event.data.tool}${step} = ${JSON.stringify(event.data.output)}${duration}`;
-    case 'tool_call_error':
-      return `${paint(output, 'red', '✗')} ${event.data.tool}${step} ${event.data.error.code}: ${event.data.error.message}${duration}`;
-    case 'run_completed':
-      return `${event.data.success ? paint(output, 'green', 'completed') : paint(output, 'red', event.data.stopReason)}${duration}`;
-    default:
-      return paint(output, 'dim', event.type);
+/** One line per journal event that a person follows: the plan, each call and its result, approvals, the end. */
+function printJournal(output: Output, events: readonly JournalEvent[]): void {
+  const tools = new Map<string, string>();
+  const line = (text: string) => output.out(`  ${text}`);
+  const ms = (value: number | undefined) => (value === undefined ? '' : paint(output, 'dim', ` ${value} ms`));
+  for (const event of events) {
+    switch (event.type) {
+      case 'plan_created': {
+        const { steps, stopReason } = event.data.plan;
+        for (const step of steps) tools.set(step.name, step.tool);
+        line(`${paint(output, 'cyan', 'plan')} ${steps.map((s) => `${s.tool}(${JSON.stringify(s.input)})`).join(' → ') || '(empty)'} ${paint(output, 'dim', stopReason)}`);
+        break;
+      }
+      case 'tool_call_start':
+        line(`${paint(output, 'dim', '→')} ${event.data.tool} #${event.data.index}${event.data.attempt > 1 ? ` (attempt ${event.data.attempt})` : ''}`);
+        break;
+      case 'tool_call_complete':
+        line(`${paint(output, 'green', '✓')} ${tools.get(event.data.stepId) ?? event.data.stepId} = ${JSON.stringify(event.data.output)}${ms(event.data.durationMs)}`);
+        break;
+      case 'tool_call_error':
+        line(`${paint(output, 'red', '✗')} ${tools.get(event.data.stepId) ?? event.data.stepId} ${event.data.error.code}: ${event.data.error.message}${ms(event.data.durationMs)}`);
+        break;
+      case 'approval_requested':
+        line(`${paint(output, 'yellow', '?')} ${event.data.tool} waits for approval ${event.data.approvalId}`);
+        break;
+      case 'run_completed':
+        line(`${event.data.success ? paint(output, 'green', 'completed') : paint(output, 'red', event.data.stopReason)}${ms(event.at - (events[0]?.at ?? event.at))}`);
+        break;
+      default:
+        break;
+    }
   }
-}
-
-function printResult(output: Output, result: ExecutionResult): void {
-  for (const event of result.events) if (event.type !== 'run_started' && event.type !== 'plan_started') output.out(`  ${describeEvent(output, event)}`);
 }
 
 /** Run the CLI with `argv` (without `node` and the script); resolves to the exit code. */
@@ -100,7 +111,7 @@ export async function main(argv: readonly string[], output: Output = createOutpu
   const profile = parsed.values.profile ?? config.defaultProfile;
   const registry = new ToolRegistry();
   registerBuiltinTools(registry);
-  const controller = new Controller({ registry, config, bus: new EventBus() });
+  const controller = new Controller({ registry, config });
   const json = parsed.values.json === true;
 
   try {
@@ -137,7 +148,7 @@ export async function main(argv: readonly string[], output: Output = createOutpu
           results.push(result);
           if (!json) {
             output.out(`${paint(output, 'bold', '›')} ${goal}`);
-            printResult(output, result);
+            printJournal(output, result.events);
           }
         }
         if (json) output.out(JSON.stringify(results.map((r) => ({ goal: r.plan.goal, success: r.success, outputs: r.outputs, stopReason: r.stopReason, traceId: r.traceId }))));

@@ -2,15 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   Controller,
-  EventBus,
   ExecutionResultSchema,
   MAX_GOAL_BYTES,
   NotFoundError,
   PolicyEnforcer,
   ToolRegistry,
-  TraceEventSchema,
   ValidationError,
   createSequentialIds,
+  eventsOf,
+  verifyJournal,
+  type JournalEvent,
   registerBuiltinTools,
   steppingClock,
 } from '../../src/core/index.ts';
@@ -19,9 +20,8 @@ function setup(extra?: (registry: ToolRegistry) => void, policy?: PolicyEnforcer
   const registry = new ToolRegistry();
   registerBuiltinTools(registry);
   extra?.(registry);
-  const bus = new EventBus();
-  const controller = new Controller({ registry, ids: createSequentialIds('c'), clock: steppingClock(1_000, 5), bus, ...(policy ? { policy } : {}) });
-  return { registry, bus, controller };
+  const controller = new Controller({ registry, ids: createSequentialIds('c'), clock: steppingClock(1_000, 5), ...(policy ? { policy } : {}) });
+  return { registry, controller };
 }
 
 describe('Controller.run', () => {
@@ -32,24 +32,19 @@ describe('Controller.run', () => {
     expect(result.success).toBe(true);
     expect(result.outputs).toEqual({ 'step-0': 5, 'step-1': 20 });
     expect(result.traceId).toBe('trace_c_1');
-    expect(result.events.map((e) => e.type)).toEqual([
-      'run_started',
-      'plan_started',
-      'plan_created',
-      'tool_call_start',
-      'tool_call_complete',
-      'tool_call_start',
-      'tool_call_complete',
-      'run_completed',
-    ]);
-    for (const event of result.events) {
-      expect(TraceEventSchema.parse(event)).toBeTruthy();
-      expect(event.traceId).toBe(result.traceId);
-      expect(event.profile).toBe('demo');
-    }
-    const complete = result.events.filter((e) => e.type === 'tool_call_complete');
-    expect(complete.map((e) => e.stepIndex)).toEqual([0, 1]);
-    expect(complete.every((e) => e.durationMs === 5)).toBe(true);
+    // The result carries the run's journal: the one event model, hash-chained and verifiable.
+    expect(verifyJournal(result.events).ok).toBe(true);
+    expect(await controller.orchestrator.store.readJournal(result.runId)).toEqual(result.events);
+    expect(eventsOf(result.events, 'stage').map((e) => e.data.stage)).toEqual(['initialize', 'plan', 'route', 'execute', 'aggregate', 'complete']);
+    expect(result.events.filter((e) => e.type.startsWith('tool_call')).map((e) => e.type)).toEqual(['tool_call_start', 'tool_call_complete', 'tool_call_start', 'tool_call_complete']);
+    expect(result.events.every((e) => e.runId === result.runId)).toBe(true);
+    expect(eventsOf(result.events, 'stage')[0]!.data.inputs).toMatchObject({ traceId: result.traceId, profile: 'demo' });
+    const starts = eventsOf(result.events, 'tool_call_start');
+    expect(starts.map((e) => e.data.index)).toEqual([0, 1]);
+    const complete = eventsOf(result.events, 'tool_call_complete');
+    expect(complete.every((e) => e.data.durationMs === 5)).toBe(true);
+    expect(result.plan.steps.map((s) => s.tool)).toEqual(['add', 'multiply']);
+    expect(result.logs[0]).toBe('planned 2 step(s) [add, multiply]: planned');
   });
 
   it('continues a given trace id and hands handlers their context', async () => {
@@ -76,7 +71,8 @@ describe('Controller.run', () => {
     expect(result.stopReason).toBe('failed');
     expect(result.error).toMatchObject({ code: 'division_by_zero', failureMode: 'USER' });
     expect(result.events.filter((e) => e.type === 'tool_call_start')).toHaveLength(1);
-    expect(result.events.at(-2)!.type).toBe('tool_call_error');
+    expect(eventsOf(result.events, 'tool_call_error').map((e) => e.data.final)).toEqual([true]);
+    expect(result.events.at(-1)!.type).toBe('run_completed');
   });
 
   it('validates inputs before any handler runs', async () => {
@@ -109,15 +105,15 @@ describe('Controller.run', () => {
   });
 
   it('rejects bad requests with typed errors before anything happens', async () => {
-    const { controller, bus } = setup();
+    const { controller } = setup();
     const events: unknown[] = [];
-    bus.subscribe((e) => events.push(e));
+    controller.subscribe((e) => events.push(e));
     const cases: Array<[() => Promise<unknown>, new (...a: never[]) => Error, string]> = [
       [() => controller.run('', 'demo'), ValidationError, 'validation_failed'],
       [() => controller.run('x'.repeat(MAX_GOAL_BYTES + 1), 'demo'), ValidationError, 'validation_failed'],
       [() => controller.run('é'.repeat(MAX_GOAL_BYTES / 2 + 1), 'demo'), ValidationError, 'validation_failed'],
       [() => controller.run('add 1 and 2', 'ghost'), NotFoundError, 'unknown_profile'],
-      [() => controller.run('add 1 and 2', 'bad profile'), ValidationError, 'validation_failed'],
+      [() => controller.run('add 1 and 2', 'bad profile'), ValidationError, 'invalid_profile'],
       [() => controller.run('add 1 and 2', 'demo', { metadata: { n: Number.NaN } }), ValidationError, 'validation_failed'],
       [() => controller.run('add 1 and 2', 'demo', { preferences: { costWeight: -1 } }), ValidationError, 'validation_failed'],
       [() => controller.run(42 as unknown as string, 'demo'), ValidationError, 'validation_failed'],
@@ -131,6 +127,7 @@ describe('Controller.run', () => {
       expect((error as { code: string }).code).toBe(code);
     }
     expect(events).toEqual([]);
+    expect(await controller.orchestrator.store.listRuns()).toEqual([]);
   });
 
   it('treats NaN and Infinity as invalid numbers', async () => {
@@ -142,16 +139,45 @@ describe('Controller.run', () => {
   });
 
   it('redacts secrets before events leave the core', async () => {
-    const { controller, bus } = setup();
-    const seen: string[] = [];
-    bus.subscribe((e) => seen.push(JSON.stringify(e)));
+    const { controller } = setup();
+    const seen: JournalEvent[] = [];
+    controller.subscribe((e) => seen.push(e));
     const result = await controller.run('echo "my key is sk-abcdefghijklmnopqrstuvwx"', 'demo', { metadata: { apiKey: 'hunter2', user: 'ada' } });
     expect(result.outputs['step-0']).toBe('my key is sk-abcdefghijklmnopqrstuvwx');
-    const all = seen.join('\n') + JSON.stringify(result.events);
+    const all = JSON.stringify(seen) + JSON.stringify(result.events) + JSON.stringify(result.logs);
     expect(all).not.toContain('hunter2');
     expect(all).not.toContain('sk-abcdefghijklmnopqrstuvwx');
     expect(all).toContain('ada');
-    expect(bus.getTraceHistory(result.traceId)).toHaveLength(result.events.length);
+    expect(seen).toHaveLength(result.events.length);
+    expect(await controller.orchestrator.getTraceHistory(result.traceId)).toHaveLength(result.events.length);
+  });
+
+  it('pauses for a human and continues through the same orchestrator', async () => {
+    const { controller } = setup((r) =>
+      r.register('demo', 'wire_money', { description: 'wire money to an account', parameters: z.object({ amount: z.number() }), requiresApproval: true, idempotent: false, handler: ({ amount }) => `sent ${amount}` }),
+    );
+    const paused = await controller.run('wire_money(amount=5)', 'demo');
+    expect(paused).toMatchObject({ success: false, status: 'paused', stopReason: 'paused' });
+    const approval = (await controller.orchestrator.listApprovals({ status: 'pending' }))[0]!;
+    const done = await controller.orchestrator.resolveApproval(approval.approvalId, { decision: 'approve', by: 'ada' });
+    expect(done).toMatchObject({ status: 'completed', outputs: { 'step-0': 'sent 5' } });
+  });
+
+  it('cancels the run when the caller aborts', async () => {
+    const abort = new AbortController();
+    const { controller } = setup((r) =>
+      r.register('demo', 'slow_job', {
+        description: 'a slow job',
+        parameters: z.object({}),
+        handler: (_input, context) =>
+          new Promise((resolve) => {
+            context.signal.addEventListener('abort', () => resolve('stopped'));
+            abort.abort();
+          }),
+      }),
+    );
+    const result = await controller.run('slow_job()', 'demo', { signal: abort.signal });
+    expect(result).toMatchObject({ status: 'cancelled', success: false });
   });
 
   it('is deterministic: same inputs and ports give the same result', async () => {

@@ -46,7 +46,7 @@ describe('crash and resume (1,000 seeded runs, crashes between journal appends)'
       expect(verifyJournal(journal).ok).toBe(true);
       const final = journal.at(-1)!;
       expect(final.type).toBe('run_completed');
-      expect(final.data['outputs']).toEqual({ 'step-0': { recorded: 'a', n: 1 }, 'step-1': 'mailed ops@example.com', 'step-2': { recorded: 'b', n: 4 } });
+      expect(final.type === 'run_completed' && final.data.outputs).toEqual({ 'step-0': { recorded: 'a', n: 1 }, 'step-1': 'mailed ops@example.com', 'step-2': { recorded: 'b', n: 4 } });
       // Idempotent steps: exactly one effect per idempotency key, however often they ran.
       expect(ledger.effects.get(`${runId}:step-0`)).toBe(1);
       expect(ledger.effects.get(`${runId}:step-2`)).toBe(1);

@@ -4,7 +4,15 @@ import { GENESIS_HASH, ValidationError, canonicalJson, exportJournal, hashEvent,
 
 function makeJournal(length: number, runId = 'run-1'): JournalEvent[] {
   const events: JournalEvent[] = [];
-  for (let i = 0; i < length; i++) events.push(sealEvent(events.at(-1), runId, i % 3 === 0 ? 'tool_call_start' : 'tool_call_complete', 1_000 + i, { stepId: `step-${i}`, output: { n: i, text: `value ${i} ✓` } }));
+  const health = { score: 1, signals: { latency: 1, repetition: 1, substance: 1 }, action: 'continue' as const };
+  for (let i = 0; i < length; i++) {
+    const stepId = `step-${Math.floor(i / 2)}`;
+    events.push(
+      i % 2 === 0
+        ? sealEvent(events.at(-1), runId, 'tool_call_start', 1_000 + i, { stepId, index: i / 2, tool: 'echo', input: { text: `value ${i} ✓` }, argsHash: 'a'.repeat(64), attempt: 1, idempotencyKey: `${runId}:${stepId}`, worker: 'local', reserved: { cost: 0, calls: 1, tokens: 0 } })
+        : sealEvent(events.at(-1), runId, 'tool_call_complete', 1_000 + i, { stepId, attempt: 1, argsHash: 'a'.repeat(64), output: { n: i, text: `value ${i} ✓` }, durationMs: 1, health }),
+    );
+  }
   return events;
 }
 
@@ -115,7 +123,7 @@ describe('verifyJournal', () => {
   it('names the first bad seq', () => {
     const journal = makeJournal(6);
     const edited = journal.map((e) => ({ ...e, data: { ...e.data } }));
-    edited[3]!.data['output'] = 'changed';
+    (edited[3]!.data as Record<string, unknown>)['output'] = 'changed';
     expect(verifyJournal(edited)).toMatchObject({ ok: false, seq: 3, reason: 'hash does not match the event' });
     expect(verifyJournal(journal.slice(0, 4), { seq: 5, hash: journal[5]!.hash })).toMatchObject({ ok: false, seq: 4 });
     expect(verifyJournal([journal[0], journal[2]])).toMatchObject({ ok: false, seq: 1 });

@@ -79,7 +79,7 @@ describe('Orchestrator lifecycle', () => {
     const { orchestrator, store } = setup();
     const outcome = await orchestrator.start('echo "hi"', 'demo', { userId: 'ada', sessionId: 's-1', metadata: { ticket: 7 } });
     const [first] = await store.readJournal(outcome.runId);
-    expect(first!.data['inputs']).toMatchObject({ goal: 'echo "hi"', profile: 'demo', context: { userId: 'ada', sessionId: 's-1', runId: outcome.runId, requestId: outcome.runId }, metadata: { ticket: 7 } });
+    expect(first!.type === 'stage' && first!.data.inputs).toMatchObject({ goal: 'echo "hi"', profile: 'demo', context: { userId: 'ada', sessionId: 's-1', runId: outcome.runId, requestId: outcome.runId }, metadata: { ticket: 7 } });
     const context = new ExecutionContext({ traceId: 't', runId: 'r', requestId: 'r', userIntent: 'x', profile: 'demo' });
     const child = context.withUserId('bob').withMemoryScope('m');
     expect(context.userId).toBeUndefined();
@@ -404,22 +404,25 @@ describe('resume and partial results', () => {
     }
   });
 
-  it('Worker.execute defaults to its memory profile and continues from a partial result', async () => {
-    const registry = new ToolRegistry();
-    registerBuiltinTools(registry, 'mem');
+  it('a failed run reports a partial result and resume continues after the completed steps', async () => {
     let fail = true;
-    registry.register('mem', 'fragile', { description: 'fragile', parameters: z.object({}), handler: () => { if (fail) throw new ResourceError('down'); return 'ok'; } });
-    const worker = new Worker({ id: 'w1', profile: 'mem', registry });
-    const steps = [
-      { name: 'a', tool: 'add', input: { a: 1, b: 2 }, index: 0 },
-      { name: 'b', tool: 'fragile', input: {}, index: 1 },
-    ];
-    const first = await worker.execute(steps);
-    expect(first).toMatchObject({ success: false, profile: 'mem', partial: { completedSteps: ['a'], lastOutput: 3, recoverable: true } });
+    const { orchestrator } = setup(
+      (registry) =>
+        registry.register('demo', 'fragile', {
+          description: 'fragile',
+          parameters: z.object({}),
+          handler: () => {
+            if (fail) throw new ResourceError('down');
+            return 'ok';
+          },
+        }),
+      { retry: { maxAttempts: 1 } },
+    );
+    const first = await orchestrator.start('add then fragile', 'demo', { plan: [{ tool: 'add', input: { a: 1, b: 2 } }, { tool: 'fragile', input: {} }] });
+    expect(first).toMatchObject({ status: 'failed', partial: { completedSteps: ['step-0'], lastOutput: 3, recoverable: true, failureMode: 'RESOURCE' } });
     fail = false;
-    const second = await worker.executeFromPartial(steps, first.partial!);
-    expect(second).toMatchObject({ success: true, outputs: { b: 'ok' } });
-    await expect(new Worker({ id: 'w2', registry }).execute(steps)).rejects.toBeInstanceOf(ValidationError);
+    const second = await orchestrator.resume(first.runId);
+    expect(second).toMatchObject({ status: 'completed', outputs: { 'step-0': 3, 'step-1': 'ok' } });
   });
 });
 
@@ -525,8 +528,8 @@ describe('replay', () => {
     expect(result.ok).toBe(false);
     if (!result.ok) {
       expect(result.divergence.seq).toBe(target.seq);
-      expect(result.divergence.expected!.data['output']).toBe(6);
-      expect(result.divergence.actual!.data['output']).toBe(5);
+      expect((result.divergence.expected!.data as { output?: unknown }).output).toBe(6);
+      expect((result.divergence.actual!.data as { output?: unknown }).output).toBe(5);
     }
     // A tool whose behaviour changed is caught the same way.
     const changed = new ToolRegistry();

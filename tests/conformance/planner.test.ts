@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Planner, ToolRegistry, createSequentialIds, detectToolCalls, extractNumbers, fillSlots, registerBuiltinTools, splitClauses, type TraceEvent } from '../../src/core/index.ts';
+import { Planner, ToolRegistry, createSequentialIds, detectToolCalls, extractNumbers, fillSlots, registerBuiltinTools, splitClauses } from '../../src/core/index.ts';
 
 function demoRegistry(): ToolRegistry {
   const registry = new ToolRegistry();
@@ -9,9 +9,7 @@ function demoRegistry(): ToolRegistry {
 }
 
 function plan(goal: string, extra: Partial<Parameters<Planner['plan']>[0]> = {}, planner = new Planner({ ids: createSequentialIds('p') })) {
-  const events: TraceEvent[] = [];
-  const result = planner.plan({ goal, profile: 'demo', registry: demoRegistry(), traceId: 't', runId: 'r', emit: (e) => events.push(e), ...extra });
-  return { plan: result, events };
+  return { plan: planner.plan({ goal, profile: 'demo', registry: demoRegistry(), traceId: 't', runId: 'r', ...extra }) };
 }
 
 describe('Planner: pattern plan', () => {
@@ -43,16 +41,24 @@ describe('Planner: pattern plan', () => {
 
 describe('Planner: ranking', () => {
   it('picks the relevant tool, never all tools, and records every candidate with scores', () => {
-    const { plan: p, events } = plan('add 10 and 5');
+    const { plan: p } = plan('add 10 and 5');
     expect(p.source).toBe('ranking');
     expect(p.steps).toEqual([{ name: 'step-0', tool: 'add', input: { a: 10, b: 5 }, index: 0 }]);
     expect(p.candidates).toHaveLength(8);
     expect(p.candidates.filter((c) => c.selected).map((c) => c.tool)).toEqual(['add']);
     const selected = p.candidates.find((c) => c.selected)!;
     for (const c of p.candidates) expect(c.score).toBeLessThanOrEqual(selected.score);
-    expect(events.map((e) => e.type)).toEqual(['plan_started', 'plan_created']);
-    const created = events[1]!;
-    expect(created.type === 'plan_created' && created.data.selected).toEqual(['add']);
+    expect(p.planId).toBe('plan_p_1');
+  });
+
+  it('is pure and shared: the same request gives the same plan, with the caller\'s plan id and step limit', () => {
+    const planner = new Planner({ ids: createSequentialIds('p'), maxSteps: 1 });
+    const a = plan('add 2 and 3 then multiply the result by 4', { planId: 'run_1:plan:0', maxSteps: 5 }, planner).plan;
+    const b = plan('add 2 and 3 then multiply the result by 4', { planId: 'run_1:plan:0', maxSteps: 5 }, planner).plan;
+    expect(a).toEqual(b);
+    expect(a.planId).toBe('run_1:plan:0');
+    expect(a.steps).toHaveLength(2);
+    expect(plan('add 2 and 3 then multiply the result by 4', {}, planner).plan).toMatchObject({ steps: [{ tool: 'add' }], stopReason: 'max_steps' });
   });
 
   it('orders candidates by score and scores correlate with similarity', () => {

@@ -37,7 +37,7 @@ function chain(runId: string, count: number, after?: JournalEvent): JournalEvent
   const events: JournalEvent[] = [];
   let previous = after;
   for (let i = 0; i < count; i++) {
-    const event = sealEvent(previous, runId, 'tool_call_complete', 1_000 + (previous ? previous.seq + 1 : 0), { stepId: `step-${i}`, output: { i, text: 'ünïcode ✓' } });
+    const event = sealEvent(previous, runId, 'tool_call_complete', 1_000 + (previous ? previous.seq + 1 : 0), { stepId: `step-${i}`, output: { i, text: 'ünïcode ✓' } } as never);
     events.push(event);
     previous = event;
   }

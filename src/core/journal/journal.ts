@@ -1,54 +1,14 @@
-import { ValidationError } from '../errors.ts';
 import * as z from 'zod';
+import { ValidationError } from '../errors.ts';
+import { JOURNAL_EVENT_TYPES, JournalEventSchema, type JournalEvent, type JournalEventData, type JournalEventOf, type JournalEventType } from '../schema/journalEvent.ts';
 import { canonicalJson } from './canonicalJson.ts';
 import { sha256Hex } from './sha256.ts';
 
 /** The `prev` of a run's first event. */
 export const GENESIS_HASH = '0'.repeat(64);
 
-const Hex64 = z.string().regex(/^[0-9a-f]{64}$/, 'a lowercase hex SHA-256');
-
-/** Every journal event type, in roughly the order a run produces them. */
-export const JOURNAL_EVENT_TYPES = [
-  'stage',
-  'plan_created',
-  'plan_transition',
-  'route_decision',
-  'budget_warning',
-  'budget_exceeded',
-  'approval_requested',
-  'approval_received',
-  'approval_timeout',
-  'tool_call_start',
-  'tool_call_complete',
-  'tool_call_error',
-  'retry_scheduled',
-  'reflection',
-  'replanned',
-  'run_paused',
-  'run_resumed',
-  'run_cancelled',
-  'run_completed',
-] as const;
-export type JournalEventType = (typeof JOURNAL_EVENT_TYPES)[number];
-
-/**
- * One journal event: `hash` is the lowercase hex SHA-256 of the canonical JSON of the event
- * without `hash`, and `prev` is the previous event's hash (or {@link GENESIS_HASH}).
- */
-export const JournalEventSchema = z.object({
-  runId: z.string().min(1).max(200),
-  seq: z.number().int().min(0),
-  type: z.enum(JOURNAL_EVENT_TYPES),
-  at: z.number().finite(),
-  data: z.record(z.string(), z.unknown()),
-  prev: Hex64,
-  hash: Hex64,
-});
-export type JournalEvent = z.infer<typeof JournalEventSchema>;
-
 /** The last event of a journal, as recorded elsewhere to detect truncation. */
-export const JournalHeadSchema = z.object({ seq: z.number().int().min(0), hash: Hex64 });
+export const JournalHeadSchema = z.object({ seq: z.number().int().min(0), hash: z.string().regex(/^[0-9a-f]{64}$/, 'a lowercase hex SHA-256') });
 export type JournalHead = z.infer<typeof JournalHeadSchema>;
 
 /** The hash an event must carry. */
@@ -60,9 +20,9 @@ export function hashEvent(event: Omit<JournalEvent, 'hash'>): string {
  * Seal the next event after `previous` (or the first one). `data` must be canonical JSON
  * data; it is stored as given, so callers hand in fresh objects.
  */
-export function sealEvent(previous: Pick<JournalEvent, 'seq' | 'hash'> | undefined, runId: string, type: JournalEventType, at: number, data: Record<string, unknown>): JournalEvent {
+export function sealEvent<T extends JournalEventType>(previous: Pick<JournalEvent, 'seq' | 'hash'> | undefined, runId: string, type: T, at: number, data: JournalEventData<T>): JournalEventOf<T> {
   const unsealed = { runId, seq: previous ? previous.seq + 1 : 0, type, at, data, prev: previous ? previous.hash : GENESIS_HASH };
-  return { ...unsealed, hash: hashEvent(unsealed) };
+  return { ...unsealed, hash: hashEvent(unsealed as unknown as Omit<JournalEvent, 'hash'>) } as unknown as JournalEventOf<T>;
 }
 
 const HEX64 = /^[0-9a-f]{64}$/;
@@ -171,7 +131,13 @@ export function parseJournal(text: string): JournalEvent[] {
   }
   return rows.map((row, i) => {
     const parsed = JournalEventSchema.safeParse(row);
-    if (!parsed.success) throw new ValidationError(`journal event ${i} is malformed: ${parsed.error.issues[0]?.message ?? 'invalid'}`, { code: 'invalid_journal', details: { index: i } });
-    return parsed.data;
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new ValidationError(`journal event ${i} is malformed: ${issue ? `${issue.path.join('.') || '(event)'}: ${issue.message}` : 'invalid'}`, { code: 'invalid_journal', details: { index: i } });
+    }
+    // The row as it came, not zod's copy: hashes cover the exact data, unknown keys included.
+    return row as JournalEvent;
   });
 }
+
+export { JOURNAL_EVENT_TYPES, JournalEventSchema, type JournalEvent, type JournalEventType };

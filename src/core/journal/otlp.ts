@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { ValidationError } from '../errors.ts';
 import { sha256Hex } from './sha256.ts';
-import { toTraceRecords } from './trace.ts';
-import type { JournalEvent } from './journal.ts';
+import type { JournalEvent } from '../schema/journalEvent.ts';
+import { pairToolCalls, runInputsOf } from './projections.ts';
 
 type AttributeValue = { stringValue: string } | { intValue: string } | { doubleValue: number } | { boolValue: boolean };
 interface OtlpAttribute {
@@ -45,19 +45,19 @@ const hexId = (seed: string, length: 32 | 16) => sha256Hex(seed).slice(0, length
  * journal always exports the same trace).
  */
 export function toOtlp(journal: readonly JournalEvent[], serviceName = 'cugar'): OtlpTraceExport {
-  const records = toTraceRecords(journal);
-  const first = records[0];
-  if (!first) return { resourceSpans: [] };
-  const traceId = hexId(`trace:${first.traceId}`, 32);
+  const first = journal[0];
+  const last = journal.at(-1);
+  if (!first || !last) return { resourceSpans: [] };
+  const inputs = runInputsOf(journal);
+  const traceId = hexId(`trace:${inputs?.traceId ?? first.runId}`, 32);
   const rootId = hexId(`run:${first.runId}`, 16);
-  const last = records.at(-1)!;
-  const completed = records.find((r) => r.type === 'run_completed');
-  const inputs = (journal[0]!.data['inputs'] ?? {}) as { goal?: string; profile?: string };
+  const completed = journal.find((e): e is JournalEvent & { type: 'run_completed' } => e.type === 'run_completed');
+  const profile = inputs?.profile ?? '';
   const spans: OtlpSpan[] = [
     {
       traceId,
       spanId: rootId,
-      name: `invoke_agent ${inputs.profile ?? ''}`.trim(),
+      name: `invoke_agent ${profile}`.trim(),
       kind: 1,
       startTimeUnixNano: nanos(first.at),
       endTimeUnixNano: nanos(last.at),
@@ -65,42 +65,37 @@ export function toOtlp(journal: readonly JournalEvent[], serviceName = 'cugar'):
         attribute('gen_ai.operation.name', 'invoke_agent'),
         attribute('gen_ai.system', 'cugar'),
         attribute('gen_ai.agent.id', first.runId),
-        attribute('gen_ai.agent.name', inputs.profile ?? ''),
-        attribute('gen_ai.conversation.id', first.traceId),
+        attribute('gen_ai.agent.name', profile),
+        attribute('gen_ai.conversation.id', inputs?.traceId ?? first.runId),
         attribute('cugar.run.id', first.runId),
-        attribute('cugar.goal', inputs.goal ?? ''),
-        attribute('cugar.journal.head', last.data === undefined ? '' : (journal.at(-1)?.hash ?? '')),
+        attribute('cugar.goal', inputs?.goal ?? ''),
+        attribute('cugar.journal.head', last.hash),
       ],
-      status: completed ? (completed.data['success'] ? { code: 1 } : { code: 2, message: String((completed.data['error'] as { message?: string } | undefined)?.message ?? completed.data['stopReason']) }) : { code: 0 },
+      status: completed ? (completed.data.success ? { code: 1 } : { code: 2, message: completed.data.error?.message ?? completed.data.stopReason }) : { code: 0 },
     },
   ];
-  const starts = new Map<string, (typeof records)[number]>();
-  for (const record of records) {
-    const key = `${record.stepId}:${String(record.data['attempt'])}`;
-    if (record.type === 'tool_call_start') starts.set(key, record);
-    if (record.type !== 'tool_call_complete' && record.type !== 'tool_call_error') continue;
-    const start = starts.get(key);
-    const tool = String(start?.data['tool'] ?? '');
-    const error = record.type === 'tool_call_error' ? (record.data['error'] as { code?: string; message?: string }) : undefined;
+  for (const call of pairToolCalls(journal)) {
+    // An attempt still running (or cut short by a crash) has no end yet and no span.
+    if (!call.end) continue;
     spans.push({
       traceId,
-      spanId: hexId(`span:${record.runId}:${record.seq}`, 16),
+      spanId: hexId(`span:${call.runId}:${call.end.seq}`, 16),
       parentSpanId: rootId,
-      name: `execute_tool ${tool}`,
+      name: `execute_tool ${call.tool}`,
       kind: 1,
-      startTimeUnixNano: nanos(start?.at ?? record.at),
-      endTimeUnixNano: nanos(record.at),
+      startTimeUnixNano: nanos(call.start.at),
+      endTimeUnixNano: nanos(call.end.at),
       attributes: [
         attribute('gen_ai.operation.name', 'execute_tool'),
         attribute('gen_ai.system', 'cugar'),
-        attribute('gen_ai.tool.name', tool),
-        attribute('gen_ai.tool.call.id', `${record.runId}:${record.stepId}:${String(record.data['attempt'])}`),
+        attribute('gen_ai.tool.name', call.tool),
+        attribute('gen_ai.tool.call.id', `${call.runId}:${call.stepId}:${call.attempt}`),
         attribute('gen_ai.tool.type', 'function'),
-        attribute('cugar.step.id', record.stepId ?? ''),
-        attribute('cugar.attempt', Number(record.data['attempt'] ?? 1)),
-        ...(start?.data['worker'] ? [attribute('cugar.worker', String(start.data['worker']))] : []),
+        attribute('cugar.step.id', call.stepId),
+        attribute('cugar.attempt', call.attempt),
+        ...(call.worker ? [attribute('cugar.worker', call.worker)] : []),
       ],
-      status: error ? { code: 2, message: `${error.code}: ${error.message}` } : { code: 1 },
+      status: call.error ? { code: 2, message: `${call.error.code}: ${call.error.message}` } : { code: 1 },
     });
   }
   return {

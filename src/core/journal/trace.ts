@@ -1,4 +1,5 @@
-import type { JournalEvent, JournalEventType } from './journal.ts';
+import type { JournalEvent, JournalEventType } from '../schema/journalEvent.ts';
+import { pairApprovals, pairToolCalls, runInputsOf } from './projections.ts';
 
 /** A journal event as a trace shows it: with its trace, profile, ISO timestamp and duration. */
 export interface TraceRecord {
@@ -24,40 +25,24 @@ export interface TraceRecord {
 export function toTraceRecords(journal: readonly JournalEvent[]): TraceRecord[] {
   const first = journal[0];
   if (!first) return [];
-  const inputs = first.data['inputs'] as { traceId?: string; profile?: string } | undefined;
+  const inputs = runInputsOf(journal);
   const traceId = inputs?.traceId ?? first.runId;
   const profile = inputs?.profile ?? '';
-  const requested = new Map<string, number>();
-  const records: TraceRecord[] = [];
-  for (let i = 0; i < journal.length; i++) {
+  const durations = new Map<number, number>();
+  for (const call of pairToolCalls(journal)) if (call.end && call.durationMs !== undefined) durations.set(call.end.seq, call.durationMs);
+  for (const approval of pairApprovals(journal)) if (approval.decided && approval.waitedMs !== undefined) durations.set(approval.decided.seq, approval.waitedMs);
+  // A stage lasts until the next stage begins or the run completes: one pass from the end.
+  let nextBoundary: JournalEvent | undefined;
+  for (let i = journal.length - 1; i >= 0; i--) {
     const event = journal[i]!;
-    let durationMs: number | undefined;
-    switch (event.type) {
-      case 'stage': {
-        const next = journal.slice(i + 1).find((e) => e.type === 'stage' || e.type === 'run_completed');
-        durationMs = next ? next.at - event.at : undefined;
-        break;
-      }
-      case 'tool_call_complete':
-      case 'tool_call_error':
-        durationMs = typeof event.data['durationMs'] === 'number' ? event.data['durationMs'] : undefined;
-        break;
-      case 'approval_requested':
-        requested.set(event.data['approvalId'] as string, event.at);
-        break;
-      case 'approval_received':
-      case 'approval_timeout': {
-        const since = requested.get(event.data['approvalId'] as string);
-        durationMs = since === undefined ? undefined : event.at - since;
-        break;
-      }
-      case 'run_completed':
-        durationMs = event.at - first.at;
-        break;
-      default:
-        break;
-    }
-    records.push({
+    if (event.type === 'stage' && nextBoundary) durations.set(event.seq, nextBoundary.at - event.at);
+    if (event.type === 'stage' || event.type === 'run_completed') nextBoundary = event;
+    if (event.type === 'run_completed') durations.set(event.seq, event.at - first.at);
+  }
+  return journal.map((event) => {
+    const durationMs = durations.get(event.seq);
+    const stepId = 'stepId' in event.data && typeof event.data.stepId === 'string' ? event.data.stepId : undefined;
+    return {
       traceId,
       runId: event.runId,
       profile,
@@ -66,9 +51,8 @@ export function toTraceRecords(journal: readonly JournalEvent[]): TraceRecord[] 
       at: event.at,
       timestamp: new Date(event.at).toISOString(),
       ...(durationMs !== undefined ? { durationMs: Math.max(0, durationMs) } : {}),
-      ...(typeof event.data['stepId'] === 'string' ? { stepId: event.data['stepId'] } : {}),
-      data: event.data,
-    });
-  }
-  return records;
+      ...(stepId !== undefined ? { stepId } : {}),
+      data: event.data as Record<string, unknown>,
+    };
+  });
 }

@@ -1,21 +1,7 @@
+import type { HealthReport } from '../schema/journalEvent.ts';
 import type { RunState } from './runState.ts';
 
-/** What the health monitor saw in one step. */
-export interface HealthSignals {
-  /** 1 when the step took at most twice its declared latency, falling to 0 at ten times. */
-  latency: number;
-  /** 1 for a first call; lower as the same call (tool and arguments) repeats or an output repeats. */
-  repetition: number;
-  /** 1 for a substantive output, 0.3 for an empty one (null, "", [], {}). */
-  substance: number;
-}
-
-/** A step's health and what the autonomy loop should do next. */
-export interface HealthReport {
-  score: number;
-  signals: HealthSignals;
-  action: 'continue' | 'reflect' | 'stop';
-}
+export type { HealthReport };
 
 /** What the health monitor scores. */
 export interface StepObservation {

@@ -1,21 +1,8 @@
-import * as z from 'zod';
 import { CugarError } from '../errors.ts';
 import type { Random } from '../ports.ts';
+import { RetryPolicyConfigSchema, type RetryPolicyConfig, type RetryPolicyInput } from '../schema/retry.ts';
 import { parseOrThrow } from '../schema/validate.ts';
 
-/** Retry settings; delays in milliseconds. */
-export const RetryPolicyConfigSchema = z.object({
-  strategy: z.enum(['exponential', 'linear', 'none']).default('exponential'),
-  /** Total attempts including the first. Default 3. */
-  maxAttempts: z.number().int().min(1).max(100).default(3),
-  baseDelay: z.number().min(0).max(3_600_000).default(100),
-  maxDelay: z.number().min(0).max(3_600_000).default(5_000),
-  multiplier: z.number().min(1).max(100).default(2),
-  /** Fraction of each delay randomised, ± (from the seeded random port). Default 0.1. */
-  jitter: z.number().min(0).max(1).default(0.1),
-});
-export type RetryPolicyConfig = z.output<typeof RetryPolicyConfigSchema>;
-export type RetryPolicyInput = z.input<typeof RetryPolicyConfigSchema>;
 
 const TERMINAL_NAMES = new Set(['ValidationError', 'ZodError', 'AuthenticationError', 'PermissionError', 'PolicyViolationError', 'NotFoundError', 'ConflictError']);
 const TRANSIENT_NAMES = new Set(['TimeoutError', 'ConnectionError', 'NetworkError', 'ResourceError']);

@@ -1,54 +1,13 @@
 import { ValidationError, type FailureMode } from '../errors.ts';
-import type { JournalEvent, JournalHead } from '../journal/journal.ts';
-import type { ApprovalRecord, RunStatus, RunSummary } from '../store/store.ts';
-import { ZERO_USAGE, addUsage, type BudgetUsage, type PlanStage, type ToolBudget } from '../planning/planningAuthority.ts';
-import type { ErrorInfo } from '../schema/event.ts';
-import type { Plan, PlanStep } from '../schema/plan.ts';
-import type { ExecutionContextData } from './executionContext.ts';
-import type { RetryPolicyConfig } from './retryPolicy.ts';
+import type { JournalHead } from '../journal/journal.ts';
+import { ZERO_USAGE, addUsage } from '../planning/planningAuthority.ts';
+import type { BudgetUsage } from '../schema/budget.ts';
+import type { ErrorInfo } from '../schema/error.ts';
+import type { JournalEvent, RunInputs, RunStatus, Stage } from '../schema/journalEvent.ts';
+import type { Plan, PlanStage, PlanStep } from '../schema/plan.ts';
+import type { ApprovalRecord, RunSummary } from '../store/store.ts';
 
-/** The lifecycle stages, in order. */
-export const STAGES = ['initialize', 'plan', 'route', 'execute', 'aggregate', 'complete'] as const;
-export type Stage = (typeof STAGES)[number];
-
-/** How a paused approval decides by itself. */
-export interface ApprovalSettings {
-  /** Milliseconds before the policy decides; absent waits forever. */
-  timeoutMs?: number;
-  onTimeout: 'approve' | 'reject';
-}
-
-/** Health-driven recovery settings of the autonomy loop. */
-export interface AutonomySettings {
-  /** Replan without a tool that failed for good (AGENT failures). */
-  replan: boolean;
-  maxReplans: number;
-  /** Health below this injects a reflection. */
-  reflectBelow: number;
-  /** The same call (tool and arguments) this many times stops the run. */
-  maxRepeats: number;
-}
-
-/** The inputs of a run, fixed at `initialize` and recorded in its first event. */
-export interface RunInputs {
-  goal: string;
-  profile: string;
-  traceId: string;
-  context: ExecutionContextData;
-  metadata: Record<string, unknown>;
-  preferences?: Record<string, unknown>;
-  budget: ToolBudget;
-  retry: RetryPolicyConfig;
-  approval: ApprovalSettings;
-  autonomy: AutonomySettings;
-  seed: number;
-  maxSteps: number;
-  stepTimeoutMs?: number;
-  /** The caller's own plan, when it gave one instead of a goal to plan. */
-  plan?: PlanStep[];
-  /** The profile's shared budget when the run started, if it has one. */
-  profileBudget?: ToolBudget;
-}
+export type { RunInputs };
 
 export type StepStatus = 'pending' | 'started' | 'completed' | 'failed' | 'awaiting_approval';
 
@@ -102,11 +61,9 @@ export interface RunState {
   completedAt?: number;
 }
 
-type Data = Record<string, unknown>;
-
-function stepOf(state: RunState, data: Data): StepState {
-  const step = state.steps.find((s) => s.stepId === data['stepId']);
-  if (!step) throw new ValidationError(`journal refers to unknown step ${String(data['stepId'])}`, { code: 'invalid_journal' });
+function stepOf(state: RunState, stepId: string): StepState {
+  const step = state.steps.find((s) => s.stepId === stepId);
+  if (!step) throw new ValidationError(`journal refers to unknown step ${stepId}`, { code: 'invalid_journal' });
   return step;
 }
 
@@ -132,10 +89,10 @@ export function reviseSteps(steps: readonly PlanStep[], revision: number): PlanS
 
 /** Start a state from a run's first event (`stage: initialize`). */
 export function initialRunState(first: JournalEvent): RunState {
-  if (first.seq !== 0 || first.type !== 'stage' || first.data['stage'] !== 'initialize') {
+  if (first.seq !== 0 || first.type !== 'stage' || first.data.stage !== 'initialize' || !first.data.inputs) {
     throw new ValidationError('a journal must start with the initialize stage', { code: 'invalid_journal' });
   }
-  const inputs = first.data['inputs'] as RunInputs;
+  const inputs = first.data.inputs;
   return {
     runId: first.runId,
     inputs,
@@ -161,16 +118,14 @@ export function initialRunState(first: JournalEvent): RunState {
  * a run executes and when a journal is loaded to resume or inspect it.
  */
 export function applyEvent(state: RunState, event: JournalEvent): void {
-  const data = event.data;
   state.head = { seq: event.seq, hash: event.hash };
   state.updatedAt = event.at;
   switch (event.type) {
     case 'stage':
-      state.stage = data['stage'] as Stage;
+      state.stage = event.data.stage;
       break;
     case 'plan_created': {
-      const plan = data['plan'] as Plan;
-      const revision = data['revision'] as number;
+      const { plan, revision } = event.data;
       state.plans.push(plan);
       state.planStage = 'CREATED';
       // A replan replaces the steps that had not completed.
@@ -183,27 +138,28 @@ export function applyEvent(state: RunState, event: JournalEvent): void {
       break;
     }
     case 'plan_transition':
-      state.planStage = data['to'] as PlanStage;
+      state.planStage = event.data.to;
       break;
     case 'route_decision':
-      stepOf(state, data).worker = data['worker'] as string;
+      stepOf(state, event.data.stepId).worker = event.data.worker;
       break;
     case 'approval_requested': {
-      const step = stepOf(state, data);
+      const { data } = event;
+      const step = stepOf(state, data.stepId);
       step.status = 'awaiting_approval';
       const record: ApprovalRecord = {
-        approvalId: data['approvalId'] as string,
+        approvalId: data.approvalId,
         runId: state.runId,
         traceId: state.inputs.traceId,
         profile: state.inputs.profile,
         stepId: step.stepId,
         tool: step.tool,
-        args: data['args'] as Record<string, unknown>,
-        argsHash: data['argsHash'] as string,
-        reason: data['reason'] as string,
+        args: data.args,
+        argsHash: data.argsHash,
+        reason: data.reason,
         status: 'pending',
         requestedAt: event.at,
-        ...(typeof data['deadline'] === 'number' ? { deadline: data['deadline'] } : {}),
+        ...(data.deadline !== undefined ? { deadline: data.deadline } : {}),
       };
       state.approvals.set(record.approvalId, record);
       state.pendingApprovalId = record.approvalId;
@@ -213,15 +169,16 @@ export function applyEvent(state: RunState, event: JournalEvent): void {
     }
     case 'approval_received':
     case 'approval_timeout': {
-      const record = state.approvals.get(data['approvalId'] as string)!;
-      const decision = (event.type === 'approval_timeout' ? data['action'] : data['decision']) as 'approve' | 'reject' | 'edit';
-      const step = state.steps.find((s) => s.stepId === record.stepId)!;
+      const record = state.approvals.get(event.data.approvalId);
+      if (!record) throw new ValidationError(`journal decides unknown approval ${event.data.approvalId}`, { code: 'invalid_journal' });
+      const decision = event.type === 'approval_timeout' ? event.data.action : event.data.decision;
+      const step = stepOf(state, record.stepId);
       record.status = event.type === 'approval_timeout' ? 'timed_out' : decision === 'reject' ? 'rejected' : 'approved';
       record.decision = decision;
       record.decidedAt = event.at;
       if (event.type === 'approval_received') {
-        record.decidedBy = data['by'] as string;
-        record.decisionReason = data['reason'] as string;
+        record.decidedBy = event.data.by;
+        record.decisionReason = event.data.reason;
       }
       if (decision === 'reject') {
         step.status = 'failed';
@@ -234,10 +191,10 @@ export function applyEvent(state: RunState, event: JournalEvent): void {
           retryable: false,
         };
       } else {
-        if (decision === 'edit') {
-          step.input = data['args'] as Record<string, unknown>;
+        if (event.type === 'approval_received' && event.data.decision === 'edit' && event.data.args) {
+          step.input = event.data.args;
           record.args = step.input;
-          record.argsHash = data['argsHash'] as string;
+          record.argsHash = event.data.argsHash;
         }
         step.approvedArgs.push(record.argsHash);
         step.status = 'pending';
@@ -258,58 +215,57 @@ export function applyEvent(state: RunState, event: JournalEvent): void {
       state.completedAt = undefined;
       break;
     case 'tool_call_start': {
-      const step = stepOf(state, data);
+      const step = stepOf(state, event.data.stepId);
       step.status = 'started';
-      step.attempt = Math.max(step.attempt, data['attempt'] as number);
+      step.attempt = Math.max(step.attempt, event.data.attempt);
       step.nextAttempt = step.attempt;
-      step.worker = data['worker'] as string;
-      state.usage = addUsage(state.usage, data['reserved'] as BudgetUsage);
+      step.worker = event.data.worker;
+      state.usage = addUsage(state.usage, event.data.reserved);
       break;
     }
     case 'tool_call_complete': {
-      const step = stepOf(state, data);
+      const step = stepOf(state, event.data.stepId);
       step.status = 'completed';
-      step.output = data['output'];
+      step.output = event.data.output;
       step.error = undefined;
-      const call = `${step.tool}:${data['argsHash'] as string}`;
+      const call = `${step.tool}:${event.data.argsHash}`;
       state.calls.set(call, (state.calls.get(call) ?? 0) + 1);
       break;
     }
     case 'tool_call_error': {
-      const step = stepOf(state, data);
+      const step = stepOf(state, event.data.stepId);
       step.status = 'failed';
-      step.error = data['error'] as ErrorInfo;
+      step.error = event.data.error;
       step.nextAttempt = step.attempt + 1;
-      step.final = data['final'] === true;
+      step.final = event.data.final;
       break;
     }
     case 'retry_scheduled': {
-      const step = stepOf(state, data);
+      const step = stepOf(state, event.data.stepId);
       step.status = 'pending';
-      step.nextAttempt = data['attempt'] as number;
+      step.nextAttempt = event.data.attempt;
       state.randomDraws++;
       break;
     }
     case 'budget_exceeded': {
-      const step = stepOf(state, data);
+      const step = stepOf(state, event.data.stepId);
       step.status = 'failed';
       step.final = true;
-      step.error = data['error'] as ErrorInfo;
+      step.error = event.data.error;
       break;
     }
-    case 'replanned':
-      break;
     case 'run_cancelled':
       state.status = 'cancelled';
       state.stopReason = 'cancelled';
       state.pendingApprovalId = undefined;
       break;
     case 'run_completed':
-      state.status = data['success'] ? 'completed' : 'failed';
-      state.stopReason = data['stopReason'] as string;
-      state.error = data['error'] as ErrorInfo | undefined;
+      state.status = event.data.success ? 'completed' : 'failed';
+      state.stopReason = event.data.stopReason;
+      state.error = event.data.error;
       state.completedAt = event.at;
       break;
+    case 'replanned':
     case 'budget_warning':
     case 'reflection':
       break;

@@ -2,7 +2,6 @@ import { HashingEmbedder } from '../embed/hashingEmbedder.ts';
 import { ENGLISH_STOP_WORDS } from '../embed/tokenize.ts';
 import type { Ids } from '../ports.ts';
 import { DEFAULT_CONFIG } from '../schema/config.ts';
-import type { TraceEvent } from '../schema/event.ts';
 import { PlanningPreferencesSchema, type Plan, type PlanCandidate, type PlanningPreferencesInput, type PlanStep, type PlanStopReason } from '../schema/plan.ts';
 import { parseOrThrow } from '../schema/validate.ts';
 import type { ToolDefinition } from '../tools/tool.ts';
@@ -33,10 +32,10 @@ export interface PlanRequest {
   preferences?: PlanningPreferencesInput;
   /** Tools to leave out (a replan after failures). */
   exclude?: readonly string[];
-  /** Receives `plan_started` and `plan_created`. */
-  emit?: (event: TraceEvent) => void;
-  /** Time source for event timestamps. */
-  now?: () => number;
+  /** The plan's id; default the next id of the planner's id port. */
+  planId?: string;
+  /** Most steps for this plan (clamped to 1..50); default the planner's. `preferences.maxSteps` overrides it. */
+  maxSteps?: number;
 }
 
 // Clause boundaries: ";", new lines, and sequencing words. Quoted text is never split.
@@ -58,6 +57,10 @@ export function splitClauses(goal: string): string[] {
 /** Number words say how many, not what to do. */
 const NUMBER_WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'hundred', 'thousand', 'number', 'numbers'];
 
+function clampSteps(value: number): number {
+  return Math.min(50, Math.max(1, Math.floor(value)));
+}
+
 function round(value: number): number {
   return Math.round(value * 1e6) / 1e6;
 }
@@ -73,8 +76,9 @@ function round(value: number): number {
  * 3. **Abstain**: when no tool is relevant the plan is empty and says why.
  * 4. **Slot filling** fills each step's inputs from its clause, driven by the tool's JSON Schema.
  * 5. The plan is clamped to the step limit.
- * 6. `plan_started` and `plan_created` (every candidate with its scores, the selection and the
- *    stop reason) are emitted.
+ *
+ * Planning is pure: the same goal and tools give the same plan. One planner serves every run
+ * of an orchestrator, so each tool is embedded once (tools are cached by identity).
  */
 export class Planner {
   readonly #ids: Ids;
@@ -85,7 +89,7 @@ export class Planner {
 
   constructor(options: PlannerOptions) {
     this.#ids = options.ids;
-    this.#maxSteps = Math.min(50, Math.max(1, Math.floor(options.maxSteps ?? DEFAULT_CONFIG.plannerMaxSteps)));
+    this.#maxSteps = clampSteps(options.maxSteps ?? DEFAULT_CONFIG.plannerMaxSteps);
     this.#minSimilarity = Math.min(1, Math.max(0, options.minSimilarity ?? DEFAULT_CONFIG.plannerMinSimilarity));
     this.#embedder = new HashingEmbedder({ dimension: options.dimension ?? 512, bigrams: false, stopWords: [...ENGLISH_STOP_WORDS, ...NUMBER_WORDS] });
   }
@@ -93,12 +97,9 @@ export class Planner {
   /** Plan `request.goal` over `request.registry`'s tools of `request.profile`. */
   plan(request: PlanRequest): Plan {
     const preferences = parseOrThrow(PlanningPreferencesSchema, request.preferences ?? {}, 'planning preferences');
-    const maxSteps = Math.min(50, preferences.maxSteps ?? this.#maxSteps);
+    const limit = request.maxSteps === undefined ? this.#maxSteps : clampSteps(request.maxSteps);
+    const maxSteps = Math.min(50, preferences.maxSteps ?? limit);
     const minSimilarity = preferences.minSimilarity ?? this.#minSimilarity;
-    const now = request.now ?? (() => 0);
-    const started = now();
-    const base = { traceId: request.traceId, runId: request.runId, profile: request.profile };
-    request.emit?.({ ...base, type: 'plan_started', at: started, data: { goal: request.goal, maxSteps, minSimilarity } });
 
     const excluded = new Set(request.exclude ?? []);
     const tools = request.registry.definitions(request.profile).filter((tool) => !excluded.has(tool.name));
@@ -111,7 +112,7 @@ export class Planner {
       stopReason = 'max_steps';
     }
     const plan: Plan = {
-      planId: this.#ids.next('plan'),
+      planId: request.planId ?? this.#ids.next('plan'),
       goal: request.goal,
       profile: request.profile,
       traceId: request.traceId,
@@ -120,21 +121,6 @@ export class Planner {
       source: planned.source,
       stopReason,
     };
-    const finished = now();
-    request.emit?.({
-      ...base,
-      type: 'plan_created',
-      at: finished,
-      durationMs: Math.max(0, finished - started),
-      data: {
-        planId: plan.planId,
-        source: plan.source,
-        steps: plan.steps,
-        candidates: plan.candidates,
-        selected: plan.steps.map((s) => s.tool),
-        stopReason: plan.stopReason,
-      },
-    });
     return plan;
   }
 

@@ -1,10 +1,8 @@
-import * as z from 'zod';
 import { ConflictError, PolicyViolationError } from '../errors.ts';
+import { ToolBudgetSchema, type BudgetUsage, type ToolBudget } from '../schema/budget.ts';
+import type { PlanStage } from '../schema/plan.ts';
 import { parseOrThrow } from '../schema/validate.ts';
 
-/** Plan states, in order. `COMPLETED` and `FAILED` are terminal. */
-export const PLAN_STAGES = ['CREATED', 'VALIDATED', 'EXECUTING', 'COMPLETED', 'FAILED'] as const;
-export type PlanStage = (typeof PLAN_STAGES)[number];
 
 const NEXT: Readonly<Record<PlanStage, readonly PlanStage[]>> = {
   CREATED: ['VALIDATED', 'FAILED'],
@@ -32,30 +30,12 @@ export function isTerminalPlanStage(stage: PlanStage): boolean {
   return NEXT[stage].length === 0;
 }
 
-const Ceiling = z.number().min(0, 'ceilings are not negative').max(Number.MAX_SAFE_INTEGER, 'ceilings are finite');
-
-/** Spending limits of a run or a profile. An absent ceiling is no limit. */
-export const ToolBudgetSchema = z.object({
-  costCeiling: Ceiling.optional(),
-  callCeiling: Ceiling.int().optional(),
-  tokenCeiling: Ceiling.int().optional(),
-  /** Fraction of a ceiling at which `budget_warning` is raised. Default 0.8. */
-  warnThreshold: z.number().min(0).max(1).default(0.8),
-});
-export type ToolBudget = z.output<typeof ToolBudgetSchema>;
-export type ToolBudgetInput = z.input<typeof ToolBudgetSchema>;
 
 /** Parse a budget; negative or non-finite ceilings throw a `ValidationError` (`invalid_budget`). */
 export function parseBudget(input: unknown): ToolBudget {
   return parseOrThrow(ToolBudgetSchema, input ?? {}, 'budget', 'invalid_budget');
 }
 
-/** What has been spent (or is about to be). */
-export interface BudgetUsage {
-  cost: number;
-  calls: number;
-  tokens: number;
-}
 
 export const ZERO_USAGE: Readonly<BudgetUsage> = Object.freeze({ cost: 0, calls: 0, tokens: 0 });
 

@@ -1,6 +1,10 @@
 import * as z from 'zod';
 import { GoalTextSchema, MetadataSchema, ProfileNameSchema, ToolNameSchema } from './common.ts';
 
+/** Plan states, in order. `COMPLETED` and `FAILED` are terminal. */
+export const PLAN_STAGES = ['CREATED', 'VALIDATED', 'EXECUTING', 'COMPLETED', 'FAILED'] as const;
+export type PlanStage = (typeof PLAN_STAGES)[number];
+
 /** One step of a plan: which tool to call with which input. `index` is its 0-based position. */
 export const PlanStepSchema = z.object({
   /** A stable label, unique within the plan (`step-0`, `step-1`, …). */

@@ -1,9 +1,9 @@
 import { ConflictError, ValidationError } from '../errors.ts';
-import type { BudgetUsage } from '../planning/planningAuthority.ts';
-import type { JournalEvent, JournalHead } from '../journal/journal.ts';
+import type { JournalHead } from '../journal/journal.ts';
+import type { BudgetUsage } from '../schema/budget.ts';
+import type { JournalEvent, RunStatus } from '../schema/journalEvent.ts';
 
-/** Where a run stands. */
-export type RunStatus = 'running' | 'paused' | 'completed' | 'failed' | 'cancelled';
+export type { RunStatus };
 
 /** A run as listed: a projection of its journal, written in the same transaction as its events. */
 export interface RunSummary {
@@ -107,10 +107,6 @@ export function checkBatch(batch: AppendBatch, current: JournalHead | undefined)
   }
 }
 
-function clone<T>(value: T): T {
-  return structuredClone(value);
-}
-
 /** Freeze `value` and everything in it; a frozen event can be shared instead of copied. */
 export function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
@@ -118,62 +114,4 @@ export function deepFreeze<T>(value: T): T {
     for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
   }
   return value;
-}
-
-/** The in-memory {@link Store}: for tests, embedding and replay. */
-export class InMemoryStore implements Store {
-  #journals = new Map<string, JournalEvent[]>();
-  #runs = new Map<string, RunSummary>();
-  #approvals = new Map<string, ApprovalRecord>();
-  #usage = new Map<string, BudgetUsage>();
-
-  async append(batch: AppendBatch): Promise<void> {
-    const journal = this.#journals.get(batch.runId);
-    const last = journal?.at(-1);
-    checkBatch(batch, last ? { seq: last.seq, hash: last.hash } : undefined);
-    // Events are immutable once sealed: freeze and share them rather than copy.
-    const events = batch.events.map((event) => deepFreeze(event));
-    if (journal) journal.push(...events);
-    else this.#journals.set(batch.runId, [...events]);
-    this.#runs.set(batch.runId, { ...batch.run, head: { ...batch.run.head } });
-    for (const approval of batch.approvals ?? []) this.#approvals.set(approval.approvalId, clone(approval));
-    if (batch.profileUsage) {
-      const { profile, delta } = batch.profileUsage;
-      const used = this.#usage.get(profile) ?? { cost: 0, calls: 0, tokens: 0 };
-      this.#usage.set(profile, { cost: used.cost + delta.cost, calls: used.calls + delta.calls, tokens: used.tokens + delta.tokens });
-    }
-  }
-
-  async readJournal(runId: string, fromSeq = 0): Promise<JournalEvent[]> {
-    return (this.#journals.get(runId) ?? []).slice(fromSeq);
-  }
-
-  async getRun(runId: string): Promise<RunSummary | undefined> {
-    const run = this.#runs.get(runId);
-    return run && clone(run);
-  }
-
-  async listRuns(filter: RunFilter = {}): Promise<RunSummary[]> {
-    const runs = [...this.#runs.values()]
-      .filter((r) => (!filter.status || r.status === filter.status) && (!filter.profile || r.profile === filter.profile) && (!filter.traceId || r.traceId === filter.traceId))
-      .sort((a, b) => b.createdAt - a.createdAt || (a.runId < b.runId ? -1 : 1));
-    return clone(filter.limit ? runs.slice(0, filter.limit) : runs);
-  }
-
-  async getApproval(approvalId: string): Promise<ApprovalRecord | undefined> {
-    const approval = this.#approvals.get(approvalId);
-    return approval && clone(approval);
-  }
-
-  async listApprovals(filter: ApprovalFilter = {}): Promise<ApprovalRecord[]> {
-    return clone(
-      [...this.#approvals.values()]
-        .filter((a) => (!filter.status || a.status === filter.status) && (!filter.profile || a.profile === filter.profile) && (!filter.runId || a.runId === filter.runId))
-        .sort((a, b) => a.requestedAt - b.requestedAt || (a.approvalId < b.approvalId ? -1 : 1)),
-    );
-  }
-
-  async getProfileUsage(profile: string): Promise<BudgetUsage> {
-    return { ...(this.#usage.get(profile) ?? { cost: 0, calls: 0, tokens: 0 }) };
-  }
 }

@@ -1,16 +1,17 @@
 import * as z from 'zod';
-import { ValidationError } from '../errors.ts';
-import { Orchestrator, errorFromInfo } from '../orchestrator/orchestrator.ts';
-import type { RunInputs } from '../orchestrator/runState.ts';
-import { ZERO_USAGE, type BudgetUsage } from '../planning/planningAuthority.ts';
+import { ValidationError, errorFromInfo } from '../errors.ts';
+import { canonicalJson } from '../journal/canonicalJson.ts';
+import { verifyJournal } from '../journal/journal.ts';
+import { ZERO_USAGE } from '../planning/planningAuthority.ts';
 import type { Clock } from '../ports.ts';
 import { Worker } from '../routing/coordinator.ts';
 import type { RoutingPolicy } from '../routing/routingAuthority.ts';
-import type { ErrorInfo } from '../schema/event.ts';
+import type { BudgetUsage } from '../schema/budget.ts';
+import type { JournalEvent } from '../schema/journalEvent.ts';
 import { ToolRegistry } from '../tools/toolRegistry.ts';
-import { canonicalJson } from './canonicalJson.ts';
-import { verifyJournal, type JournalEvent } from './journal.ts';
-import { InMemoryStore, type AppendBatch } from '../store/store.ts';
+import { Orchestrator } from './orchestrator.ts';
+import { InMemoryStore } from '../store/inMemoryStore.ts';
+import type { AppendBatch } from '../store/store.ts';
 
 /** Where a replay first differed from the recording. */
 export interface Divergence {
@@ -109,12 +110,13 @@ export async function replay(journal: readonly JournalEvent[], registry: ToolReg
   if (!verified.ok) throw new ValidationError(`the journal does not verify at seq ${verified.seq}: ${verified.reason}`, { code: 'journal_invalid', details: { seq: verified.seq } });
   const first = journal[0];
   if (!first) return { ok: true, events: 0, head: undefined };
-  const inputs = first.data['inputs'] as RunInputs;
+  if (first.type !== 'stage' || !first.data.inputs) throw new ValidationError('the journal does not start with a run', { code: 'journal_invalid', details: { seq: 0 } });
+  const inputs = first.data.inputs;
   const runId = first.runId;
 
   const decisions = new Map<string, { worker: string; policy: string; reason: string }>();
   for (const event of journal) {
-    if (event.type === 'route_decision') decisions.set(event.data['stepId'] as string, { worker: event.data['worker'] as string, policy: event.data['policy'] as string, reason: event.data['reason'] as string });
+    if (event.type === 'route_decision') decisions.set(event.data.stepId, { worker: event.data.worker, policy: event.data.policy, reason: event.data.reason });
   }
   const workerIds = [...new Set([...decisions.values()].map((d) => d.worker))];
 
@@ -128,17 +130,20 @@ export async function replay(journal: readonly JournalEvent[], registry: ToolReg
       handler: verifyTools && tool.idempotent ? tool.handler : (_input: unknown, context: { attempt: number; runId: string; idempotencyKey: string }) => {
         const stepId = context.idempotencyKey.slice(runId.length + 1);
         const result = journal.find(
-          (e) => e.seq >= store.written && (e.type === 'tool_call_complete' || e.type === 'tool_call_error') && e.data['stepId'] === stepId && e.data['attempt'] === context.attempt,
+          (e): e is JournalEvent & { type: 'tool_call_complete' | 'tool_call_error' } =>
+            e.seq >= store.written && (e.type === 'tool_call_complete' || e.type === 'tool_call_error') && e.data.stepId === stepId && e.data.attempt === context.attempt,
         );
         if (!result) throw new Exhausted();
-        if (result.type === 'tool_call_error') throw errorFromInfo(result.data['error'] as ErrorInfo);
-        return result.data['output'];
+        if (result.type === 'tool_call_error') throw errorFromInfo(result.data.error);
+        return result.data.output;
       },
     });
   }
   const profileUsage = async (): Promise<BudgetUsage> => {
-    const next = journal.find((e) => e.seq >= store.written && (e.type === 'tool_call_start' || e.type === 'budget_exceeded') && e.data['profileUsedBefore'] !== undefined);
-    return (next?.data['profileUsedBefore'] as BudgetUsage | undefined) ?? { ...ZERO_USAGE };
+    for (const e of journal) {
+      if (e.seq >= store.written && (e.type === 'tool_call_start' || e.type === 'budget_exceeded') && e.data.profileUsedBefore !== undefined) return e.data.profileUsedBefore;
+    }
+    return { ...ZERO_USAGE };
   };
   const orchestrator = new Orchestrator({
     registry: recordedRegistry,
@@ -151,6 +156,7 @@ export async function replay(journal: readonly JournalEvent[], registry: ToolReg
     autonomy: inputs.autonomy,
     sleep: async () => undefined,
     readProfileUsage: profileUsage,
+    recordedRetry: (stepId, attempt) => journal.find((e): e is JournalEvent & { type: 'tool_call_error' } => e.seq >= store.written && e.type === 'tool_call_error' && e.data.stepId === stepId && e.data.attempt === attempt)?.data.retryable,
     ...(inputs.stepTimeoutMs !== undefined ? { stepTimeoutMs: inputs.stepTimeoutMs } : {}),
     config: { plannerMaxSteps: inputs.maxSteps },
   });
@@ -174,12 +180,12 @@ export async function replay(journal: readonly JournalEvent[], registry: ToolReg
     const before = store.written;
     switch (next.type) {
       case 'approval_received': {
-        const { approvalId, decision, args, reason, by } = next.data as { approvalId: string; decision: 'approve' | 'reject' | 'edit'; args?: Record<string, unknown>; reason: string; by: string };
+        const { approvalId, decision, args, reason, by } = next.data;
         outcome = await settle(() => orchestrator.resolveApproval(approvalId, { decision, ...(decision === 'edit' ? { args } : {}), reason, by }));
         break;
       }
       case 'approval_timeout': {
-        const approvalId = next.data['approvalId'] as string;
+        const { approvalId } = next.data;
         outcome = await settle(() => orchestrator.resolveApproval(approvalId, { decision: 'approve', reason: '', by: 'replay' }));
         break;
       }
@@ -187,7 +193,7 @@ export async function replay(journal: readonly JournalEvent[], registry: ToolReg
         outcome = await settle(() => orchestrator.resume(runId));
         break;
       case 'run_cancelled':
-        outcome = await settle(() => orchestrator.cancel(runId, next.data['reason'] as string));
+        outcome = await settle(() => orchestrator.cancel(runId, next.data.reason));
         break;
       default: {
         // The orchestrator stopped but the recording goes on with something it would have produced itself.

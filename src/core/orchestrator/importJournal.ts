@@ -1,6 +1,7 @@
 import { ConflictError, ValidationError } from '../errors.ts';
-import { projectRun, summarize } from '../orchestrator/runState.ts';
-import { verifyJournal, type JournalEvent } from './journal.ts';
+import { verifyJournal } from '../journal/journal.ts';
+import type { JournalEvent } from '../schema/journalEvent.ts';
+import { projectRun, summarize } from './runState.ts';
 import type { Store } from '../store/store.ts';
 
 /**

@@ -1,0 +1,107 @@
+import * as z from 'zod';
+import type { Planner } from '../planning/planner.ts';
+import type { ToolBudgetInput } from '../schema/budget.ts';
+import type { BudgetUsage } from '../schema/budget.ts';
+import { MetadataSchema } from '../schema/common.ts';
+import type { Config } from '../schema/config.ts';
+import type { AutonomySettings } from '../schema/journalEvent.ts';
+import { PlanningPreferencesSchema } from '../schema/plan.ts';
+import type { RetryPolicyInput } from '../schema/retry.ts';
+import type { PolicyEnforcer } from '../policy/policyEnforcer.ts';
+import type { Clock, Ids } from '../ports.ts';
+import type { Worker } from '../routing/coordinator.ts';
+import type { RoutingPolicy, RoutingPolicyName } from '../routing/routingAuthority.ts';
+import type { Store } from '../store/store.ts';
+import type { ToolDefinition } from '../tools/tool.ts';
+import type { ToolRegistry } from '../tools/toolRegistry.ts';
+
+/** Decides, beyond a tool's own `requiresApproval`, whether a call needs a human. */
+export type ApprovalPredicate = (call: { tool: ToolDefinition; input: unknown; profile: string }) => boolean;
+
+/** How approvals behave. */
+export interface ApprovalPolicy {
+  /** Milliseconds a request may wait before `onTimeout` decides; absent waits forever. */
+  timeoutMs?: number;
+  /** What a timed-out request becomes. Default `reject`. */
+  onTimeout?: 'approve' | 'reject';
+  /** Extra calls that need approval. */
+  requires?: ApprovalPredicate;
+}
+
+/** What an `Orchestrator` is built from. Every port has a working default. */
+export interface OrchestratorOptions {
+  registry: ToolRegistry;
+  /** Default a new `InMemoryStore`. */
+  store?: Store;
+  clock?: Clock;
+  ids?: Ids;
+  workers?: readonly Worker[];
+  /** Routing policy by name, or a ready instance shared by every run. Default round-robin. */
+  routing?: RoutingPolicyName | RoutingPolicy;
+  retry?: RetryPolicyInput;
+  approval?: ApprovalPolicy;
+  /** Default budget of each run. */
+  budget?: ToolBudgetInput;
+  /** Budgets shared by all runs of a profile. */
+  profileBudgets?: Record<string, ToolBudgetInput>;
+  policy?: PolicyEnforcer;
+  config?: Partial<Config>;
+  /** The planner every run of this orchestrator shares (tools are embedded once). Default one built from `config`. */
+  planner?: Planner;
+  /** Per-attempt timeout in milliseconds. */
+  stepTimeoutMs?: number;
+  autonomy?: Partial<AutonomySettings>;
+  /** Waits between retries; default a real timer. Tests pass one that returns at once. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Seed of each run's random port unless the run names one. Default 1. */
+  seed?: number;
+  /** Reads a profile's spending so far; default the store. Replay substitutes recorded values. */
+  readProfileUsage?: (profile: string, runId: string) => Promise<BudgetUsage>;
+  /**
+   * Whether a failed attempt is retried, when the answer is already known. Replay answers from
+   * the recording: a failure's transience can come from its cause (a network error's code),
+   * which the journal's error record does not keep. Default: the run's retry policy decides.
+   */
+  recordedRetry?: (stepId: string, attempt: number) => boolean | undefined;
+}
+
+/** Most steps an explicit plan may have. */
+export const MAX_EXPLICIT_STEPS = 10_000;
+
+/** The shape of a run id: 1–128 letters, digits, `_ . : -`, starting with a letter or digit. */
+export const RUN_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
+
+/** One step of a caller's own plan. */
+export const ExplicitStepSchema = z.object({ tool: z.string().min(1), input: z.record(z.string(), z.unknown()).default({}) });
+
+/** Options of `Orchestrator.start` and `Orchestrator.launch`; the HTTP API derives its request body from this. */
+export const StartOptionsSchema = z.object({
+  metadata: MetadataSchema.optional(),
+  preferences: PlanningPreferencesSchema.partial().optional(),
+  /**
+   * Steps to run instead of planning: the caller's own plan (up to 10,000 steps). Tools are
+   * still checked against the profile before anything runs.
+   */
+  plan: z.array(ExplicitStepSchema).min(1).max(MAX_EXPLICIT_STEPS).optional(),
+  /** The run's own ceilings; checked by `parseBudget`. */
+  budget: z.unknown().optional(),
+  runId: z.string().regex(RUN_ID_PATTERN, 'run ids are 1-128 letters, digits, "_", ".", ":" or "-", starting with a letter or digit').optional(),
+  traceId: z.string().min(1).max(128).optional(),
+  seed: z.number().int().min(0).max(0xffffffff).optional(),
+  userId: z.string().max(200).optional(),
+  memoryScope: z.string().max(200).optional(),
+  conversationId: z.string().max(200).optional(),
+  sessionId: z.string().max(200).optional(),
+  parentContext: z.string().max(200).optional(),
+});
+export type StartOptions = z.input<typeof StartOptionsSchema>;
+
+/** A human's decision on an approval. */
+export const ApprovalDecisionSchema = z.object({
+  decision: z.enum(['approve', 'reject', 'edit']),
+  /** New arguments, with `edit` only; validated against the tool's schema. */
+  args: z.record(z.string(), z.unknown()).optional(),
+  reason: z.string().max(2000).default(''),
+  by: z.string().min(1).max(200),
+});
+export type ApprovalDecision = z.input<typeof ApprovalDecisionSchema>;

@@ -1,0 +1,320 @@
+import { ConflictError, CugarError, NotFoundError, ResourceError, toCugarError } from '../errors.ts';
+import { toJsonData } from '../journal/canonicalJson.ts';
+import { sealEvent } from '../journal/journal.ts';
+import type { Planner } from '../planning/planner.ts';
+import type { PolicyEnforcer } from '../policy/policyEnforcer.ts';
+import { redact } from '../policy/redaction.ts';
+import { createSeededRandom, type Clock, type Random } from '../ports.ts';
+import type { Coordinator } from '../routing/coordinator.ts';
+import type { BudgetUsage } from '../schema/budget.ts';
+import type { JournalEvent, RunStatus } from '../schema/journalEvent.ts';
+import type { Store } from '../store/store.ts';
+import type { ToolDefinition } from '../tools/tool.ts';
+import type { ToolRegistry } from '../tools/toolRegistry.ts';
+import { Reflector } from './autonomy.ts';
+import type { ApprovalPredicate } from './options.ts';
+import { outcomeOf, type RunOutcome } from './runOutcome.ts';
+import { applyEvent, summarize, type RunState, type StepState } from './runState.ts';
+import { entry, type Entry, type StageContext, type Stop } from './stages/entry.ts';
+import { afterFinalFailure, finishRun } from './stages/finishStage.ts';
+import { planRun, routeSteps } from './stages/planStage.ts';
+import { settleFailure, settleSuccess } from './stages/settleCall.ts';
+import { approvalGate, nextStep, prepareInput, reserveCall, stepLimit } from './stages/stepGate.ts';
+
+/** A run being driven here: its folded state and what it needs to act. */
+export interface ActiveRun {
+  state: RunState;
+  context: StageContext;
+  random: Random;
+  controller: AbortController;
+  cancelReason?: string;
+}
+
+/** What the sessions of one orchestrator share. */
+export interface SessionPorts {
+  store: Store;
+  clock: Clock;
+  registry: ToolRegistry;
+  policy: PolicyEnforcer;
+  planner: Planner;
+  coordinator: Coordinator;
+  requiresApproval?: ApprovalPredicate;
+  sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  readProfileUsage: (profile: string, runId: string) => Promise<BudgetUsage>;
+  recordedRetry?: (stepId: string, attempt: number) => boolean | undefined;
+}
+
+const TERMINAL: ReadonlySet<RunStatus> = new Set(['completed', 'failed', 'cancelled']);
+
+/** Whether a run status is final. */
+export function isTerminal(status: RunStatus): boolean {
+  return TERMINAL.has(status);
+}
+
+/**
+ * Drives runs: the only code that appends to a journal. Each turn of {@link drive} asks a
+ * stage (`stages/`) what to append given the run's state, appends it atomically, folds it
+ * into the state, and runs the one side effect a stage cannot decide — the tool call.
+ * Everything else is a pure decision over the state, so a run resumed from its journal
+ * decides exactly what the first process would have.
+ */
+export class RunSessions {
+  readonly #ports: SessionPorts;
+  readonly #active = new Map<string, ActiveRun>();
+  readonly #listeners = new Set<(event: JournalEvent) => void>();
+  readonly #reflector = new Reflector();
+
+  constructor(ports: SessionPorts) {
+    this.#ports = ports;
+  }
+
+  /** The run with `runId` if this orchestrator is driving it. */
+  active(runId: string): ActiveRun | undefined {
+    return this.#active.get(runId);
+  }
+
+  /** Receive every appended event, redacted, after it is durable. */
+  subscribe(listener: (event: JournalEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Take a run over for driving; only one driver per run per orchestrator. */
+  activate(state: RunState): ActiveRun {
+    if (this.#active.has(state.runId)) throw new ConflictError(`run ${state.runId} is already running here`, { code: 'run_active' });
+    const { registry } = this.#ports;
+    if (!registry.hasProfile(state.inputs.profile)) throw new NotFoundError(`unknown profile "${state.inputs.profile}"`, { code: 'unknown_profile' });
+    const random = createSeededRandom(state.inputs.seed);
+    for (let i = 0; i < state.randomDraws; i++) random.next();
+    const { policy, planner, coordinator, requiresApproval } = this.#ports;
+    const context: StageContext = { policy, planner, coordinator, registry: registry.sandbox(state.inputs.profile), ...(requiresApproval ? { requiresApproval } : {}) };
+    const run: ActiveRun = { state, context, random, controller: new AbortController() };
+    this.#active.set(state.runId, run);
+    return run;
+  }
+
+  /** Let go of a run without driving it further. */
+  release(runId: string): void {
+    this.#active.delete(runId);
+  }
+
+  /** Write a run's first event (`stage: initialize` with its inputs) and take it over. */
+  async begin(first: JournalEvent & { type: 'stage' }, state: RunState): Promise<ActiveRun> {
+    await this.#ports.store.append({ runId: first.runId, events: [first], expectedHead: null, run: summarize(state) });
+    this.#notify([first]);
+    return this.activate(state);
+  }
+
+  /** Seal and append events atomically, then fold them into the state. */
+  async append(run: ActiveRun, entries: ReadonlyArray<Entry>, usage?: BudgetUsage): Promise<JournalEvent[]> {
+    const { state } = run;
+    const events: JournalEvent[] = [];
+    let previous = state.head;
+    for (const [type, data, at] of entries) {
+      // Each event reads the clock exactly once (or takes the time its caller already read),
+      // so a replay that feeds back recorded times reproduces every timestamp and duration.
+      const event = sealEvent(previous, state.runId, type, at ?? this.#ports.clock.now(), data as never) as JournalEvent;
+      events.push(event);
+      previous = event;
+    }
+    // Fold first so the summary and approvals written with the events are exact. If the write
+    // fails the error ends this drive and the state is dropped (callers reload from the store),
+    // so a state ahead of its journal is never used.
+    const expectedHead = state.head;
+    for (const event of events) applyEvent(state, event);
+    const approvals = [];
+    for (const event of events) {
+      if (event.type === 'approval_requested' || event.type === 'approval_received' || event.type === 'approval_timeout') approvals.push({ ...state.approvals.get(event.data.approvalId)! });
+    }
+    try {
+      await this.#ports.store.append({
+        runId: state.runId,
+        events,
+        expectedHead,
+        run: summarize(state),
+        ...(approvals.length ? { approvals } : {}),
+        ...(usage ? { profileUsage: { profile: state.inputs.profile, delta: usage } } : {}),
+      });
+    } catch (error) {
+      this.#active.delete(state.runId);
+      throw error;
+    }
+    this.#notify(events);
+    return events;
+  }
+
+  #notify(events: readonly JournalEvent[]): void {
+    if (this.#listeners.size === 0) return;
+    for (const event of events) {
+      const safe = redact(event);
+      for (const listener of this.#listeners) {
+        try {
+          listener(safe);
+        } catch {
+          // A listener's failure must never affect the run.
+        }
+      }
+    }
+  }
+
+  /** Drive a run until it completes, fails, is cancelled or waits for a human. */
+  async drive(run: ActiveRun): Promise<RunOutcome> {
+    const { state } = run;
+    try {
+      for (;;) {
+        if (isTerminal(state.status)) return outcomeOf(state);
+        if (run.cancelReason !== undefined) {
+          await this.append(run, [entry('run_cancelled', { reason: run.cancelReason })]);
+          continue;
+        }
+        if (state.status === 'paused') {
+          if (!(await this.expireApproval(run))) return outcomeOf(state);
+          continue;
+        }
+        switch (state.stage) {
+          case 'initialize':
+          case 'plan':
+            await this.#plan(run);
+            break;
+          case 'route':
+            await this.append(run, routeSteps(state, run.context));
+            break;
+          case 'execute':
+            await this.#executeNext(run);
+            break;
+          case 'aggregate':
+          case 'complete':
+            await this.#finish(run, { stopReason: state.stopReason ?? 'completed', ...(state.error ? { error: state.error } : {}) });
+            break;
+        }
+      }
+    } finally {
+      this.#active.delete(state.runId);
+    }
+  }
+
+  /** When a pending approval's deadline has passed (by the journal's latest time), apply the timeout policy. */
+  async expireApproval(run: ActiveRun): Promise<boolean> {
+    const { state } = run;
+    const approval = state.pendingApprovalId ? state.approvals.get(state.pendingApprovalId) : undefined;
+    if (!approval || approval.deadline === undefined || state.updatedAt < approval.deadline) return false;
+    await this.append(run, [entry('approval_timeout', { approvalId: approval.approvalId, action: state.inputs.approval.onTimeout })]);
+    return true;
+  }
+
+  async #plan(run: ActiveRun, exclude: readonly string[] = [], reason?: string): Promise<void> {
+    const decision = planRun(run.state, run.context, exclude, reason);
+    if (decision.entries.length) await this.append(run, decision.entries);
+    if (decision.stop) await this.#finish(run, decision.stop);
+  }
+
+  async #finish(run: ActiveRun, stop: Stop): Promise<void> {
+    await this.append(run, finishRun(run.state, stop, this.#reflector));
+  }
+
+  async #executeNext(run: ActiveRun): Promise<void> {
+    const { state, context } = run;
+    const step = nextStep(state);
+    if (!step) return this.#finish(run, { stopReason: 'completed' });
+    if (step.worker === undefined) {
+      await this.append(run, [entry('stage', { stage: 'route' })]);
+      return;
+    }
+    if (step.status === 'failed') {
+      const next = afterFinalFailure(state, step);
+      return 'replan' in next ? this.#plan(run, next.replan.exclude, next.replan.reason) : this.#finish(run, next.stop);
+    }
+    const limit = stepLimit(state, step);
+    if (limit) return this.#finish(run, limit);
+    const tool = context.registry.resolve(state.inputs.profile, step.tool);
+    const prepared = prepareInput(state, step, tool, context);
+    if (!prepared.ok) {
+      await this.append(run, prepared.entries);
+      return;
+    }
+    const { input, argsHash } = prepared;
+    const approval = approvalGate(state, step, tool, input, argsHash, context);
+    if (approval) {
+      await this.append(run, approval);
+      return;
+    }
+    const profileUsedBefore = state.inputs.profileBudget ? await this.#ports.readProfileUsage(state.inputs.profile, state.runId) : undefined;
+    const call = reserveCall(state, step, tool, input, argsHash, profileUsedBefore);
+    if ('refused' in call) {
+      await this.append(run, call.refused);
+      return;
+    }
+    const [start] = (await this.append(run, call.entries, call.reserved)).slice(-1);
+
+    let output: unknown;
+    let failure: CugarError | undefined;
+    try {
+      const raw = await this.#invoke(run, step, tool, input, call);
+      output = toJsonData(raw === undefined ? null : raw);
+    } catch (thrown) {
+      failure = toCugarError(thrown, { code: 'tool_failed', failureMode: 'AGENT' });
+    }
+    // Durations come from journal times, so replay reproduces them exactly.
+    const finishedAt = this.#ports.clock.now();
+    const timing = { finishedAt, durationMs: Math.max(0, finishedAt - start!.at) };
+
+    if (failure) {
+      const recorded = this.#ports.recordedRetry?.(step.stepId, call.attempt);
+      const settled = settleFailure(state, step, call.attempt, failure, timing, run.cancelReason !== undefined, run.random, recorded);
+      await this.append(run, settled.entries);
+      if (settled.delayMs > 0) await this.#ports.sleep(settled.delayMs, run.controller.signal);
+      return;
+    }
+    const settled = settleSuccess(state, step, tool, call.attempt, argsHash, output, timing);
+    await this.append(run, settled.entries);
+    if (settled.health.action === 'reflect') {
+      const summary = this.#reflector.summarize(state, state.updatedAt, `health ${settled.health.score} after ${step.stepId}`);
+      await this.append(run, [entry('reflection', { trigger: 'low_health', score: settled.health.score, summary })]);
+    } else if (settled.health.action === 'stop') {
+      const { maxRepeats } = state.inputs.autonomy;
+      await this.#finish(run, {
+        stopReason: 'repetition_detected',
+        error: { name: 'RepetitionError', code: 'repetition_detected', message: `the same call to ${tool.name} repeated ${maxRepeats} times`, failureMode: 'AGENT', retryable: false },
+      });
+    }
+  }
+
+  /** Run one call on its routed worker under the step timeout; the run's cancellation aborts it. */
+  async #invoke(run: ActiveRun, step: StepState, tool: ToolDefinition, input: unknown, call: { attempt: number; idempotencyKey: string }): Promise<unknown> {
+    const { state } = run;
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(run.controller.signal.reason);
+    run.controller.signal.addEventListener('abort', onAbort, { once: true });
+    const timeoutMs = state.inputs.stepTimeoutMs;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      const work = this.#ports.coordinator.run({ worker: step.worker!, policy: 'recorded', reason: '' }, tool, input, {
+        profile: state.inputs.profile,
+        traceId: state.inputs.traceId,
+        runId: state.runId,
+        stepIndex: step.index,
+        signal: controller.signal,
+        idempotencyKey: call.idempotencyKey,
+        attempt: call.attempt,
+      });
+      if (timeoutMs === undefined) return await work;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          const error = new ResourceError(`${tool.name} timed out after ${timeoutMs} ms`, { code: 'timeout' });
+          controller.abort(error);
+          reject(error);
+        }, timeoutMs);
+      });
+      return await Promise.race([work, timeout]);
+    } finally {
+      if (timer !== undefined) clearTimeout(timer);
+      run.controller.signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Ask a run being driven here to stop after its current call; its signal aborts that call. */
+  requestCancel(run: ActiveRun, reason: string): void {
+    run.cancelReason = reason;
+    run.controller.abort(new CugarError(`run cancelled: ${reason}`, { code: 'cancelled', failureMode: 'USER' }));
+  }
+}
