@@ -253,20 +253,14 @@ export class DurableObjectStore implements HostStore {
   }
 }
 
-/** What a Worker's third `fetch` argument offers: a way to keep work going after the response. */
-interface ExecutionContext {
-  waitUntil(promise: Promise<unknown>): void;
-  passThroughOnException(): void;
-}
-
-let app: Promise<{ fetch: (request: Request, env: Env, ctx: ExecutionContext) => Response | Promise<Response> }> | undefined;
+let app: Promise<ReturnType<typeof createApp>> | undefined;
 
 /**
  * The Cloudflare Worker: the same Hono app as the Node host, over Durable Objects. `ctx` goes
  * to the app so a run accepted with 202 keeps going (`waitUntil`) after its response.
  */
 export default {
-  fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+  fetch(request: Request, env: Env, ctx: import('hono').ExecutionContext): Promise<Response> {
     app ??= (async () => {
       const config = parseConfig({}).config;
       const runtime = await createRuntime(new DurableObjectStore(env), config);
