@@ -71,10 +71,19 @@ async function langgraph(checkpoint: boolean): Promise<number> {
   });
 }
 
+const HASH = 'a'.repeat(64);
+const HEALTH = { score: 1, signals: { latency: 1, repetition: 1, substance: 1 }, action: 'continue' as const };
+
 function syntheticJournal(): JournalEvent[] {
   const events: JournalEvent[] = [];
   for (let i = 0; i < JOURNAL_EVENTS; i++) {
-    events.push(sealEvent(events.at(-1), 'run-bench', i % 2 ? 'tool_call_complete' : 'tool_call_start', 1_700_000_000_000 + i, { stepId: `step-${i >> 1}`, attempt: 1, output: { value: i, note: 'synthetic payload of a typical size' } }));
+    const stepId = `step-${i >> 1}`;
+    const at = 1_700_000_000_000 + i;
+    events.push(
+      i % 2
+        ? sealEvent(events.at(-1), 'run-bench', 'tool_call_complete', at, { stepId, attempt: 1, argsHash: HASH, output: { value: i, note: 'synthetic payload of a typical size' }, durationMs: 1, health: HEALTH })
+        : sealEvent(events.at(-1), 'run-bench', 'tool_call_start', at, { stepId, index: i >> 1, tool: 'noop', input: { i }, argsHash: HASH, attempt: 1, idempotencyKey: `run-bench:${stepId}`, worker: 'local', reserved: { cost: 0, calls: 1, tokens: 0 } }),
+    );
   }
   return events;
 }

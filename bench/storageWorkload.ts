@@ -23,6 +23,9 @@ export async function ingest(vectors: VectorBackend): Promise<number> {
   return (DOCS / (performance.now() - started)) * 1000;
 }
 
+const HASH = 'a'.repeat(64);
+const HEALTH = { score: 1, signals: { latency: 1, repetition: 1, substance: 1 }, action: 'continue' as const };
+
 /** RUNS runs appending one event at a time, all at once (as concurrent runs do); returns events per second. */
 export async function appends(store: Store): Promise<number> {
   const started = performance.now();
@@ -31,7 +34,7 @@ export async function appends(store: Store): Promise<number> {
       const runId = `bench-${r}`;
       let previous: JournalEvent | undefined;
       for (let i = 0; i < EVENTS_PER_RUN; i++) {
-        const event = sealEvent(previous, runId, 'tool_call_complete', 1_000 + i, { stepId: `step-${i}`, output: { i } });
+        const event = sealEvent(previous, runId, 'tool_call_complete', 1_000 + i, { stepId: `step-${i}`, attempt: 1, argsHash: HASH, output: { i }, durationMs: 1, health: HEALTH });
         const batch: AppendBatch = {
           runId,
           events: [event],
