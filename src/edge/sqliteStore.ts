@@ -1,23 +1,8 @@
 import Database from 'better-sqlite3';
-import { ConflictError, FlatVectorIndex, ProfileNameSchema, SystemError, ValidationError, VectorSearchOptionsSchema, canonicalJson, checkBatch, filterFacts, isWellFormed, parseOrThrow } from '../core/index.ts';
-import type {
-  AppendBatch,
-  ApprovalFilter,
-  ApprovalRecord,
-  BudgetUsage,
-  FactQuery,
-  FactRecord,
-  JournalEvent,
-  JournalHead,
-  MemoryStore,
-  RunFilter,
-  RunSummary,
-  Store,
-  VectorBackend,
-  VectorHit,
-  VectorRecord,
-  VectorSearchOptions,
-} from '../core/index.ts';
+import { ConflictError, GroupCommit, HeadCache, PersistedVectorBackend, SystemError, ZERO_USAGE, canonicalJson, checkRunLimit, filterFacts, isWellFormed } from '../core/index.ts';
+import type { AppendBatch, ApprovalFilter, ApprovalRecord, FactQuery, FactRecord, JournalEvent, MemoryStore, RunFilter, RunSummary, Store, VectorBackend, VectorRow, VectorRows } from '../core/index.ts';
+
+type Usage = NonNullable<AppendBatch['profileUsage']>['delta'];
 
 /** Options of {@link SqliteStore}. */
 export interface SqliteStoreOptions {
@@ -29,12 +14,6 @@ export interface SqliteStoreOptions {
   groupCommit?: boolean;
   /** SQLite `synchronous`: `FULL` survives power loss, `NORMAL` (in WAL mode) survives process crashes. Default `FULL`. */
   synchronous?: 'FULL' | 'NORMAL';
-}
-
-interface Pending {
-  batch: AppendBatch;
-  resolve: () => void;
-  reject: (error: unknown) => void;
 }
 
 const SCHEMA = `
@@ -86,24 +65,19 @@ function parseRow<T>(text: string, what: string): T {
 /**
  * The SQLite {@link Store} for Node hosts, on better-sqlite3: synchronous, in-process, the
  * fastest SQLite binding for Node, and it builds from source where prebuilt binaries cannot be
- * fetched. WAL mode; journal batches written atomically, coalesced by group commit.
+ * fetched. WAL mode; journal batches written atomically, coalesced by group commit (each batch
+ * a savepoint, so one refused batch does not take the others of its transaction down).
  */
 export class SqliteStore implements Store, MemoryStore {
   readonly path: string;
   readonly #db: Database.Database;
-  readonly #groupCommit: boolean;
-  #queue: Pending[] = [];
-  #scheduled = false;
+  readonly #commits: GroupCommit<AppendBatch>;
+  readonly #heads = new HeadCache();
   #closed = false;
-  /** Last known head per run; only what this connection committed or read. */
-  readonly #heads = new Map<string, JournalHead>();
-  /** Heads written by the transaction in progress, kept once it commits. */
-  readonly #pendingHeads = new Map<string, JournalHead>();
   readonly #statements;
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.path = path;
-    this.#groupCommit = options.groupCommit ?? true;
     this.#db = new Database(path);
     this.#db.pragma('journal_mode = WAL');
     this.#db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
@@ -127,96 +101,61 @@ export class SqliteStore implements Store, MemoryStore {
       ),
       run: db.prepare<[string], { summary: string }>('SELECT summary FROM runs WHERE run_id = ?'),
       approval: db.prepare<[string], { record: string }>('SELECT record FROM approvals WHERE approval_id = ?'),
-      usage: db.prepare<[string], BudgetUsage>('SELECT cost, calls, tokens FROM profile_usage WHERE profile = ?'),
+      usage: db.prepare<[string], Usage>('SELECT cost, calls, tokens FROM profile_usage WHERE profile = ?'),
       savepoint: db.prepare('SAVEPOINT batch'),
       release: db.prepare('RELEASE batch'),
       rollbackTo: db.prepare('ROLLBACK TO batch'),
     };
+    this.#commits = new GroupCommit<AppendBatch>({
+      commit: (batches) => this.#commit(batches),
+      failure: (error) => new SystemError('the journal write failed', { code: 'write_failed', cause: error }),
+      coalesce: options.groupCommit ?? true,
+      // setImmediate runs after the I/O callbacks of this turn: every request in flight gets to join.
+      schedule: (flush) => void setImmediate(flush),
+    });
   }
 
   append(batch: AppendBatch): Promise<void> {
     if (this.#closed) return Promise.reject(new SystemError('the store is closed', { code: 'store_closed' }));
-    if (!this.#groupCommit) {
-      try {
-        this.#db.transaction(() => this.#write(batch))();
-        this.#commitHeads();
-        return Promise.resolve();
-      } catch (error) {
-        this.#pendingHeads.clear();
-        this.#heads.delete(batch.runId);
-        return Promise.reject(error);
-      }
-    }
-    return new Promise<void>((resolve, reject) => {
-      this.#queue.push({ batch, resolve, reject });
-      if (!this.#scheduled) {
-        this.#scheduled = true;
-        // Let every append of this turn (other runs, other requests) join the same commit.
-        setImmediate(() => this.#flush());
-      }
-    });
+    return this.#commits.enqueue(batch);
   }
 
-  /** Write everything queued now, in one transaction. */
-  #flush(): void {
-    const items = this.#queue;
-    this.#queue = [];
-    this.#scheduled = false;
-    if (items.length === 0) return;
-    const failures = new Map<Pending, unknown>();
+  /** Write `batches` in one transaction, a savepoint each; returns the refused ones. */
+  #commit(batches: readonly AppendBatch[]): Map<number, unknown> {
+    const refused = new Map<number, unknown>();
     try {
       this.#db.transaction(() => {
-        for (const item of items) {
-          // A savepoint per batch: one refused batch does not take the others down.
+        batches.forEach((batch, i) => {
           this.#statements.savepoint.run();
           try {
-            this.#write(item.batch);
+            this.#write(batch);
             this.#statements.release.run();
           } catch (error) {
             this.#statements.rollbackTo.run();
             this.#statements.release.run();
-            this.#pendingHeads.delete(item.batch.runId);
-            this.#heads.delete(item.batch.runId);
-            failures.set(item, error);
+            this.#heads.forget(batch.runId);
+            refused.set(i, error);
           }
-        }
+        });
       })();
     } catch (error) {
-      this.#pendingHeads.clear();
-      for (const item of items) item.reject(new SystemError('the journal write failed', { code: 'write_failed', cause: error }));
-      return;
+      this.#heads.clear();
+      throw error;
     }
-    this.#commitHeads();
-    for (const item of items) {
-      const failure = failures.get(item);
-      if (failure === undefined) item.resolve();
-      else item.reject(failure);
-    }
+    this.#heads.commit();
+    return refused;
   }
 
-  #commitHeads(): void {
-    for (const [runId, head] of this.#pendingHeads) this.#heads.set(runId, head);
-    this.#pendingHeads.clear();
-  }
-
-  /** Flush queued appends now (used on shutdown). */
+  /** Commit queued appends now; their writes are done when this returns (used on shutdown). */
   flush(): void {
-    if (this.#queue.length) this.#flush();
+    void this.#commits.flush();
   }
 
   #write(batch: AppendBatch): void {
-    // Heads this connection wrote or read are cached; on a mismatch the database decides,
-    // since another process may have moved the run on. The primary key (run_id, seq) refuses
-    // any second event at a position, so a stale cache can never fork a journal.
-    const cached = this.#pendingHeads.get(batch.runId) ?? this.#heads.get(batch.runId);
-    try {
-      checkBatch(batch, cached);
-    } catch (error) {
-      const row = this.#statements.head.get(batch.runId);
-      const head: JournalHead | undefined = row ? { seq: row.seq, hash: row.hash } : undefined;
-      if (cached === head || (cached && head && cached.seq === head.seq && cached.hash === head.hash)) throw error;
-      checkBatch(batch, head);
-    }
+    this.#heads.checkSync(batch, (runId) => {
+      const row = this.#statements.head.get(runId);
+      return row ? { seq: row.seq, hash: row.hash } : undefined;
+    });
     for (const event of batch.events) {
       try {
         this.#statements.insertEvent.run(event.runId, event.seq, event.type, event.at, canonicalJson(event.data), event.prev, event.hash);
@@ -233,8 +172,7 @@ export class SqliteStore implements Store, MemoryStore {
       this.#statements.upsertApproval.run({ approvalId: approval.approvalId, runId: approval.runId, profile: approval.profile, status: approval.status, requestedAt: approval.requestedAt, record: JSON.stringify(approval) });
     }
     if (batch.profileUsage) this.#statements.addUsage.run({ profile: batch.profileUsage.profile, ...batch.profileUsage.delta });
-    const last = batch.events.at(-1)!;
-    this.#pendingHeads.set(batch.runId, { seq: last.seq, hash: last.hash });
+    this.#heads.stage(batch);
   }
 
   async readJournal(runId: string, fromSeq = 0): Promise<JournalEvent[]> {
@@ -251,8 +189,8 @@ export class SqliteStore implements Store, MemoryStore {
   }
 
   async listRuns(filter: RunFilter = {}): Promise<RunSummary[]> {
+    checkRunLimit(filter);
     const { where, params } = whereEquals({ status: filter.status, profile: filter.profile, trace_id: filter.traceId });
-    if (filter.limit !== undefined && !(Number.isInteger(filter.limit) && filter.limit > 0)) throw new ValidationError('limit must be a positive integer', { code: 'invalid_filter' });
     const sql = `SELECT summary FROM runs ${where} ORDER BY created_at DESC, run_id ASC${filter.limit ? ` LIMIT ${filter.limit}` : ''}`;
     return (this.#db.prepare(sql).all(...params) as Array<{ summary: string }>).map((row) => parseRow<RunSummary>(row.summary, 'run'));
   }
@@ -268,9 +206,9 @@ export class SqliteStore implements Store, MemoryStore {
     return (this.#db.prepare(sql).all(...params) as Array<{ record: string }>).map((row) => parseRow<ApprovalRecord>(row.record, 'approval'));
   }
 
-  async getProfileUsage(profile: string): Promise<BudgetUsage> {
+  async getProfileUsage(profile: string): Promise<Usage> {
     const row = this.#statements.usage.get(profile);
-    return row ? { cost: row.cost, calls: row.calls, tokens: row.tokens } : { cost: 0, calls: 0, tokens: 0 };
+    return row ? { cost: row.cost, calls: row.calls, tokens: row.tokens } : { ...ZERO_USAGE };
   }
 
   // ---- MemoryStore
@@ -300,9 +238,9 @@ export class SqliteStore implements Store, MemoryStore {
     return result.changes;
   }
 
-  /** A {@link VectorBackend} persisted in this database as Float32 blobs. */
+  /** A {@link VectorBackend} persisted in this database as little-endian Float32 blobs. */
   vectors(dimension: number): VectorBackend {
-    return new SqliteVectorBackend(this.#db, dimension);
+    return new PersistedVectorBackend(dimension, new SqliteVectorRows(this.#db));
   }
 
   /** Finish queued appends and close the database. */
@@ -314,74 +252,36 @@ export class SqliteStore implements Store, MemoryStore {
   }
 }
 
-/**
- * Vectors kept in SQLite as little-endian Float32 blobs and searched in memory: a profile's
- * vectors are read once into a {@link FlatVectorIndex} (never re-embedded), and every write
- * goes to the database first, then to the index.
- */
-export class SqliteVectorBackend implements VectorBackend {
-  readonly dimension: number;
-  readonly #db: Database.Database;
-  readonly #loaded = new Map<string, FlatVectorIndex>();
+/** The `vectors` table as the rows a {@link PersistedVectorBackend} writes through: one transaction per call. */
+class SqliteVectorRows implements VectorRows {
+  readonly #statements;
+  readonly #put: (profile: string, rows: readonly VectorRow[]) => void;
+  readonly #delete: (profile: string, ids: readonly string[]) => void;
 
-  constructor(db: Database.Database, dimension: number) {
-    if (!Number.isInteger(dimension) || dimension < 1) throw new ValidationError(`dimension must be a positive integer, got ${dimension}`, { code: 'invalid_dimension' });
-    this.#db = db;
-    this.dimension = dimension;
+  constructor(db: Database.Database) {
+    const statements = {
+      load: db.prepare<[string], { id: string; vector: Buffer; metadata: string }>('SELECT id, vector, metadata FROM vectors WHERE profile = ?'),
+      put: db.prepare('INSERT OR REPLACE INTO vectors (profile, id, vector, metadata) VALUES (?, ?, ?, ?)'),
+      delete: db.prepare('DELETE FROM vectors WHERE profile = ? AND id = ?'),
+    };
+    this.#statements = statements;
+    this.#put = db.transaction((profile: string, rows: readonly VectorRow[]) => {
+      for (const row of rows) statements.put.run(profile, row.id, row.bytes instanceof Uint8Array ? Buffer.from(row.bytes.buffer, row.bytes.byteOffset, row.bytes.byteLength) : Buffer.from(row.bytes), JSON.stringify(row.metadata));
+    });
+    this.#delete = db.transaction((profile: string, ids: readonly string[]) => {
+      for (const id of ids) statements.delete.run(profile, id);
+    });
   }
 
-  async connect(): Promise<void> {}
-
-  #index(profile: string): FlatVectorIndex {
-    parseOrThrow(ProfileNameSchema, profile, 'profile', 'invalid_profile');
-    let index = this.#loaded.get(profile);
-    if (!index) {
-      const rows = this.#db.prepare('SELECT id, vector, metadata FROM vectors WHERE profile = ?').all(profile) as Array<{ id: string; vector: Buffer; metadata: string }>;
-      index = new FlatVectorIndex(this.dimension, rows.length);
-      index.upsert(
-        rows.map((row) => {
-          if (row.vector.byteLength !== this.dimension * 4) {
-            throw new SystemError(`stored vector ${profile}/${row.id} is corrupt (${row.vector.byteLength} bytes, expected ${this.dimension * 4})`, { code: 'corrupt_row' });
-          }
-          const vector = new Float32Array(this.dimension);
-          new Uint8Array(vector.buffer).set(row.vector);
-          return { id: row.id, vector, metadata: parseRow<Record<string, unknown>>(row.metadata, `vector ${row.id}`) };
-        }),
-      );
-      this.#loaded.set(profile, index);
-    }
-    return index;
+  load(profile: string): VectorRow[] {
+    return this.#statements.load.all(profile).map((row) => ({ id: row.id, bytes: row.vector, metadata: parseRow<Record<string, unknown>>(row.metadata, `vector ${row.id}`) }));
   }
 
-  async upsert(profile: string, records: readonly VectorRecord[]): Promise<void> {
-    const index = this.#index(profile);
-    for (const record of records) index.validate(record);
-    const put = this.#db.prepare('INSERT OR REPLACE INTO vectors (profile, id, vector, metadata) VALUES (?, ?, ?, ?)');
-    this.#db.transaction(() => {
-      for (const r of records) put.run(profile, r.id, Buffer.from(r.vector.buffer, r.vector.byteOffset, r.vector.byteLength), JSON.stringify(r.metadata ?? {}));
-    })();
-    index.upsert(records);
+  put(profile: string, rows: readonly VectorRow[]): void {
+    this.#put(profile, rows);
   }
 
-  async search(profile: string, query: Float32Array, options?: VectorSearchOptions): Promise<VectorHit[]> {
-    parseOrThrow(VectorSearchOptionsSchema, options ?? {}, 'search options');
-    return this.#index(profile).search(query, options);
-  }
-
-  async delete(profile: string, ids: readonly string[]): Promise<number> {
-    const index = this.#index(profile);
-    const remove = this.#db.prepare('DELETE FROM vectors WHERE profile = ? AND id = ?');
-    this.#db.transaction(() => {
-      for (const id of ids) remove.run(profile, id);
-    })();
-    return index.delete(ids);
-  }
-
-  async count(profile: string): Promise<number> {
-    return this.#index(profile).size;
-  }
-
-  async list(profile: string, options: { vectors?: boolean } = {}): Promise<VectorRecord[]> {
-    return this.#index(profile).records(options.vectors === true);
+  delete(profile: string, ids: readonly string[]): void {
+    this.#delete(profile, ids);
   }
 }

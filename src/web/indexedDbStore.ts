@@ -1,37 +1,40 @@
 import Dexie, { type Table } from 'dexie';
 import {
-  FlatVectorIndex,
+  ConflictError,
+  GroupCommit,
+  HeadCache,
+  PersistedVectorBackend,
   ResourceError,
   SystemError,
-  ValidationError,
-  checkBatch,
+  ZERO_USAGE,
+  addUsage,
   filterFacts,
   isWellFormed,
-  parseOrThrow,
-  ProfileNameSchema,
-  VectorSearchOptionsSchema,
+  selectApprovals,
+  selectRuns,
   type AppendBatch,
   type ApprovalFilter,
   type ApprovalRecord,
-  type BudgetUsage,
   type FactQuery,
   type FactRecord,
   type JournalEvent,
+  type JournalHead,
   type MemoryStore,
   type RunFilter,
   type RunSummary,
   type Store,
   type VectorBackend,
-  type VectorHit,
-  type VectorRecord,
-  type VectorSearchOptions,
+  type VectorRow,
+  type VectorRows,
 } from '../core/index.ts';
 
-interface UsageRow extends BudgetUsage {
+type Usage = NonNullable<AppendBatch['profileUsage']>['delta'];
+
+interface UsageRow extends Usage {
   profile: string;
 }
 
-interface VectorRow {
+interface StoredVector {
   profile: string;
   id: string;
   /** Little-endian Float32 bytes. */
@@ -46,7 +49,7 @@ export class CugarDatabase extends Dexie {
   approvals!: Table<ApprovalRecord, string>;
   usage!: Table<UsageRow, string>;
   facts!: Table<FactRecord, string>;
-  vectors!: Table<VectorRow, [string, string]>;
+  vectors!: Table<StoredVector, [string, string]>;
 
   constructor(name: string, options: { indexedDB?: IDBFactory; IDBKeyRange?: typeof IDBKeyRange } = {}) {
     // Strict durability: a commit is on disk before it resolves (Chromium otherwise relaxes it).
@@ -62,19 +65,25 @@ export class CugarDatabase extends Dexie {
   }
 }
 
-interface Pending {
-  batch: AppendBatch;
-  resolve: () => void;
-  reject: (error: unknown) => void;
+/**
+ * Whether a write failed on a uniqueness constraint: Dexie reports it as the error itself, as a
+ * transaction abort wrapping it, or as a bulk operation listing it among its failures.
+ */
+function isConstraintError(error: unknown): boolean {
+  const e = error as { name?: string; inner?: { name?: string }; failures?: ReadonlyArray<{ name?: string }> };
+  return e?.name === 'ConstraintError' || e?.inner?.name === 'ConstraintError' || (e?.name === 'BulkError' && (e.failures ?? []).some((f) => f?.name === 'ConstraintError'));
 }
 
-/** Map IndexedDB failures to typed errors: a full disk is a RESOURCE failure the caller can act on. */
+/** Map IndexedDB failures to typed errors: a full disk is a RESOURCE failure the caller can act on, a lost race a conflict. */
 export function storageError(error: unknown): Error {
   const names = [(error as { name?: string })?.name, (error as { inner?: { name?: string } })?.inner?.name];
   if (names.includes('QuotaExceededError')) {
     return new ResourceError('browser storage is full: nothing was written; free space or export and clear old runs', { code: 'quota_exceeded', cause: error, retryable: false });
   }
   if (names.includes('DatabaseClosedError')) return new SystemError('the database was closed (another tab upgraded it or the page is closing)', { code: 'store_closed', cause: error });
+  // Only journal events are added rather than put: a second event at a position means another
+  // tab or connection moved the run on first.
+  if (isConstraintError(error)) return new ConflictError('another connection appended to this run first', { code: 'head_mismatch', cause: error });
   return error instanceof Error ? error : new SystemError(String(error), { code: 'storage_failed' });
 }
 
@@ -87,25 +96,29 @@ export function storageError(error: unknown): Error {
  */
 export class IndexedDbStore implements Store, MemoryStore {
   readonly db: CugarDatabase;
-  #queue: Pending[] = [];
-  #scheduled = false;
+  readonly #commits: GroupCommit<AppendBatch>;
+  readonly #heads = new HeadCache();
   #closedByOtherTab = false;
-  /** Last committed head per run written or read by this connection. */
-  readonly #heads = new Map<string, { seq: number; hash: string }>();
-
-  readonly #groupCommit: boolean;
 
   /**
    * @param options.groupCommit coalesce the appends of one turn into one transaction (default true); false commits each append on its own.
    */
   constructor(name = 'cugar', options: { indexedDB?: IDBFactory; IDBKeyRange?: typeof IDBKeyRange; groupCommit?: boolean } = {}) {
     const { groupCommit = true, ...dexieOptions } = options;
-    this.#groupCommit = groupCommit;
     this.db = new CugarDatabase(name, dexieOptions);
     this.db.on('versionchange', () => {
       this.#closedByOtherTab = true;
       this.db.close();
       return false;
+    });
+    this.#commits = new GroupCommit<AppendBatch>({
+      commit: (batches) => this.#commit(batches),
+      failure: storageError,
+      // Another tab wrote one of these runs between our head check and our write (the primary
+      // key refused a second event at a position, aborting the transaction): one batch at a
+      // time, each head read from the database, only the stale batch fails.
+      retryAlone: isConstraintError,
+      coalesce: groupCommit,
     });
   }
 
@@ -120,115 +133,50 @@ export class IndexedDbStore implements Store, MemoryStore {
   }
 
   append(batch: AppendBatch): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      this.#queue.push({ batch, resolve, reject });
-      if (!this.#groupCommit) {
-        void this.#flush();
-        return;
-      }
-      if (!this.#scheduled) {
-        this.#scheduled = true;
-        // Let every append of this turn join the same transaction.
-        setTimeout(() => void this.#flush(), 0);
-      }
-    });
-  }
-
-  async #flush(): Promise<void> {
-    const items = this.#queue;
-    this.#queue = [];
-    this.#scheduled = false;
-    try {
-      const refused = await this.#commit(items);
-      this.#settle(items, refused);
-    } catch (error) {
-      // Another tab wrote one of these runs between our head check and our write (the
-      // primary key refused a second event at a position): retry one batch at a time,
-      // reading every head from the database, so only the stale batch fails.
-      if (items.length > 1 && (error as { name?: string; inner?: { name?: string } })?.inner?.name === 'ConstraintError') {
-        this.#heads.clear();
-        for (const item of items) {
-          try {
-            this.#settle([item], await this.#commit([item]));
-          } catch (single) {
-            item.reject(storageError(single));
-          }
-        }
-        return;
-      }
-      this.#heads.clear();
-      const typed = storageError(error);
-      for (const item of items) item.reject(typed);
-    }
-  }
-
-  #settle(items: readonly Pending[], refused: ReadonlyMap<Pending, unknown>): void {
-    for (const item of items) {
-      const error = refused.get(item);
-      if (error === undefined) item.resolve();
-      else item.reject(error);
-    }
+    return this.#commits.enqueue(batch);
   }
 
   /** Write the acceptable batches in one transaction; returns the refused ones with their errors. */
-  async #commit(items: readonly Pending[]): Promise<Map<Pending, unknown>> {
-    const refused = new Map<Pending, unknown>();
-    const heads = new Map<string, { seq: number; hash: string } | undefined>();
-    await this.db.transaction('rw', [this.db.events, this.db.runs, this.db.approvals, this.db.usage], async () => {
-      const events: JournalEvent[] = [];
-      const runs = new Map<string, RunSummary>();
-      const approvals: ApprovalRecord[] = [];
-      const usage = new Map<string, BudgetUsage>();
-      const readHead = async (runId: string) => {
-        const last = await this.db.events.where('[runId+seq]').between([runId, Dexie.minKey], [runId, Dexie.maxKey]).last();
-        return last ? { seq: last.seq, hash: last.hash } : undefined;
-      };
-      for (const item of items) {
-        const { batch } = item;
-        // Heads this connection wrote are cached; anything else is read from the database.
-        const fromCache = !heads.has(batch.runId) && this.#heads.has(batch.runId);
-        if (!heads.has(batch.runId)) heads.set(batch.runId, this.#heads.get(batch.runId) ?? (await readHead(batch.runId)));
-        try {
-          checkBatch(batch, heads.get(batch.runId));
-        } catch (error) {
-          // A cached head may be stale (another tab moved the run on): the database decides.
-          const fresh = fromCache ? await readHead(batch.runId) : undefined;
-          if (!fresh) {
-            refused.set(item, error);
-            continue;
-          }
-          heads.set(batch.runId, fresh);
+  async #commit(batches: readonly AppendBatch[]): Promise<Map<number, unknown>> {
+    const refused = new Map<number, unknown>();
+    const readHead = async (runId: string): Promise<JournalHead | undefined> => {
+      const last = await this.db.events.where('[runId+seq]').between([runId, Dexie.minKey], [runId, Dexie.maxKey]).last();
+      return last ? { seq: last.seq, hash: last.hash } : undefined;
+    };
+    try {
+      await this.db.transaction('rw', [this.db.events, this.db.runs, this.db.approvals, this.db.usage], async () => {
+        const events: JournalEvent[] = [];
+        const runs = new Map<string, RunSummary>();
+        const approvals: ApprovalRecord[] = [];
+        const usage = new Map<string, Usage>();
+        for (const [i, batch] of batches.entries()) {
           try {
-            checkBatch(batch, fresh);
-          } catch (again) {
-            refused.set(item, again);
+            await this.#heads.check(batch, readHead);
+          } catch (error) {
+            this.#heads.forget(batch.runId);
+            refused.set(i, error);
             continue;
           }
+          this.#heads.stage(batch);
+          events.push(...batch.events);
+          runs.set(batch.runId, batch.run);
+          approvals.push(...(batch.approvals ?? []));
+          if (batch.profileUsage) usage.set(batch.profileUsage.profile, addUsage(usage.get(batch.profileUsage.profile) ?? ZERO_USAGE, batch.profileUsage.delta));
         }
-        const last = batch.events.at(-1)!;
-        heads.set(batch.runId, { seq: last.seq, hash: last.hash });
-        events.push(...batch.events);
-        runs.set(batch.runId, batch.run);
-        approvals.push(...(batch.approvals ?? []));
-        if (batch.profileUsage) {
-          const { profile, delta } = batch.profileUsage;
-          const sum = usage.get(profile) ?? { cost: 0, calls: 0, tokens: 0 };
-          usage.set(profile, { cost: sum.cost + delta.cost, calls: sum.calls + delta.calls, tokens: sum.tokens + delta.tokens });
+        if (events.length === 0) return;
+        await this.db.events.bulkAdd(events);
+        await this.db.runs.bulkPut([...runs.values()]);
+        if (approvals.length) await this.db.approvals.bulkPut(approvals);
+        for (const [profile, delta] of usage) {
+          const used = await this.db.usage.get(profile);
+          await this.db.usage.put({ profile, ...addUsage(used ?? ZERO_USAGE, delta) });
         }
-      }
-      if (events.length === 0) return;
-      await this.db.events.bulkAdd(events);
-      await this.db.runs.bulkPut([...runs.values()]);
-      if (approvals.length) await this.db.approvals.bulkPut(approvals);
-      for (const [profile, delta] of usage) {
-        const used = (await this.db.usage.get(profile)) ?? { profile, cost: 0, calls: 0, tokens: 0 };
-        await this.db.usage.put({ profile, cost: used.cost + delta.cost, calls: used.calls + delta.calls, tokens: used.tokens + delta.tokens });
-      }
-    });
-    for (const [runId, head] of heads) {
-      if (head) this.#heads.set(runId, head);
+      });
+    } catch (error) {
+      this.#heads.clear();
+      throw error;
     }
-    for (const [item] of refused) this.#heads.delete(item.batch.runId);
+    this.#heads.commit();
     return refused;
   }
 
@@ -243,11 +191,8 @@ export class IndexedDbStore implements Store, MemoryStore {
   }
 
   async listRuns(filter: RunFilter = {}): Promise<RunSummary[]> {
-    const rows = await this.#read(() => (filter.status ? this.db.runs.where('status').equals(filter.status).toArray() : this.db.runs.toArray()));
-    const runs = rows
-      .filter((r) => (!filter.profile || r.profile === filter.profile) && (!filter.traceId || r.traceId === filter.traceId))
-      .sort((a, b) => b.createdAt - a.createdAt || (a.runId < b.runId ? -1 : 1));
-    return filter.limit ? runs.slice(0, filter.limit) : runs;
+    const status = filter.status;
+    return selectRuns(await this.#read(() => (status ? this.db.runs.where('status').equals(status).toArray() : this.db.runs.toArray())), filter);
   }
 
   getApproval(approvalId: string): Promise<ApprovalRecord | undefined> {
@@ -255,15 +200,13 @@ export class IndexedDbStore implements Store, MemoryStore {
   }
 
   async listApprovals(filter: ApprovalFilter = {}): Promise<ApprovalRecord[]> {
-    const rows = await this.#read(() => (filter.status ? this.db.approvals.where('status').equals(filter.status).toArray() : this.db.approvals.toArray()));
-    return rows
-      .filter((a) => (!filter.profile || a.profile === filter.profile) && (!filter.runId || a.runId === filter.runId))
-      .sort((a, b) => a.requestedAt - b.requestedAt || (a.approvalId < b.approvalId ? -1 : 1));
+    const status = filter.status;
+    return selectApprovals(await this.#read(() => (status ? this.db.approvals.where('status').equals(status).toArray() : this.db.approvals.toArray())), filter);
   }
 
-  async getProfileUsage(profile: string): Promise<BudgetUsage> {
+  async getProfileUsage(profile: string): Promise<Usage> {
     const row = await this.#read(() => this.db.usage.get(profile));
-    return row ? { cost: row.cost, calls: row.calls, tokens: row.tokens } : { cost: 0, calls: 0, tokens: 0 };
+    return row ? { cost: row.cost, calls: row.calls, tokens: row.tokens } : { ...ZERO_USAGE };
   }
 
   // ---- MemoryStore
@@ -288,9 +231,9 @@ export class IndexedDbStore implements Store, MemoryStore {
     return this.#write(() => (namespace ? this.db.facts.where('[profile+namespace]').equals([profile, namespace]).delete() : this.db.facts.where('profile').equals(profile).delete()));
   }
 
-  /** A {@link VectorBackend} persisted in this database. */
+  /** A {@link VectorBackend} persisted in this database as Float32 bytes. */
   vectors(dimension: number): VectorBackend {
-    return new IndexedDbVectorBackend(this, dimension);
+    return new PersistedVectorBackend(dimension, new IndexedDbVectorRows(this));
   }
 
   async close(): Promise<void> {
@@ -314,86 +257,39 @@ export class IndexedDbStore implements Store, MemoryStore {
   }
 }
 
-/** Bytes of a Float32Array as a fresh ArrayBuffer. */
-function toBuffer(vector: Float32Array): ArrayBuffer {
-  return vector.slice().buffer as ArrayBuffer;
-}
-
-/**
- * Vectors kept in IndexedDB as Float32 bytes and searched in memory: a profile's vectors are
- * loaded once into a {@link FlatVectorIndex} (no re-embedding), and every write goes to disk
- * first, then to the index.
- */
-export class IndexedDbVectorBackend implements VectorBackend {
-  readonly dimension: number;
+/** The `vectors` table as the rows a {@link PersistedVectorBackend} writes through. */
+class IndexedDbVectorRows implements VectorRows {
   readonly #store: IndexedDbStore;
-  readonly #loaded = new Map<string, Promise<FlatVectorIndex>>();
 
-  constructor(store: IndexedDbStore, dimension: number) {
-    if (!Number.isInteger(dimension) || dimension < 1) throw new ValidationError(`dimension must be a positive integer, got ${dimension}`, { code: 'invalid_dimension' });
+  constructor(store: IndexedDbStore) {
     this.#store = store;
-    this.dimension = dimension;
   }
 
   async connect(): Promise<void> {
     await this.#store.open();
   }
 
-  #index(profile: string): Promise<FlatVectorIndex> {
-    parseOrThrow(ProfileNameSchema, profile, 'profile', 'invalid_profile');
-    let index = this.#loaded.get(profile);
-    if (!index) {
-      index = (async () => {
-        const rows = await this.#store.db.vectors.where('profile').equals(profile).toArray();
-        const flat = new FlatVectorIndex(this.dimension, rows.length);
-        flat.upsert(
-          rows.map((row) => {
-            if (!(row.vector instanceof ArrayBuffer) || row.vector.byteLength !== this.dimension * 4) {
-              throw new SystemError(`stored vector ${profile}/${row.id} is corrupt (${(row.vector as ArrayBuffer | undefined)?.byteLength ?? 0} bytes, expected ${this.dimension * 4})`, { code: 'corrupt_row' });
-            }
-            return { id: row.id, vector: new Float32Array(row.vector), metadata: row.metadata };
-          }),
-        );
-        return flat;
-      })();
-      this.#loaded.set(profile, index);
-      index.catch(() => this.#loaded.delete(profile));
-    }
-    return index;
+  async load(profile: string): Promise<VectorRow[]> {
+    const rows = await this.#guard(() => this.#store.db.vectors.where('profile').equals(profile).toArray());
+    return rows.map((row) => ({ id: row.id, bytes: row.vector, metadata: row.metadata }));
   }
 
-  async upsert(profile: string, records: readonly VectorRecord[]): Promise<void> {
-    const index = await this.#index(profile);
-    for (const record of records) index.validate(record);
+  put(profile: string, rows: readonly VectorRow[]): Promise<void> {
+    return this.#guard(async () => {
+      await this.#store.db.vectors.bulkPut(rows.map((row) => ({ profile, id: row.id, vector: row.bytes instanceof ArrayBuffer ? row.bytes : (row.bytes.slice().buffer as ArrayBuffer), metadata: row.metadata })));
+    });
+  }
+
+  delete(profile: string, ids: readonly string[]): Promise<void> {
+    return this.#guard(() => this.#store.db.vectors.bulkDelete(ids.map((id) => [profile, id] as [string, string])));
+  }
+
+  async #guard<T>(fn: () => Promise<T>): Promise<T> {
     try {
-      await this.#store.db.vectors.bulkPut(records.map((r) => ({ profile, id: r.id, vector: toBuffer(r.vector), metadata: { ...(r.metadata ?? {}) } })));
+      return await fn();
     } catch (error) {
       throw storageError(error);
     }
-    index.upsert(records);
-  }
-
-  async search(profile: string, query: Float32Array, options?: VectorSearchOptions): Promise<VectorHit[]> {
-    parseOrThrow(VectorSearchOptionsSchema, options ?? {}, 'search options');
-    return (await this.#index(profile)).search(query, options);
-  }
-
-  async delete(profile: string, ids: readonly string[]): Promise<number> {
-    const index = await this.#index(profile);
-    try {
-      await this.#store.db.vectors.bulkDelete(ids.map((id) => [profile, id] as [string, string]));
-    } catch (error) {
-      throw storageError(error);
-    }
-    return index.delete(ids);
-  }
-
-  async count(profile: string): Promise<number> {
-    return (await this.#index(profile)).size;
-  }
-
-  async list(profile: string, options: { vectors?: boolean } = {}): Promise<VectorRecord[]> {
-    return (await this.#index(profile)).records(options.vectors === true);
   }
 }
 

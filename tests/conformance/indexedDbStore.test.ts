@@ -10,13 +10,19 @@ const idb = fake ? { indexedDB: fake.indexedDB, IDBKeyRange: fake.IDBKeyRange } 
 
 let n = 0;
 const name = () => `cugar-test-${Date.now()}-${n++}`;
-const reopen = async (store: IndexedDbStore) => {
+const reopen = async (store: IndexedDbStore, groupCommit = true) => {
   const dbName = store.db.name;
   await store.close();
-  return new IndexedDbStore(dbName, idb).open();
+  return new IndexedDbStore(dbName, { ...idb, groupCommit }).open();
 };
 
-describeStoreConformance('IndexedDB', { open: () => new IndexedDbStore(name(), idb).open(), reopen: (store) => reopen(store as IndexedDbStore) });
+for (const groupCommit of [true, false]) {
+  describeStoreConformance(`IndexedDB (${groupCommit ? 'group commit' : 'one transaction per append'})`, {
+    open: () => new IndexedDbStore(name(), { ...idb, groupCommit }).open(),
+    reopen: (store) => reopen(store as IndexedDbStore, groupCommit),
+    connect: (store) => new IndexedDbStore((store as IndexedDbStore).db.name, { ...idb, groupCommit }).open(),
+  });
+}
 describeMemoryConformance('IndexedDB', { open: () => new IndexedDbStore(name(), idb).open(), reopen: (store) => reopen(store as IndexedDbStore) });
 
 function first(runId: string) {

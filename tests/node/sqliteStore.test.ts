@@ -19,6 +19,7 @@ for (const groupCommit of [true, false]) {
       await store.close?.();
       return new SqliteStore(path, { groupCommit });
     },
+    connect: async (store) => new SqliteStore((store as SqliteStore).path, { groupCommit }),
   });
 }
 

@@ -14,11 +14,10 @@ import {
   sealEvent,
   verifyJournal,
   type AppendBatch,
+  type HostStore,
   type JournalEvent,
-  type MemoryStore,
   type RunSummary,
   type Store,
-  type VectorBackend,
 } from '../../src/core/index.ts';
 
 /** How the suite gets stores: a fresh one, and the same data opened again (a restart). */
@@ -26,6 +25,8 @@ export interface StoreFactory {
   open(): Promise<Store>;
   /** Close `store` and open the same data again; defaults to reusing `store`. */
   reopen?(store: Store): Promise<Store>;
+  /** A second connection to `store`'s data, open at the same time (another process, tab or Worker); absent where there is no such thing. */
+  connect?(store: Store): Promise<Store>;
 }
 
 function summary(events: readonly JournalEvent[], patch: Partial<RunSummary> = {}): RunSummary {
@@ -126,6 +127,27 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
       await store.close?.();
     });
 
+    it.skipIf(!factory.connect)('lets two connections take turns on one run, each refusing what the other made stale', async () => {
+      const a = await factory.open();
+      const b = await factory.connect!(a);
+      const first = chain('shared', 2);
+      await a.append(batch(first, null, { profileUsage: { profile: 'demo', delta: { cost: 1, calls: 1, tokens: 1 } } }));
+      // b never saw the run: it reads the head instead of trusting that the run is new.
+      await expect(b.append(batch(chain('shared', 1), null))).rejects.toMatchObject({ code: 'head_mismatch' });
+      const fromB = chain('shared', 2, first.at(-1));
+      await b.append(batch(fromB, first.at(-1)!, { profileUsage: { profile: 'demo', delta: { cost: 2, calls: 1, tokens: 1 } } }));
+      // a's remembered head is stale now: the head on disk decides, both ways.
+      await expect(a.append(batch(chain('shared', 1, first.at(-1)), first.at(-1)!))).rejects.toMatchObject({ code: 'head_mismatch' });
+      const fromA = chain('shared', 1, fromB.at(-1));
+      await a.append(batch(fromA, fromB.at(-1)!));
+      expect(await b.readJournal('shared')).toEqual([...first, ...fromB, ...fromA]);
+      expect(verifyJournal(await a.readJournal('shared')).ok).toBe(true);
+      expect(await b.getRun('shared')).toMatchObject({ head: { seq: 4, hash: fromA.at(-1)!.hash } });
+      expect(await a.getProfileUsage('demo')).toEqual({ cost: 3, calls: 2, tokens: 2 });
+      await b.close?.();
+      await a.close?.();
+    });
+
     it('carries a paused orchestrated run across a restart, then verifies and replays it', async () => {
       const registry = new ToolRegistry();
       registerBuiltinTools(registry);
@@ -148,10 +170,10 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
   });
 }
 
-/** A store that also keeps facts and vectors (IndexedDB, SQLite). */
-export type FullStore = Store & MemoryStore & { vectors(dimension: number): VectorBackend };
+/** A store that also keeps facts and vectors: every host's {@link HostStore}. */
+export type FullStore = HostStore;
 
-/** Facts, persisted vectors and RAG over a {@link FullStore}, across a reopen. */
+/** Facts, persisted vectors and RAG over a {@link HostStore}, across a reopen. */
 export function describeMemoryConformance(name: string, factory: { open(): Promise<FullStore>; reopen(store: FullStore): Promise<FullStore> }): void {
   describe(`Memory conformance: ${name}`, () => {
     it('keeps facts per profile and namespace', async () => {

@@ -1,0 +1,428 @@
+import { DurableObject, type DurableObjectStorage } from 'cloudflare:workers';
+import {
+  ConflictError,
+  PersistedVectorBackend,
+  ValidationError,
+  ZERO_USAGE,
+  addUsage,
+  checkBatch,
+  filterFacts,
+  selectApprovals,
+  selectRuns,
+  type AppendBatch,
+  type ApprovalFilter,
+  type ApprovalRecord,
+  type FactQuery,
+  type FactRecord,
+  type HostStore,
+  type JournalEvent,
+  type JournalHead,
+  type RunFilter,
+  type RunSummary,
+  type VectorBackend,
+  type VectorHit,
+  type VectorRecord,
+  type VectorRow,
+  type VectorRows,
+  type VectorSearchOptions,
+} from '../core/index.ts';
+import { capture, reviveError, unwrap, type Outcome } from './errorRecord.ts';
+
+type Usage = NonNullable<AppendBatch['profileUsage']>['delta'];
+
+/** A Durable Object namespace, as far as this store uses it. */
+export interface Namespace<T> {
+  idFromName(name: string): unknown;
+  get(id: unknown): T;
+}
+
+/** The bindings the Durable Object store needs (see wrangler.jsonc). */
+export interface DurableObjectBindings {
+  RUNS: Namespace<RunObject>;
+  DIRECTORY: Namespace<DirectoryObject>;
+  PROFILES: Namespace<ProfileObject>;
+}
+
+const pad = (seq: number) => String(seq).padStart(12, '0');
+/** A storage `put` takes at most 128 keys; larger writes are split inside one transaction. */
+const PUT_CHUNK = 100;
+
+/**
+ * How long a staged directory entry may wait for its run's write before a reader fences it
+ * off: longer than any append can take, so fencing only ever stops a writer that crashed.
+ */
+export const STAGE_GRACE_MS = 60_000;
+
+/** The directory's part of one append, staged before the run's events are written. */
+export interface StagedEntry {
+  /** This write attempt's own id: a fence stops the attempt, never a later writer of the same events. */
+  attempt: string;
+  /** The run object's name: the directory asks it whether the batch landed. */
+  object: string;
+  runId: string;
+  /** Sequence number and hash of the batch's last event. */
+  seq: number;
+  hash: string;
+  run: RunSummary;
+  approvals: ApprovalRecord[];
+  usage?: { profile: string; delta: Usage };
+  stagedAt: number;
+}
+
+/** What a run object says about a staged batch: written, lost to another writer, fenced off for good, or not (yet) written. */
+type Landing = 'committed' | 'superseded' | 'fenced' | 'absent';
+
+/**
+ * One run: its journal lives in this object's storage, keyed by sequence number, and it is
+ * the source of truth for everything listed about the run. A Durable Object handles one call
+ * at a time and its storage operations are atomic within it, so checking the head and writing
+ * the batch can never interleave with another writer.
+ */
+export class RunObject extends DurableObject<DurableObjectBindings> {
+  /** Append `batch` atomically, unless `attempt` was fenced off by {@link settle}. */
+  append(batch: AppendBatch, attempt: string): Promise<Outcome<void>> {
+    return capture(async () => {
+      if (await this.ctx.storage.get<true>(`fence:${attempt}`)) {
+        throw new ConflictError(`run ${batch.runId}: this write was given up on after its writer went silent`, { code: 'head_mismatch', details: { runId: batch.runId } });
+      }
+      checkBatch(batch, await this.ctx.storage.get<JournalHead>('head'));
+      const last = batch.events.at(-1)!;
+      const head = { seq: last.seq, hash: last.hash };
+      await this.ctx.storage.transaction(async (txn) => {
+        for (let i = 0; i < batch.events.length; i += PUT_CHUNK) {
+          const entries: Record<string, JournalEvent> = {};
+          for (const event of batch.events.slice(i, i + PUT_CHUNK)) entries[`e:${pad(event.seq)}`] = event;
+          await txn.put(entries);
+        }
+        await txn.put('head', head);
+      });
+    });
+  }
+
+  async readJournal(fromSeq: number): Promise<JournalEvent[]> {
+    return [...(await this.ctx.storage.list<JournalEvent>({ prefix: 'e:', start: `e:${pad(fromSeq)}` })).values()];
+  }
+
+  /**
+   * Where each staged write stands. One that has not landed and whose `fence` is set is fenced
+   * off here and now: since this object takes one call at a time, that attempt can never land
+   * afterwards (a new attempt with the same events still can).
+   */
+  async settle(writes: ReadonlyArray<{ attempt: string; seq: number; hash: string; fence: boolean }>): Promise<Landing[]> {
+    const landings: Landing[] = [];
+    for (const { attempt, seq, hash, fence } of writes) {
+      const event = await this.ctx.storage.get<JournalEvent>(`e:${pad(seq)}`);
+      if (event) landings.push(event.hash === hash ? 'committed' : 'superseded');
+      else if (fence) {
+        await this.ctx.storage.put(`fence:${attempt}`, true);
+        landings.push('fenced');
+      } else landings.push('absent');
+    }
+    return landings;
+  }
+}
+
+/**
+ * The listing side: run summaries, approvals and profile spending, derived from the run
+ * objects — the one place "runs by status" and "pending approvals" are a single read.
+ *
+ * Durable Objects have no transaction across two objects, so an append cannot write a run's
+ * events and the directory together. Instead the directory's part is *staged* here first
+ * (invisible), then the run object writes the events in one transaction, then the entry is
+ * *confirmed* (promoted into the listings and spending, once). A crash anywhere leaves at most a
+ * staged entry, and every read first settles staged entries against their run objects — the
+ * source of truth: promoted if the batch landed, dropped if another writer's did, fenced off
+ * and dropped if it never landed within {@link STAGE_GRACE_MS}. So a reader never sees a
+ * listing behind or ahead of the journals, and spending is never counted twice.
+ */
+export class DirectoryObject extends DurableObject<DurableObjectBindings> {
+  async stage(entry: StagedEntry): Promise<void> {
+    await this.ctx.storage.put(stagedKey(entry.runId, entry.seq, entry.attempt), entry);
+  }
+
+  /** The writer saw its batch land: promote the entry now rather than on the next read. */
+  async confirm(runId: string, seq: number, attempt: string): Promise<void> {
+    await this.#apply([{ key: stagedKey(runId, seq, attempt), landing: 'committed' }]);
+  }
+
+  /** The run object refused the batch: its staged entry goes. */
+  async discard(runId: string, seq: number, attempt: string): Promise<void> {
+    await this.ctx.storage.delete([stagedKey(runId, seq, attempt)]);
+  }
+
+  async getRun(runId: string): Promise<RunSummary | undefined> {
+    await this.#settle(stagedPrefix(runId));
+    return this.ctx.storage.get<RunSummary>(`run:${runId}`);
+  }
+
+  async listRuns(filter: RunFilter): Promise<Outcome<RunSummary[]>> {
+    return capture(async () => {
+      await this.#settle('staged:');
+      return selectRuns((await this.ctx.storage.list<RunSummary>({ prefix: 'run:' })).values(), filter);
+    });
+  }
+
+  async getApproval(approvalId: string): Promise<ApprovalRecord | undefined> {
+    await this.#settle('staged:');
+    return this.ctx.storage.get<ApprovalRecord>(`approval:${approvalId}`);
+  }
+
+  async listApprovals(filter: ApprovalFilter): Promise<ApprovalRecord[]> {
+    await this.#settle('staged:');
+    return selectApprovals((await this.ctx.storage.list<ApprovalRecord>({ prefix: 'approval:' })).values(), filter);
+  }
+
+  async getProfileUsage(profile: string): Promise<Usage> {
+    await this.#settle('staged:');
+    return (await this.ctx.storage.get<Usage>(`usage:${profile}`)) ?? { ...ZERO_USAGE };
+  }
+
+  /** Ask the run objects about every staged entry under `prefix`, then apply what they said. */
+  async #settle(prefix: string): Promise<void> {
+    const staged = await this.ctx.storage.list<StagedEntry>({ prefix });
+    if (staged.size === 0) return;
+    const byObject = new Map<string, Array<[string, StagedEntry]>>();
+    for (const [key, entry] of staged) byObject.set(entry.object, [...(byObject.get(entry.object) ?? []), [key, entry]]);
+    const now = Date.now();
+    const verdicts: Array<{ key: string; landing: Landing }> = [];
+    for (const [object, entries] of byObject) {
+      const run = this.env.RUNS.get(this.env.RUNS.idFromName(object));
+      const landings = await run.settle(entries.map(([, e]) => ({ attempt: e.attempt, seq: e.seq, hash: e.hash, fence: now - e.stagedAt > STAGE_GRACE_MS })));
+      entries.forEach(([key], i) => verdicts.push({ key, landing: landings[i]! }));
+    }
+    await this.#apply(verdicts);
+  }
+
+  /**
+   * Apply verdicts in one storage transaction. The entries are read again inside it: a confirm
+   * or another reader may have applied some while the run objects were being asked.
+   */
+  async #apply(verdicts: ReadonlyArray<{ key: string; landing: Landing }>): Promise<void> {
+    // Keys sort by run, then sequence number: a run's entries are applied in order.
+    const ordered = [...verdicts].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    await this.ctx.storage.transaction(async (txn) => {
+      for (const { key, landing } of ordered) {
+        if (landing === 'absent') continue;
+        const entry = await txn.get<StagedEntry>(key);
+        if (!entry) continue;
+        await txn.delete([key]);
+        if (landing !== 'committed') continue;
+        const applied = (await txn.get<number>(`applied:${entry.runId}`)) ?? -1;
+        // A run's journal is one chain: each position lands once, so an entry at or below
+        // what was applied is a replay of one already counted.
+        if (entry.seq <= applied) continue;
+        const writes: Record<string, unknown> = { [`applied:${entry.runId}`]: entry.seq, [`run:${entry.runId}`]: entry.run };
+        for (const approval of entry.approvals) writes[`approval:${approval.approvalId}`] = approval;
+        if (entry.usage) writes[`usage:${entry.usage.profile}`] = addUsage((await txn.get<Usage>(`usage:${entry.usage.profile}`)) ?? ZERO_USAGE, entry.usage.delta);
+        await txn.put(writes);
+      }
+    });
+  }
+}
+
+/** Where one run's staged entries start; the run id is encoded so no run's prefix is another's. */
+function stagedPrefix(runId: string): string {
+  return `staged:${encodeURIComponent(runId)}|`;
+}
+
+/** Staged entries of one run sort together, in sequence order; the attempt tells two writers' entries apart. */
+function stagedKey(runId: string, seq: number, attempt: string): string {
+  return `${stagedPrefix(runId)}${pad(seq)}:${attempt}`;
+}
+
+/** A profile's vectors in its object's storage, one key per vector (`vec:<id>`, Float32 bytes). */
+class ObjectVectorRows implements VectorRows {
+  readonly #storage: DurableObjectStorage;
+
+  constructor(storage: DurableObjectStorage) {
+    this.#storage = storage;
+  }
+
+  async load(): Promise<VectorRow[]> {
+    const rows = await this.#storage.list<{ id: string; vector: ArrayBuffer; metadata: Record<string, unknown> }>({ prefix: 'vec:' });
+    return [...rows.values()].map((row) => ({ id: row.id, bytes: row.vector, metadata: row.metadata }));
+  }
+
+  async put(_profile: string, rows: readonly VectorRow[]): Promise<void> {
+    await this.#storage.transaction(async (txn) => {
+      for (let i = 0; i < rows.length; i += PUT_CHUNK) {
+        const entries: Record<string, unknown> = {};
+        for (const row of rows.slice(i, i + PUT_CHUNK)) entries[`vec:${row.id}`] = { id: row.id, vector: row.bytes, metadata: row.metadata };
+        await txn.put(entries);
+      }
+    });
+  }
+
+  async delete(_profile: string, ids: readonly string[]): Promise<void> {
+    await this.#storage.transaction(async (txn) => {
+      for (let i = 0; i < ids.length; i += PUT_CHUNK) await txn.delete(ids.slice(i, i + PUT_CHUNK).map((id) => `vec:${id}`));
+    });
+  }
+}
+
+/**
+ * One profile's memory: facts and vectors in this object's storage, the vectors searched from
+ * an in-memory index that stays warm between requests. A profile per object keeps profiles
+ * apart by construction.
+ */
+export class ProfileObject extends DurableObject<DurableObjectBindings> {
+  readonly #vectors = new Map<number, PersistedVectorBackend>();
+
+  async putFacts(facts: readonly FactRecord[]): Promise<void> {
+    const entries: Record<string, FactRecord> = {};
+    for (const fact of facts) entries[`fact:${fact.id}`] = fact;
+    await this.ctx.storage.put(entries);
+  }
+
+  async queryFacts(query?: FactQuery): Promise<FactRecord[]> {
+    return filterFacts([...(await this.ctx.storage.list<FactRecord>({ prefix: 'fact:' })).values()], query);
+  }
+
+  async namespaces(): Promise<string[]> {
+    return [...new Set((await this.queryFacts()).map((f) => f.namespace))].sort();
+  }
+
+  async deleteFacts(namespace?: string): Promise<number> {
+    const keys = (await this.queryFacts(namespace ? { namespace } : {})).map((f) => `fact:${f.id}`);
+    return keys.length ? this.ctx.storage.delete(keys) : 0;
+  }
+
+  #backend(dimension: number): PersistedVectorBackend {
+    let backend = this.#vectors.get(dimension);
+    if (!backend) {
+      backend = new PersistedVectorBackend(dimension, new ObjectVectorRows(this.ctx.storage));
+      this.#vectors.set(dimension, backend);
+    }
+    return backend;
+  }
+
+  vectorUpsert(dimension: number, profile: string, records: VectorRecord[]): Promise<Outcome<void>> {
+    return capture(() => this.#backend(dimension).upsert(profile, records));
+  }
+
+  vectorSearch(dimension: number, profile: string, query: Float32Array, options?: VectorSearchOptions): Promise<Outcome<VectorHit[]>> {
+    return capture(() => this.#backend(dimension).search(profile, query, options));
+  }
+
+  vectorDelete(dimension: number, profile: string, ids: string[]): Promise<Outcome<number>> {
+    return capture(() => this.#backend(dimension).delete(profile, ids));
+  }
+
+  vectorCount(dimension: number, profile: string): Promise<Outcome<number>> {
+    return capture(() => this.#backend(dimension).count(profile));
+  }
+
+  vectorList(dimension: number, profile: string, withVectors: boolean): Promise<Outcome<VectorRecord[]>> {
+    return capture(() => this.#backend(dimension).list(profile, { vectors: withVectors }));
+  }
+}
+
+/** Options of {@link DurableObjectStore}. */
+export interface DurableObjectStoreOptions {
+  /**
+   * Keeps this store's objects apart from another's in the same namespaces (tests, tenants):
+   * every object name is prefixed with it. Default none, so names are the run ids, `directory`
+   * and the profile names.
+   */
+  name?: string;
+}
+
+/**
+ * The {@link HostStore} of the Worker: each call goes to the Durable Object that owns the data —
+ * a {@link RunObject} per run, one {@link DirectoryObject}, a {@link ProfileObject} per profile.
+ * An append is one atomic write in the run object, bracketed by the directory's stage and
+ * confirm (see {@link DirectoryObject} for why no crash can make the two disagree for a reader).
+ */
+export class DurableObjectStore implements HostStore {
+  readonly #env: DurableObjectBindings;
+  readonly #prefix: string;
+
+  constructor(env: DurableObjectBindings, options: DurableObjectStoreOptions = {}) {
+    this.#env = env;
+    this.#prefix = options.name ? `${options.name}/` : '';
+  }
+
+  #run(runId: string): RunObject {
+    return this.#env.RUNS.get(this.#env.RUNS.idFromName(this.#prefix + runId));
+  }
+  #directory(): DirectoryObject {
+    return this.#env.DIRECTORY.get(this.#env.DIRECTORY.idFromName(`${this.#prefix}directory`));
+  }
+  #profile(profile: string): ProfileObject {
+    return this.#env.PROFILES.get(this.#env.PROFILES.idFromName(this.#prefix + profile));
+  }
+
+  async append(batch: AppendBatch): Promise<void> {
+    const last = batch.events.at(-1);
+    // Refuse what the run object would refuse before staging anything for it.
+    if (!last) checkBatch(batch, undefined);
+    const directory = this.#directory();
+    const { seq, hash } = last!;
+    const attempt = crypto.randomUUID();
+    await directory.stage({
+      attempt,
+      object: this.#prefix + batch.runId,
+      runId: batch.runId,
+      seq,
+      hash,
+      run: batch.run,
+      approvals: [...(batch.approvals ?? [])],
+      ...(batch.profileUsage ? { usage: batch.profileUsage } : {}),
+      stagedAt: Date.now(),
+    });
+    const written = await this.#run(batch.runId).append(batch, attempt);
+    if (!written.ok) {
+      await directory.discard(batch.runId, seq, attempt);
+      throw reviveError(written.error);
+    }
+    // The events are durable: the append has happened, whatever happens next. Should the
+    // confirmation be lost, the next read of the directory settles the entry the same way.
+    await directory.confirm(batch.runId, seq, attempt).catch(() => undefined);
+  }
+  readJournal(runId: string, fromSeq = 0): Promise<JournalEvent[]> {
+    return this.#run(runId).readJournal(fromSeq);
+  }
+  getRun(runId: string): Promise<RunSummary | undefined> {
+    return this.#directory().getRun(runId);
+  }
+  listRuns(filter: RunFilter = {}): Promise<RunSummary[]> {
+    return unwrap(this.#directory().listRuns(filter));
+  }
+  getApproval(approvalId: string): Promise<ApprovalRecord | undefined> {
+    return this.#directory().getApproval(approvalId);
+  }
+  listApprovals(filter: ApprovalFilter = {}): Promise<ApprovalRecord[]> {
+    return this.#directory().listApprovals(filter);
+  }
+  getProfileUsage(profile: string): Promise<Usage> {
+    return this.#directory().getProfileUsage(profile);
+  }
+  async putFacts(facts: readonly FactRecord[]): Promise<void> {
+    const byProfile = new Map<string, FactRecord[]>();
+    for (const fact of facts) byProfile.set(fact.profile, [...(byProfile.get(fact.profile) ?? []), fact]);
+    for (const [profile, list] of byProfile) await this.#profile(profile).putFacts(list);
+  }
+  queryFacts(profile: string, query?: FactQuery): Promise<FactRecord[]> {
+    return this.#profile(profile).queryFacts(query);
+  }
+  namespaces(profile: string): Promise<string[]> {
+    return this.#profile(profile).namespaces();
+  }
+  deleteFacts(profile: string, namespace?: string): Promise<number> {
+    return this.#profile(profile).deleteFacts(namespace);
+  }
+  /** The vectors of one dimension; each profile's index lives, warm, in its {@link ProfileObject}. */
+  vectors(dimension: number): VectorBackend {
+    if (!Number.isInteger(dimension) || dimension < 1) throw new ValidationError(`dimension must be a positive integer, got ${dimension}`, { code: 'invalid_dimension' });
+    const profileOf = (profile: string) => this.#profile(profile);
+    return {
+      dimension,
+      connect: async () => undefined,
+      upsert: (profile, records) => unwrap(profileOf(profile).vectorUpsert(dimension, profile, [...records])),
+      search: (profile, query, options) => unwrap(profileOf(profile).vectorSearch(dimension, profile, query, options)),
+      delete: (profile, ids) => unwrap(profileOf(profile).vectorDelete(dimension, profile, [...ids])),
+      count: (profile) => unwrap(profileOf(profile).vectorCount(dimension, profile)),
+      list: (profile, options) => unwrap(profileOf(profile).vectorList(dimension, profile, options?.vectors === true)),
+    };
+  }
+}
