@@ -1,6 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { CugarError, parseConfig, type Config, type IngestDocument, type IngestProgress, type JournalEvent, type Plan, type RagHit, type RunOutcome, type ToolInfo } from '../core/index.ts';
+import type { ClientResponse } from 'hono/client';
+import { CugarError, parseConfig, parseJournal, type Config, type IngestDocument, type IngestProgress, type IngestReport, type JournalEvent } from '../core/index.ts';
+import { ApiError, createClient, errorOf, followRun, readEvents, unwrap, type Plan, type RagHit, type RunAccepted, type RunOutcome, type ToolInfo } from '../api/client.ts';
 import { createRuntime, type Runtime } from '../api/runtime.ts';
 import { SqliteStore } from '../edge/sqliteStore.ts';
 
@@ -10,7 +12,7 @@ export interface Backend {
   plan(goal: string, profile: string): Promise<Plan>;
   run(goal: string, profile: string): Promise<RunOutcome>;
   decide(approvalId: string, decision: 'approve' | 'reject', reason: string): Promise<RunOutcome>;
-  ingest(profile: string, documents: IngestDocument[], onProgress: (p: IngestProgress) => void): Promise<{ documents: number; chunks: number }>;
+  ingest(profile: string, documents: IngestDocument[], onProgress: (p: IngestProgress) => void): Promise<IngestReport>;
   query(profile: string, query: string, k: number): Promise<RagHit[]>;
   journal(runId: string): Promise<JournalEvent[]>;
   runs(): Promise<Array<{ runId: string; status: string; goal: string; profile: string }>>;
@@ -41,47 +43,48 @@ export async function localBackend(dataDir: string, config: Config = parseConfig
   };
 }
 
-/** Work against a CUGAr server over HTTP. */
+/** An API failure as the CLI reports it: the server's code, and a failure mode that picks the exit code. */
+function cliError(error: unknown): unknown {
+  if (!(error instanceof ApiError)) return error;
+  return new CugarError(error.message, { code: error.code, failureMode: error.status === 403 ? 'POLICY' : error.status >= 500 ? 'SYSTEM' : 'USER' });
+}
+
+/** Work against a CUGAr server over HTTP, through the typed client. */
 export function remoteBackend(api: string, token: string): Backend {
-  const base = api.replace(/\/$/, '');
-  const call = async <T>(method: string, path: string, body?: unknown, accept?: string): Promise<Response & { json(): Promise<T> }> => {
-    const response = await fetch(`${base}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...(accept ? { accept } : {}) },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    if (!response.ok) {
-      const payload = (await response.json().catch(() => ({}))) as { error?: { code?: string; message?: string } };
-      const status = response.status;
-      throw new CugarError(payload.error?.message ?? `HTTP ${status}`, { code: payload.error?.code ?? `http_${status}`, failureMode: status === 403 ? 'POLICY' : status >= 500 ? 'SYSTEM' : 'USER' });
-    }
-    return response as Response & { json(): Promise<T> };
-  };
+  const client = createClient({ baseUrl: api, token });
+  const call = <R extends ClientResponse<unknown, number, string>>(request: Promise<R>) => unwrap(request).catch((error: unknown) => Promise.reject(cliError(error)));
+  const settled = async (answer: RunOutcome | RunAccepted): Promise<RunOutcome> => ('links' in answer ? followRun(client, answer.runId).catch((error: unknown) => Promise.reject(cliError(error))) : answer);
   return {
-    tools: async (profile) => (await (await call<{ tools: ToolInfo[] }>('GET', `/v1/profiles/${encodeURIComponent(profile)}/tools`)).json()).tools,
-    plan: async (goal, profile) => (await call<Plan>('POST', '/v1/plan', { goal, profile })).json(),
-    run: async (goal, profile) => (await call<RunOutcome>('POST', `/v1/runs?wait=25`, { goal, profile })).json(),
-    decide: async (approvalId, decision, reason) => (await call<RunOutcome>('POST', `/v1/approvals/${encodeURIComponent(approvalId)}`, { decision, reason })).json(),
+    tools: async (profile) => (await call(client.v1.profiles[':profile'].tools.$get({ param: { profile: encodeURIComponent(profile) } }))).tools,
+    plan: (goal, profile) => call(client.v1.plan.$post({ json: { goal, profile } })),
+    // Accepted at once, then followed over the run's event stream until it finishes or pauses.
+    run: async (goal, profile) => settled(await call(client.v1.runs.$post({ json: { goal, profile }, query: {}, header: {} }))),
+    decide: (approvalId, decision, reason) => call(client.v1.approvals[':approvalId'].$post({ param: { approvalId: encodeURIComponent(approvalId) }, json: { decision, reason } })),
     ingest: async (profile, documents, onProgress) => {
-      const response = await call<never>('POST', '/v1/ingest', { profile, documents }, 'text/event-stream');
-      const text = await response.text();
-      let report = { documents: 0, chunks: 0 };
-      for (const block of text.split('\n\n')) {
-        const event = /^event: (\w+)$/m.exec(block)?.[1];
-        const data = /^data: (.*)$/m.exec(block)?.[1];
-        if (!event || !data) continue;
-        if (event === 'progress') onProgress(JSON.parse(data) as IngestProgress);
-        if (event === 'done') report = JSON.parse(data) as typeof report;
-        if (event === 'error') {
-          const { error } = JSON.parse(data) as { error: { code: string; message: string } };
-          throw new CugarError(error.message, { code: error.code, failureMode: 'USER' });
+      const response = await client.v1.ingest.$post({ json: { profile, documents } }, { headers: { accept: 'text/event-stream' } });
+      if (!response.ok) throw cliError(await errorOf(response));
+      let report: IngestReport | undefined;
+      let failure: CugarError | undefined;
+      await readEvents(response, (event) => {
+        if (event.event === 'progress') onProgress(JSON.parse(event.data) as IngestProgress);
+        if (event.event === 'done') report = JSON.parse(event.data) as IngestReport;
+        if (event.event === 'error') {
+          const { error } = JSON.parse(event.data) as { error: { code: string; message: string } };
+          failure = new CugarError(error.message, { code: error.code, failureMode: 'USER' });
         }
-      }
+      });
+      if (failure) throw failure;
+      if (!report) throw new CugarError('the ingest stream ended without a report', { code: 'ingest_incomplete', failureMode: 'SYSTEM' });
       return report;
     },
-    query: async (profile, query, k) => (await (await call<{ hits: RagHit[] }>('POST', '/v1/query', { profile, query, k })).json()).hits,
-    journal: async (runId) => (await (await call<{ events: JournalEvent[] }>('GET', `/v1/runs/${encodeURIComponent(runId)}/journal`)).json()).events,
-    runs: async () => (await (await call<{ runs: Array<{ runId: string; status: string; goal: string; profile: string }> }>('GET', '/v1/runs?limit=50')).json()).runs,
+    query: async (profile, query, k) => (await call(client.v1.query.$post({ json: { profile, query, k } }))).hits,
+    // NDJSON, read by the core's journal parser: the events come back checked and typed.
+    journal: async (runId) => {
+      const response = await client.v1.runs[':runId'].journal.$get({ param: { runId: encodeURIComponent(runId) }, query: { format: 'ndjson' } });
+      if (!response.ok) throw cliError(await errorOf(response));
+      return parseJournal(await response.text());
+    },
+    runs: async () => (await call(client.v1.runs.$get({ query: { limit: '50' } }))).runs,
     close: async () => undefined,
   };
 }

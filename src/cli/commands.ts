@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import { CugarError, parseJournal, replay, toOtlp, toTraceRecords, verifyJournal, type Config, type JournalEvent, type RunOutcome } from '../core/index.ts';
+import { CugarError, parseJournal, replay, toOtlp, toTraceRecords, verifyJournal, type Config, type JournalEvent } from '../core/index.ts';
+import type { RunOutcome } from '../api/client.ts';
 import { localBackend, remoteBackend, type Backend } from './backend.ts';
 import { paint, type Output } from './output.ts';
 

@@ -65,8 +65,20 @@ describe('the cugar command', () => {
     const server = await startServer({ port: 0, dataDir: join(dir, 'server'), corpusDir: join(dir, 'none'), log: () => undefined });
     try {
       const env = { CUGAR_API: server.url, CUGAR_TOKEN: server.localToken! };
-      const result = await cugar(['run', 'calculate (2 + 3) * 4', '--json'], env);
-      expect(JSON.parse(result.stdout)).toMatchObject({ status: 'completed', outputs: { 'step-0': 20 } });
+      // The server answers 202 at once; the CLI follows the run's events to its end.
+      const result = await cugar(['run', 'wait(ms=300); calculate(expression="(2 + 3) * 4")', '--json'], env);
+      const outcome = JSON.parse(result.stdout) as { runId: string; status: string; outputs: Record<string, number> };
+      expect(outcome).toMatchObject({ status: 'completed', outputs: { 'step-1': 20 } });
+      const records = JSON.parse((await cugar(['trace', outcome.runId, '--json'], env)).stdout) as Array<{ type: string }>;
+      expect(records.at(-1)?.type).toBe('run_completed');
+      const paused = await cugar(['run', 'send_message(to="ops", text="hi")', '--json'], env);
+      expect(paused.code).toBe(5);
+      expect(JSON.parse(paused.stdout)).toMatchObject({ status: 'paused', pendingApproval: { tool: 'send_message' } });
+      const doc = join(dir, 'remote.md');
+      writeFileSync(doc, 'Remote ingest goes through the event stream.');
+      const ingested = await cugar(['ingest', doc, '--json'], env);
+      expect(JSON.parse(ingested.stdout)).toMatchObject({ documents: 1 });
+      expect(ingested.stderr.trim().split('\n').map((line) => JSON.parse(line) as { done: number })).toEqual([expect.objectContaining({ done: 1, total: 1 })]);
       const tools = JSON.parse((await cugar(['tools', '--json'], env)).stdout) as Array<{ name: string }>;
       expect(tools.map((t) => t.name)).toContain('rag_query');
       expect((await cugar(['tools'], { ...env, CUGAR_TOKEN: 'wrong-token' })).code).toBe(2);
