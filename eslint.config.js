@@ -25,6 +25,39 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
     },
   },
+  // Dependency direction: web and cli → api → core; edge hosts the api. Never the reverse.
+  {
+    files: ['src/core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/api/**', '**/edge/**', '**/web/**', '**/cli/**'], message: 'src/core imports nothing from api, edge, web or cli: hosts hand the core its ports' }] }],
+    },
+  },
+  {
+    files: ['src/api/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/edge/**', '**/web/**', '**/cli/**'], message: 'src/api imports only the core (and hono, zod): hosts, UIs and the CLI depend on it, not the reverse' }] }],
+    },
+  },
+  {
+    files: ['src/web/**/*.{ts,tsx}'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/edge/**', '**/cli/**'], message: 'src/web imports the api and the core, never a host (edge) or the CLI' }] }],
+    },
+  },
+  {
+    files: ['src/cli/**/*.ts'],
+    rules: {
+      // The CLI is a Node program that hosts the API in-process (`cugar serve`, and local
+      // commands over the SQLite file): it may use the Node host and its store, no other host.
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/web/**', '**/edge/**', '!**/edge/nodeServer.ts', '!**/edge/sqliteStore.ts'], message: 'src/cli imports the api, the core and the Node host (nodeServer.ts, sqliteStore.ts) only' }] }],
+    },
+  },
+  {
+    files: ['src/edge/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/web/**', '**/cli/**'], message: 'src/edge hosts the api: it imports the api and the core, never the UIs or the CLI' }] }],
+    },
+  },
   {
     files: ['src/core/**/*.ts'],
     rules: {

@@ -20,7 +20,7 @@ describe('guardrails (code as policy)', () => {
     expect(files.filter((f) => f.startsWith('src/core/')).length).toBeGreaterThan(20);
   });
 
-  it('keeps src/core free of Node, DOM, host and framework imports and globals, and src free of eval', () => {
+  it('keeps src/core free of Node, DOM, host and framework imports and globals, its folders in their order, and src free of eval', () => {
     const violations = files.flatMap((file) => {
       const isCore = file.startsWith('src/core/') && !file.endsWith('.test.ts');
       return checkSource(file, readFileSync(join(root, file), 'utf8'), isCore);
@@ -51,6 +51,16 @@ describe('guardrails (code as policy)', () => {
     for (const [code, rule] of bad) {
       expect(checkSource('src/core/x/sample.ts', code, true).map((v) => v.rule), code).toContain(rule);
     }
+    // Inside the core, the journal and routing folders never import the orchestrator.
+    for (const [file, code] of [
+      ['src/core/journal/trace.ts', `import { applyEvent } from '../orchestrator/runState.ts';`],
+      ['src/core/routing/coordinator.ts', `export { resolveReferences } from '../orchestrator/executor.ts';`],
+      ['src/core/journal/replay.ts', `const m = await import('../orchestrator/orchestrator.ts');`],
+    ] as const) {
+      expect(checkSource(file, code, true).map((v) => v.rule), `${file}: ${code}`).toContain('core-folder');
+    }
+    expect(checkSource('src/core/orchestrator/runSession.ts', `import { sealEvent } from '../journal/journal.ts';`, true)).toEqual([]);
+    expect(checkSource('src/core/journal/replay.ts', `import { canonicalJson } from './canonicalJson.ts';`, true)).toEqual([]);
     // Host code may import Node, but never eval.
     expect(checkSource('src/edge/server.ts', `import { readFile } from 'node:fs';`, false)).toEqual([]);
     expect(checkSource('src/edge/server.ts', `eval(code)`, false).map((v) => v.rule)).toEqual(['no-eval']);

@@ -13,6 +13,13 @@ const FORBIDDEN_PACKAGES = /^(?:node:|dexie$|dexie\/|hono$|hono\/|@hono\/|react$
 /** Globals that exist only in a DOM page or only in Node. */
 const FORBIDDEN_GLOBALS = new Set(['window', 'document', 'localStorage', 'sessionStorage', 'HTMLElement', 'navigator', 'location', 'indexedDB', 'process', 'Buffer', 'require', '__dirname', '__filename', 'global', 'module']);
 const HOST_FOLDERS = /(?:^|\/)src\/(?:api|edge|web|cli)(?:\/|$)/;
+/**
+ * Folders of the core that sit below others: the journal's projections and the routing policies
+ * are used by the orchestrator, so they must not import it back.
+ */
+const CORE_FOLDER_RULES: ReadonlyArray<{ from: RegExp; forbidden: RegExp; detail: string }> = [
+  { from: /^src\/core\/(?:journal|routing)\//, forbidden: /^src\/core\/orchestrator\//, detail: 'journal/ and routing/ sit below the orchestrator and must not import it' },
+];
 
 function lineOf(source: ts.SourceFile, node: ts.Node): number {
   return source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
@@ -43,6 +50,7 @@ export function checkSource(file: string, text: string, isCore: boolean): Guardr
     if (specifier.startsWith('.')) {
       const resolved = new URL(specifier, `file:///${file}`).pathname.slice(1);
       if (HOST_FOLDERS.test(resolved) || !resolved.startsWith('src/core/')) add(node, 'core-import', `imports ${specifier} from outside src/core`);
+      for (const rule of CORE_FOLDER_RULES) if (rule.from.test(file) && rule.forbidden.test(resolved)) add(node, 'core-folder', `imports ${specifier}: ${rule.detail}`);
     } else if (!/^(?:zod|@noble\/hashes)(?:\/|$)/.test(specifier)) {
       add(node, 'core-import', `imports package ${specifier}; the core depends on zod and @noble/hashes only`);
     }
