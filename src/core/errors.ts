@@ -109,6 +109,34 @@ export class SystemError extends CugarError {
   }
 }
 
+/** No tool of the profile is relevant to the goal: the plan is empty. Fix the goal or the profile. */
+export class NoRelevantToolError extends CugarError {
+  constructor(profile: string) {
+    super(`no tool of profile "${profile}" is relevant to the goal`, { code: 'no_relevant_tool', failureMode: 'USER' });
+  }
+}
+
+/** A run would start more steps than its inputs allow. */
+export class MaxStepsError extends CugarError {
+  constructor(executed: number) {
+    super(`stopped after ${executed} steps (the limit)`, { code: 'max_steps', failureMode: 'AGENT' });
+  }
+}
+
+/** The same call (tool and arguments) completed too often: the run is going round in circles. */
+export class RepetitionError extends CugarError {
+  constructor(tool: string, times: number) {
+    super(`the same call to ${tool} repeated ${times} times`, { code: 'repetition_detected', failureMode: 'AGENT' });
+  }
+}
+
+/** A human (or the approval timeout) rejected a call. */
+export class ApprovalRejectedError extends CugarError {
+  constructor(tool: string, byTimeout: boolean) {
+    super(`the call to ${tool} was ${byTimeout ? 'rejected by the approval timeout' : 'rejected'}`, { code: 'approval_rejected', failureMode: 'POLICY' });
+  }
+}
+
 /** The outcome of an operation that does not throw: zod's `safeParse` shape. */
 export type Result<T, E = CugarError> = { ok: true; value: T } | { ok: false; error: E };
 

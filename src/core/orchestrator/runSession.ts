@@ -1,4 +1,4 @@
-import { ConflictError, CugarError, NotFoundError, ResourceError, toCugarError } from '../errors.ts';
+import { ConflictError, CugarError, NotFoundError, RepetitionError, ResourceError, toCugarError } from '../errors.ts';
 import { toJsonData } from '../journal/canonicalJson.ts';
 import { sealEvent } from '../journal/journal.ts';
 import type { Planner } from '../planning/planner.ts';
@@ -271,11 +271,7 @@ export class RunSessions {
       const summary = this.#reflector.summarize(state, state.updatedAt, `health ${settled.health.score} after ${step.stepId}`);
       await this.append(run, [entry('reflection', { trigger: 'low_health', score: settled.health.score, summary })]);
     } else if (settled.health.action === 'stop') {
-      const { maxRepeats } = state.inputs.autonomy;
-      await this.#finish(run, {
-        stopReason: 'repetition_detected',
-        error: { name: 'RepetitionError', code: 'repetition_detected', message: `the same call to ${tool.name} repeated ${maxRepeats} times`, failureMode: 'AGENT', retryable: false },
-      });
+      await this.#finish(run, { stopReason: 'repetition_detected', error: new RepetitionError(tool.name, state.inputs.autonomy.maxRepeats).toJSON() });
     }
   }
 

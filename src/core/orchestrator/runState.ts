@@ -1,4 +1,4 @@
-import { ValidationError, type FailureMode } from '../errors.ts';
+import { ApprovalRejectedError, ValidationError, type FailureMode } from '../errors.ts';
 import type { JournalHead } from '../journal/journal.ts';
 import { ZERO_USAGE, addUsage } from '../planning/planningAuthority.ts';
 import type { BudgetUsage } from '../schema/budget.ts';
@@ -183,13 +183,7 @@ export function applyEvent(state: RunState, event: JournalEvent): void {
       if (decision === 'reject') {
         step.status = 'failed';
         step.final = true;
-        step.error = {
-          name: 'ApprovalRejectedError',
-          code: 'approval_rejected',
-          message: `the call to ${step.tool} was ${event.type === 'approval_timeout' ? 'rejected by the approval timeout' : 'rejected'}`,
-          failureMode: 'POLICY',
-          retryable: false,
-        };
+        step.error = new ApprovalRejectedError(step.tool, event.type === 'approval_timeout').toJSON();
       } else {
         if (event.type === 'approval_received' && event.data.decision === 'edit' && event.data.args) {
           step.input = event.data.args;

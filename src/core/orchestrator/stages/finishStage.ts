@@ -1,3 +1,4 @@
+import { CugarError } from '../../errors.ts';
 import { transitionPlan } from '../../planning/planningAuthority.ts';
 import type { ErrorInfo } from '../../schema/error.ts';
 import type { PlanStage } from '../../schema/plan.ts';
@@ -38,7 +39,7 @@ export function finishRun(state: RunState, stop: Stop, reflector: Reflector): En
  * failed tools while replans remain; anything else stops the run.
  */
 export function afterFinalFailure(state: RunState, step: StepState): { replan: { exclude: string[]; reason: string } } | { stop: Stop } {
-  const error: ErrorInfo = step.error ?? { name: 'CugarError', code: 'step_failed', message: `${step.stepId} failed`, failureMode: 'AGENT', retryable: false };
+  const error: ErrorInfo = step.error ?? new CugarError(`${step.stepId} failed`, { code: 'step_failed', failureMode: 'AGENT' }).toJSON();
   const { autonomy } = state.inputs;
   if (failureModeOf(error) === 'AGENT' && autonomy.replan && state.replans < autonomy.maxReplans) {
     const exclude = [...new Set(state.steps.filter((s) => s.status === 'failed').map((s) => s.tool))];

@@ -1,4 +1,4 @@
-import { toCugarError } from '../../errors.ts';
+import { NoRelevantToolError, toCugarError } from '../../errors.ts';
 import { toJsonData } from '../../journal/canonicalJson.ts';
 import { transitionPlan } from '../../planning/planningAuthority.ts';
 import type { Plan, PlanStage } from '../../schema/plan.ts';
@@ -58,7 +58,7 @@ export function planRun(state: RunState, context: StageContext, exclude: readonl
       entries,
       stop: {
         stopReason: plan.stopReason,
-        error: { name: 'NoRelevantToolError', code: 'no_relevant_tool', message: `no tool of profile "${inputs.profile}" is relevant to the goal`, failureMode: 'USER', retryable: false },
+        error: new NoRelevantToolError(inputs.profile).toJSON(),
       },
     };
   }

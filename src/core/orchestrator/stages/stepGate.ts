@@ -1,4 +1,4 @@
-import { ValidationError, toCugarError } from '../../errors.ts';
+import { MaxStepsError, ValidationError, toCugarError } from '../../errors.ts';
 import { canonicalJson, toJsonData } from '../../journal/canonicalJson.ts';
 import { sha256Hex } from '../../journal/sha256.ts';
 import { addUsage, budgetExceededError, checkReservation } from '../../planning/planningAuthority.ts';
@@ -42,7 +42,7 @@ export function stepLimit(state: RunState, step: StepState): Stop | undefined {
   if (step.attempt !== 0) return undefined;
   const executed = state.steps.reduce((n, s) => n + (s.attempt > 0 ? 1 : 0), 0);
   if (executed < state.inputs.maxSteps) return undefined;
-  return { stopReason: 'max_steps', error: { name: 'MaxStepsError', code: 'max_steps', message: `stopped after ${executed} steps (the limit)`, failureMode: 'AGENT', retryable: false } };
+  return { stopReason: 'max_steps', error: new MaxStepsError(executed).toJSON() };
 }
 
 /** A step's arguments, ready to call: references resolved, checked by the policy and the tool's schema. */
