@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { ConflictError, GroupCommit, HeadCache, PersistedVectorBackend, SystemError, ZERO_USAGE, canonicalJson, checkRunLimit, filterFacts, isWellFormed } from '../core/index.ts';
-import type { AppendBatch, ApprovalFilter, ApprovalRecord, FactQuery, FactRecord, JournalEvent, MemoryStore, RunFilter, RunSummary, Store, VectorBackend, VectorRow, VectorRows } from '../core/index.ts';
+import type { AppendBatch, ApprovalFilter, ApprovalRecord, FactQuery, FactRecord, HostStore, JournalEvent, RunFilter, RunSummary, VectorBackend, VectorRow, VectorRows } from '../core/index.ts';
 
 type Usage = NonNullable<AppendBatch['profileUsage']>['delta'];
 
@@ -63,12 +63,12 @@ function parseRow<T>(text: string, what: string): T {
 }
 
 /**
- * The SQLite {@link Store} for Node hosts, on better-sqlite3: synchronous, in-process, the
+ * The SQLite {@link HostStore} for Node hosts, on better-sqlite3: synchronous, in-process, the
  * fastest SQLite binding for Node, and it builds from source where prebuilt binaries cannot be
  * fetched. WAL mode; journal batches written atomically, coalesced by group commit (each batch
  * a savepoint, so one refused batch does not take the others of its transaction down).
  */
-export class SqliteStore implements Store, MemoryStore {
+export class SqliteStore implements HostStore {
   readonly path: string;
   readonly #db: Database.Database;
   readonly #commits: GroupCommit<AppendBatch>;

@@ -19,10 +19,9 @@ import {
   type FactRecord,
   type JournalEvent,
   type JournalHead,
-  type MemoryStore,
+  type HostStore,
   type RunFilter,
   type RunSummary,
-  type Store,
   type VectorBackend,
   type VectorRow,
   type VectorRows,
@@ -88,13 +87,13 @@ export function storageError(error: unknown): Error {
 }
 
 /**
- * The browser {@link Store} and {@link MemoryStore} on IndexedDB (via Dexie): journals,
+ * The browser {@link HostStore} on IndexedDB (via Dexie): journals,
  * runs, approvals, profile spending, facts and vectors, all in one database. Journal writes
  * use strict durability and group commit: appends made in the same turn share one
  * transaction, each batch checked against its run's head first, so a batch is written whole
  * or not at all. When another tab upgrades the database, this connection closes cleanly.
  */
-export class IndexedDbStore implements Store, MemoryStore {
+export class IndexedDbStore implements HostStore {
   readonly db: CugarDatabase;
   readonly #commits: GroupCommit<AppendBatch>;
   readonly #heads = new HeadCache();
