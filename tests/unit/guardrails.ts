@@ -18,7 +18,7 @@ const HOST_FOLDERS = /(?:^|\/)src\/(?:api|edge|web|cli)(?:\/|$)/;
  * are used by the orchestrator, so they must not import it back.
  */
 const CORE_FOLDER_RULES: ReadonlyArray<{ from: RegExp; forbidden: RegExp; detail: string }> = [
-  { from: /^src\/core\/(?:journal|routing)\//, forbidden: /^src\/core\/orchestrator\//, detail: 'journal/ and routing/ sit below the orchestrator and must not import it' },
+  { from: /^src\/core\/(?:journal|routing|schema|store)\//, forbidden: /^src\/core\/orchestrator\//, detail: 'journal/, routing/, schema/ and store/ sit below the orchestrator and must not import it' },
 ];
 
 function lineOf(source: ts.SourceFile, node: ts.Node): number {
