@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
-import { PROFILE_PATTERN, api, clearToken, initialMode, initialToken, saveMode, saveToken, setTransport, type Approval, type Mode } from './api.ts';
+import { PROFILE_PATTERN, client, clearToken, initialMode, initialToken, saveMode, saveToken, setTransport, type Mode, unwrap } from './api.ts';
 import { Approvals } from './Approvals.tsx';
 import { Audit } from './Audit.tsx';
 import { Playground } from './Playground.tsx';
@@ -90,7 +90,7 @@ export function App() {
   };
   const pending = useQuery({
     queryKey: ['approvals', 'pending'],
-    queryFn: () => api<{ approvals: Approval[] }>(token!, 'GET', '/v1/approvals?status=pending'),
+    queryFn: () => unwrap(client(token!).v1.approvals.$get({ query: { status: 'pending' } })),
     enabled: token !== null,
     refetchInterval: 3000,
   });

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api, type Approval, type RunOutcome } from './api.ts';
+import { client as apiClient, unwrap, type Approval } from './api.ts';
 
 /** One pending approval with approve, reject and edit-arguments controls. */
 export function ApprovalCard({ token, approval }: { token: string; approval: Approval }) {
@@ -13,7 +13,7 @@ export function ApprovalCard({ token, approval }: { token: string; approval: App
     mutationFn: (decision: 'approve' | 'reject' | 'edit') => {
       let parsed: Record<string, unknown> | undefined;
       if (decision === 'edit') parsed = JSON.parse(args) as Record<string, unknown>;
-      return api<RunOutcome>(token, 'POST', `/v1/approvals/${encodeURIComponent(approval.approvalId)}`, { decision, reason, ...(parsed ? { args: parsed } : {}) });
+      return unwrap(apiClient(token).v1.approvals[':approvalId'].$post({ param: { approvalId: encodeURIComponent(approval.approvalId) }, json: { decision, reason, ...(parsed ? { args: parsed } : {}) } }));
     },
     onSuccess: () => {
       setError(null);
@@ -63,7 +63,7 @@ export function ApprovalCard({ token, approval }: { token: string; approval: App
 }
 
 export function Approvals({ token }: { token: string }) {
-  const pending = useQuery({ queryKey: ['approvals', 'pending'], queryFn: () => api<{ approvals: Approval[] }>(token, 'GET', '/v1/approvals?status=pending'), refetchInterval: 3000 });
+  const pending = useQuery({ queryKey: ['approvals', 'pending'], queryFn: () => unwrap(apiClient(token).v1.approvals.$get({ query: { status: 'pending' } })), refetchInterval: 3000 });
   return (
     <section aria-labelledby="approvals-title">
       <h1 id="approvals-title">Approvals</h1>

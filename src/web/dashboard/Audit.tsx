@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type DragEvent } from 'react';
-import { api } from './api.ts';
+import { client as apiClient, unwrap } from './api.ts';
 import { SpanTimeline, type Span } from './TraceView.tsx';
 
 interface Verification {
@@ -81,12 +81,12 @@ function OtlpViewer() {
 
 export function Audit({ token }: { token: string }) {
   const client = useQueryClient();
-  const audit = useQuery({ queryKey: ['audit-all'], queryFn: () => api<{ ok: boolean; runs: Array<{ runId: string; ok: boolean; seq?: number; reason?: string }> }>(token, 'GET', '/v1/audit') });
+  const audit = useQuery({ queryKey: ['audit-all'], queryFn: () => unwrap(apiClient(token).v1.audit.$get()) });
   const [journal, setJournal] = useState<{ name: string; text: string } | null>(null);
-  const verify = useMutation({ mutationFn: (text: string) => api<Verification>(token, 'POST', '/v1/audit/journal', { journal: text }) });
-  const replay = useMutation({ mutationFn: (text: string) => api<Replay>(token, 'POST', '/v1/replay', { journal: text }) });
+  const verify = useMutation({ mutationFn: (text: string): Promise<Verification> => unwrap(apiClient(token).v1.audit.journal.$post({ json: { journal: text } })) });
+  const replay = useMutation({ mutationFn: (text: string): Promise<Replay> => unwrap(apiClient(token).v1.replay.$post({ json: { journal: text } })) });
   const store = useMutation({
-    mutationFn: (text: string) => api<{ runId: string; events: number }>(token, 'POST', '/v1/journals', { journal: text }),
+    mutationFn: (text: string) => unwrap(apiClient(token).v1.journals.$post({ json: { journal: text } })),
     onSuccess: () => void client.invalidateQueries(),
   });
   const load = async (file: File | undefined) => {

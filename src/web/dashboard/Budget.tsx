@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { api } from './api.ts';
+import { client, unwrap } from './api.ts';
 
 export interface Usage {
   cost: number;
@@ -62,7 +62,7 @@ export function BudgetMeters({ title, usage, budget }: { title: string; usage: U
 
 /** The profile's shared budget, refreshed while the page is open. */
 export function ProfileBudget({ token, profile }: { token: string; profile: string }) {
-  const budget = useQuery({ queryKey: ['budget', profile], queryFn: () => api<{ budget?: Ceilings; usage: Usage }>(token, 'GET', `/v1/profiles/${encodeURIComponent(profile)}/budget`), refetchInterval: 5000 });
+  const budget = useQuery({ queryKey: ['budget', profile], queryFn: () => unwrap(client(token).v1.profiles[':profile'].budget.$get({ param: { profile: encodeURIComponent(profile) } })), refetchInterval: 5000 });
   if (!budget.data) return null;
   return <BudgetMeters title={`Profile ${profile}`} usage={budget.data.usage} budget={budget.data.budget} />;
 }

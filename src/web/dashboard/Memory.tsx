@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type DragEvent, type FormEvent } from 'react';
-import { api, transportFetch } from './api.ts';
+import { client as apiClient, readEvents, unwrap } from './api.ts';
 
 interface Hit {
   path: string;
@@ -31,8 +31,8 @@ export function Memory({ token, profile }: { token: string; profile: string }) {
   const [report, setReport] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [query, setQuery] = useState('');
-  const search = useMutation({ mutationFn: (q: string) => api<{ hits: Hit[] }>(token, 'POST', '/v1/query', { profile, query: q, k: 5 }) });
-  const facts = useQuery({ queryKey: ['facts', profile], queryFn: () => api<{ facts: Fact[]; namespaces: string[] }>(token, 'GET', `/v1/memory/facts?profile=${encodeURIComponent(profile)}&limit=100`) });
+  const search = useMutation({ mutationFn: (q: string): Promise<{ hits: Hit[] }> => unwrap(apiClient(token).v1.query.$post({ json: { profile, query: q, k: 5 } })) });
+  const facts = useQuery({ queryKey: ['facts', profile], queryFn: (): Promise<{ facts: Fact[]; namespaces: string[] }> => unwrap(apiClient(token).v1.memory.facts.$get({ query: { profile, limit: '100' } })) });
 
   const ingest = async (files: FileList | null) => {
     if (!files || files.length === 0) return;
@@ -41,35 +41,21 @@ export function Memory({ token, profile }: { token: string; profile: string }) {
     const documents = await Promise.all([...files].map(async (file) => ({ path: file.name, text: await file.text() })));
     setProgress({ done: 0, total: documents.length, path: '' });
     // Progress arrives as server-sent events, in both modes.
-    const response = await transportFetch('/v1/ingest', { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify({ profile, documents }) });
+    const response = await apiClient(token).v1.ingest.$post({ json: { profile, documents } }, { headers: { accept: 'text/event-stream' } });
     if (!response.ok) {
       const payload = (await response.json().catch(() => ({}))) as { error?: { message?: string } };
       setError(payload.error?.message ?? `HTTP ${response.status}`);
       setProgress(null);
       return;
     }
-    const reader = response.body!.getReader();
-    const decoder = new TextDecoder();
-    let buffer = '';
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buffer += decoder.decode(value, { stream: true });
-      let end: number;
-      while ((end = buffer.indexOf('\n\n')) >= 0) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const event = /^event: (\w+)$/m.exec(block)?.[1];
-        const data = /^data: (.*)$/m.exec(block)?.[1];
-        if (!event || !data) continue;
-        if (event === 'progress') setProgress(JSON.parse(data) as { done: number; total: number; path: string });
-        if (event === 'done') {
-          const r = JSON.parse(data) as { documents: number; chunks: number };
-          setReport(`Ingested ${r.documents} document(s) as ${r.chunks} chunk(s).`);
-        }
-        if (event === 'error') setError((JSON.parse(data) as { error: { message: string } }).error.message);
+    await readEvents(response, ({ event, data }) => {
+      if (event === 'progress') setProgress(JSON.parse(data) as { done: number; total: number; path: string });
+      if (event === 'done') {
+        const r = JSON.parse(data) as { documents: number; chunks: number };
+        setReport(`Ingested ${r.documents} document(s) as ${r.chunks} chunk(s).`);
       }
-    }
+      if (event === 'error') setError((JSON.parse(data) as { error: { message: string } }).error.message);
+    });
     void client.invalidateQueries({ queryKey: ['facts'] });
   };
   const onDrop = (event: DragEvent) => {

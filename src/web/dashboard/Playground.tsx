@@ -1,8 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { PROFILE_PATTERN, api, currentMode, launched, newRunId, type PlanPreview, type RunOutcome } from './api.ts';
+import { PROFILE_PATTERN, client as apiClient, currentMode, unwrap, type RunOutcome } from './api.ts';
 import { clearHistory, recentRuns, recordRun } from './history.ts';
-import { TryIt, type Tool } from './Tools.tsx';
+import { TryIt } from './Tools.tsx';
 
 const EXAMPLES = ['add 2 and 3, then multiply the result by 4', 'calculate (2 + 3) * 4 ^ 2', 'rag_query(query="how do approvals time out")', 'send_message(to="ops", text="deploy finished")'];
 
@@ -50,30 +50,26 @@ export function Playground({ token, profile: initialProfile }: { token: string; 
   const [callCeiling, setCallCeiling] = useState('');
   const [toolName, setToolName] = useState('');
   const [copied, setCopied] = useState(false);
-  const tools = useQuery({ queryKey: ['tools', profile], queryFn: () => api<{ tools: Tool[] }>(token, 'GET', `/v1/profiles/${encodeURIComponent(profile)}/tools`), enabled: PROFILE_PATTERN.test(profile) });
-  const plan = useMutation({ mutationFn: () => api<PlanPreview>(token, 'POST', '/v1/plan', { goal, profile }) });
+  const tools = useQuery({ queryKey: ['tools', profile], queryFn: () => unwrap(apiClient(token).v1.profiles[':profile'].tools.$get({ param: { profile: encodeURIComponent(profile) } })), enabled: PROFILE_PATTERN.test(profile) });
+  const plan = useMutation({ mutationFn: () => unwrap(apiClient(token).v1.plan.$post({ json: { goal, profile } })) });
   const remember = async (outcome: Pick<RunOutcome, 'runId' | 'profile' | 'status'>, text: string) => {
     await recordRun({ goal: text, profile: outcome.profile, runId: outcome.runId, status: outcome.status, mode: currentMode() }).catch(() => undefined);
     await client.invalidateQueries({ queryKey: ['history'] });
   };
+  // The API accepts the run at once (202): the run page opens and follows its events live.
   const run = useMutation({
-    mutationFn: ({ runId, goal }: { runId: string; goal: string }) => {
+    mutationFn: (text: string) => {
       const cost = ceiling(costCeiling);
       const calls = ceiling(callCeiling);
       const budget = { ...(cost !== undefined ? { costCeiling: cost } : {}), ...(calls !== undefined ? { callCeiling: calls } : {}) };
-      return api<RunOutcome>(token, 'POST', '/v1/runs', { goal, profile, runId, ...(Object.keys(budget).length ? { budget } : {}) });
+      return unwrap(apiClient(token).v1.runs.$post({ json: { goal: text, profile, ...(Object.keys(budget).length ? { budget } : {}) }, query: {}, header: {} }));
     },
-    onSuccess: (outcome, { goal: text }) => remember(outcome, text),
-    onSettled: (_, __, { runId }) => launched.delete(runId),
+    onSuccess: async (answer, text) => {
+      await remember({ runId: answer.runId, profile, status: answer.status }, text);
+      window.location.hash = `#/runs/${encodeURIComponent(answer.runId)}`;
+    },
   });
-  // The run page opens at once and follows the run live while the request runs.
-  const start = () => {
-    const runId = newRunId();
-    launched.add(runId);
-    run.mutate({ runId, goal });
-    void remember({ runId, profile, status: 'running' }, goal);
-    window.location.hash = `#/runs/${encodeURIComponent(runId)}`;
-  };
+  const start = () => run.mutate(goal);
   const submit = (event: FormEvent) => {
     event.preventDefault();
     plan.mutate();

@@ -1,6 +1,7 @@
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { api, launched, transportFetch, type ApiError, type RunOutcome, type TraceRecord } from './api.ts';
+import { client as apiClient, readEvents, transportFetch, unwrap } from './api.ts';
+import { updateRunStatus } from './history.ts';
 import { ApprovalCard } from './Approvals.tsx';
 import { BudgetMeters, ProfileBudget } from './Budget.tsx';
 import { TraceView } from './TraceView.tsx';
@@ -24,15 +25,10 @@ function useRunEvents(token: string, runId: string, live: boolean, setOpen: (ope
     };
     void (async () => {
       try {
-        const response = await transportFetch(`/v1/runs/${encodeURIComponent(runId)}/events`, { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' }, signal: abort.signal });
-        if (!response.ok || !response.body) return;
+        const response = await apiClient(token).v1.runs[':runId'].events.$get({ param: { runId: encodeURIComponent(runId) }, query: {}, header: {} }, { headers: { accept: 'text/event-stream' }, init: { signal: abort.signal } });
+        if (!response.ok) return;
         setOpen(true);
-        const reader = response.body.getReader();
-        for (;;) {
-          const { done } = await reader.read();
-          if (done) break;
-          refresh();
-        }
+        await readEvents(response, refresh);
       } catch {
         // Aborted on leaving the page, or the connection dropped: polling carries on.
       } finally {
@@ -53,18 +49,22 @@ export function RunDetail({ token, runId }: { token: string; runId: string }) {
   const [live, setLive] = useState(false);
   const run = useQuery({
     queryKey: ['run', runId],
-    queryFn: () => api<RunOutcome>(token, 'GET', `/v1/runs/${encodeURIComponent(runId)}`),
-    // A run just launched from the playground may not be written yet.
-    retry: (count, error) => (launched.has(runId) && (error as ApiError).status === 404 ? count < 100 : count < 1),
-    retryDelay: (count) => (launched.has(runId) ? 150 : Math.min(1000 * 2 ** count, 8000)),
+    // A run is durable before the API accepts it, so the page finds it at once.
+    queryFn: () => unwrap(apiClient(token).v1.runs[':runId'].$get({ param: { runId: encodeURIComponent(runId) } })),
+    retry: (count) => count < 1,
     // Polling only stands in for the event stream when it is not open.
     refetchInterval: (query) => (live || (query.state.data && TERMINAL.has(query.state.data.status)) ? false : 2000),
   });
   useRunEvents(token, runId, run.isSuccess && !TERMINAL.has(run.data.status), setLive);
-  const trace = useQuery({ queryKey: ['trace', runId, run.data?.head.seq], queryFn: () => api<{ records: TraceRecord[] }>(token, 'GET', `/v1/runs/${encodeURIComponent(runId)}/trace`), enabled: run.isSuccess, placeholderData: keepPreviousData });
-  const audit = useQuery({ queryKey: ['audit', runId, run.data?.head.seq], queryFn: () => api<{ ok: boolean; seq?: number; reason?: string }>(token, 'GET', `/v1/audit/runs/${encodeURIComponent(runId)}`), enabled: run.isSuccess });
+  // The playground's history shows where its runs ended up.
+  const status = run.data?.status;
+  useEffect(() => {
+    if (status) void updateRunStatus(runId, status).catch(() => undefined);
+  }, [runId, status]);
+  const trace = useQuery({ queryKey: ['trace', runId, run.data?.head.seq], queryFn: () => unwrap(apiClient(token).v1.runs[':runId'].trace.$get({ param: { runId: encodeURIComponent(runId) } })), enabled: run.isSuccess, placeholderData: keepPreviousData });
+  const audit = useQuery({ queryKey: ['audit', runId, run.data?.head.seq], queryFn: () => unwrap(apiClient(token).v1.audit.runs[':runId'].$get({ param: { runId: encodeURIComponent(runId) } })), enabled: run.isSuccess });
   if (run.error) return <p role="alert">{(run.error as Error).message}</p>;
-  if (!run.data) return <p role="status">{launched.has(runId) ? 'Starting the run…' : 'Loading…'}</p>;
+  if (!run.data) return <p role="status">Loading…</p>;
   const outcome = run.data;
   return (
     <section aria-labelledby="run-title">

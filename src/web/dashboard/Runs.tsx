@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
-import { api, type RunSummary } from './api.ts';
+import { client, unwrap } from './api.ts';
 import { ProfileBudget } from './Budget.tsx';
 
 const STATUSES = ['all', 'running', 'paused', 'completed', 'failed', 'cancelled'] as const;
@@ -34,19 +34,20 @@ export function Runs({ token, profile: defaultProfile }: { token: string; profil
   const [from, setFrom] = useState('');
   const [to, setTo] = useState('');
   const [search, setSearch] = useState('');
-  const params = new URLSearchParams();
-  if (status !== 'all') params.set('status', status);
-  if (profile) params.set('profile', profile);
-  if (tool) params.set('tool', tool);
   const since = toMs(from);
   const until = toMs(to);
-  if (since !== undefined) params.set('since', String(since));
-  if (until !== undefined) params.set('until', String(until));
-  params.set('limit', '1000');
-  const query = params.toString();
-  const runs = useQuery({ queryKey: ['runs', query], queryFn: () => api<{ runs: RunSummary[] }>(token, 'GET', `/v1/runs?${query}`), refetchInterval: 3000 });
+  const filter = {
+    ...(status !== 'all' ? { status } : {}),
+    ...(profile ? { profile } : {}),
+    ...(tool ? { tool } : {}),
+    ...(since !== undefined ? { since: String(since) } : {}),
+    ...(until !== undefined ? { until: String(until) } : {}),
+    limit: '1000',
+  };
+  const query = new URLSearchParams(filter).toString();
+  const runs = useQuery({ queryKey: ['runs', query], queryFn: () => unwrap(client(token).v1.runs.$get({ query: filter })), refetchInterval: 3000 });
   // Choices come from every run the token may see, so a filter never offers a dead end.
-  const all = useQuery({ queryKey: ['runs', 'limit=1000'], queryFn: () => api<{ runs: RunSummary[] }>(token, 'GET', '/v1/runs?limit=1000'), refetchInterval: 10_000 });
+  const all = useQuery({ queryKey: ['runs', 'limit=1000'], queryFn: () => unwrap(client(token).v1.runs.$get({ query: { limit: '1000' } })), refetchInterval: 10_000 });
   const choices = useMemo(() => {
     const profiles = new Set<string>([defaultProfile]);
     const tools = new Set<string>();

@@ -1,6 +1,6 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { api, type RunOutcome } from './api.ts';
+import { client as apiClient, followRun, unwrap, type RunOutcome } from './api.ts';
 import { SchemaForm, formToInput, initialFormState, type FormState, type ObjectSchema } from './SchemaForm.tsx';
 
 export interface Tool {
@@ -20,7 +20,12 @@ export function TryIt({ token, profile, tool, onRun }: { token: string; profile:
   const [state, setState] = useState<FormState>(() => initialFormState(tool.inputSchema));
   const [invalid, setInvalid] = useState<string | null>(null);
   const run = useMutation({
-    mutationFn: (input: Record<string, unknown>) => api<RunOutcome>(token, 'POST', '/v1/runs', { goal: `try ${tool.name}`, profile, plan: [{ tool: tool.name, input }] }),
+    // Accepted at once, then followed to its outcome, which is shown here.
+    mutationFn: async (input: Record<string, unknown>): Promise<RunOutcome> => {
+      const client = apiClient(token);
+      const answer = await unwrap(client.v1.runs.$post({ json: { goal: `try ${tool.name}`, profile, plan: [{ tool: tool.name, input }] }, query: {}, header: {} }));
+      return 'links' in answer ? followRun(client, answer.runId) : answer;
+    },
     ...(onRun ? { onSuccess: onRun } : {}),
   });
   const submit = (event: FormEvent) => {
@@ -56,7 +61,7 @@ export function TryIt({ token, profile, tool, onRun }: { token: string; profile:
 }
 
 export function Tools({ token, profile }: { token: string; profile: string }) {
-  const tools = useQuery({ queryKey: ['tools', profile], queryFn: () => api<{ tools: Tool[] }>(token, 'GET', `/v1/profiles/${encodeURIComponent(profile)}/tools`) });
+  const tools = useQuery({ queryKey: ['tools', profile], queryFn: () => unwrap(apiClient(token).v1.profiles[':profile'].tools.$get({ param: { profile: encodeURIComponent(profile) } })) });
   return (
     <section aria-labelledby="tools-title">
       <h1 id="tools-title">Tools of {profile}</h1>

@@ -1,14 +1,10 @@
-// The dashboard's HTTP client: the same API the CLI and other clients use, with the token
-// taken from the URL fragment (never sent to the server in a URL) or session storage.
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+// The dashboard's side of the API: the one typed client (src/api/client.ts) over the current
+// transport — the server that served this page, or the same app running in this tab — with
+// the token taken from the URL fragment (never sent to the server in a URL) or session storage.
+import { createClient, type ApiClient } from '../../api/client.ts';
+
+export { ApiError, followRun, readEvents, unwrap } from '../../api/client.ts';
+export type { Approval, Plan, RunOutcome, RunSummary, ToolInfo, TraceRecord } from '../../api/client.ts';
 
 const TOKEN_KEY = 'cugar.token';
 const MODE_KEY = 'cugar.mode';
@@ -37,14 +33,6 @@ let transport: (path: string, init: RequestInit) => Promise<Response> = (path, i
 export const PROFILE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
 let current: Mode = 'remote';
-
-/** Runs started from this page whose first write may not have landed yet. */
-export const launched = new Set<string>();
-
-/** A fresh run id for a run this page starts (so it can follow it while the request runs). */
-export function newRunId(): string {
-  return `run_${crypto.randomUUID().replaceAll('-', '')}`;
-}
 
 /** The mode requests currently go to. */
 export function currentMode(): Mode {
@@ -78,81 +66,17 @@ export function clearToken(): void {
   sessionStorage.removeItem(TOKEN_KEY);
 }
 
-/** A raw request through the current transport (for streamed responses). */
+/** A raw request through the current transport (for downloads). */
 export function transportFetch(path: string, init: RequestInit): Promise<Response> {
   return transport(path, init);
 }
 
-export async function api<T>(token: string, method: string, path: string, body?: unknown): Promise<T> {
-  const response = await transport(path, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const payload = (await response.json().catch(() => ({}))) as { error?: { code: string; message: string } };
-  if (!response.ok) throw new ApiError(response.status, payload.error?.code ?? 'http_error', payload.error?.message ?? `HTTP ${response.status}`);
-  return payload as T;
-}
-
-export interface RunSummary {
-  runId: string;
-  traceId: string;
-  profile: string;
-  goal: string;
-  status: string;
-  createdAt: number;
-  updatedAt: number;
-  tools?: string[];
-}
-
-export interface Approval {
-  approvalId: string;
-  runId: string;
-  tool: string;
-  args: Record<string, unknown>;
-  reason: string;
-  status: string;
-  requestedAt: number;
-  profile: string;
-}
-
-export interface RunOutcome {
-  runId: string;
-  traceId: string;
-  profile: string;
-  status: string;
-  outputs: Record<string, unknown>;
-  stopReason?: string;
-  error?: { code: string; message: string };
-  pendingApproval?: Approval;
-  usage: { cost: number; calls: number; tokens: number };
-  budget?: { run: { costCeiling?: number; callCeiling?: number; tokenCeiling?: number; warnThreshold?: number }; profile?: { costCeiling?: number; callCeiling?: number; tokenCeiling?: number; warnThreshold?: number } };
-  head: { seq: number; hash: string };
-}
-
-export interface TraceRecord {
-  seq: number;
-  type: string;
-  at: number;
-  timestamp: string;
-  durationMs?: number;
-  stepId?: string;
-  data: Record<string, unknown>;
-}
-
-export interface Candidate {
-  tool: string;
-  clause: number;
-  similarity: number;
-  cost: number;
-  latency: number;
-  score: number;
-  selected: boolean;
-  reason: string;
-}
-
-export interface PlanPreview {
-  steps: Array<{ name: string; tool: string; input: Record<string, unknown> }>;
-  candidates: Candidate[];
-  stopReason: string;
+/**
+ * The typed API client for `token`, over the current transport.
+ *
+ * @example
+ * const { runs } = await unwrap(client(token).v1.runs.$get({ query: { status: 'paused' } }));
+ */
+export function client(token: string): ApiClient {
+  return createClient({ token, fetch: (path, init) => transport(path, init) });
 }

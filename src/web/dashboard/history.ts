@@ -41,6 +41,12 @@ export async function recordRun(entry: Omit<HistoryEntry, 'id' | 'at' | 'origin'
   });
 }
 
+/** Record where a run from this list stands now; runs not on the list are left off it. */
+export async function updateRunStatus(runId: string, status: string): Promise<void> {
+  const database = await open();
+  await database.entries.where('runId').equals(runId).modify({ status });
+}
+
 export async function recentRuns(limit = 20): Promise<HistoryEntry[]> {
   return (await open()).entries.orderBy('at').reverse().limit(limit).toArray();
 }

@@ -6,14 +6,10 @@
 //
 // Events (bubbling, composed): `cugar-result` (detail: the run), `cugar-approval` (the run is
 // paused for a person; detail: the run), `cugar-error` (detail: { code, message }).
+//
+// The API accepts a run at once (202) and the element follows its event stream to the end.
 
-interface Outcome {
-  runId: string;
-  status: string;
-  outputs: Record<string, unknown>;
-  error?: { code: string; message: string };
-  pendingApproval?: { approvalId: string; tool: string };
-}
+import { createClient, followRun, unwrap, type ApiClient, type RunOutcome } from '../../api/client.ts';
 
 const STYLE = `
 :host { display: block; font: var(--cugar-font, 15px/1.5 system-ui, sans-serif); color: var(--cugar-fg, #1b1f24); }
@@ -62,14 +58,16 @@ export class CugarAgent extends HTMLElement {
     if (name === 'mode') this.#local = undefined;
   }
 
-  /** Run `goal`; resolves to the run, and dispatches the matching event. */
-  async run(goal: string): Promise<Outcome | undefined> {
+  /** Run `goal`; resolves to the run once it completes, fails or pauses, and dispatches the matching event. */
+  async run(goal: string): Promise<RunOutcome | undefined> {
     if (!goal.trim()) return undefined;
     this.#button.disabled = true;
     this.#output.className = '';
     this.#output.textContent = 'Running…';
     try {
-      const outcome = await this.#request<Outcome>('/v1/runs', { goal, profile: this.getAttribute('profile') ?? 'demo' });
+      const client = await this.#client();
+      const answer = await unwrap(client.v1.runs.$post({ json: { goal, profile: this.getAttribute('profile') ?? 'demo' }, query: {}, header: {} }));
+      const outcome = 'links' in answer ? await followRun(client, answer.runId) : answer;
       this.#output.className = outcome.status === 'failed' ? 'failed' : '';
       this.#output.textContent =
         outcome.status === 'paused'
@@ -92,21 +90,14 @@ export class CugarAgent extends HTMLElement {
     }
   }
 
-  async #request<T>(path: string, body: unknown): Promise<T> {
-    const init = (token: string): RequestInit => ({ method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    let response: Response;
+  async #client(): Promise<ApiClient> {
     if (this.getAttribute('mode') === 'local') {
       // The whole runtime in this page, over IndexedDB: loaded the first time it is needed.
       this.#local ??= import('../dashboard/localApi.ts').then((m) => ({ fetch: m.localFetch, token: m.LOCAL_TOKEN }));
       const local = await this.#local;
-      response = await local.fetch(path, init(local.token));
-    } else {
-      const base = (this.getAttribute('api') ?? '').replace(/\/$/, '');
-      response = await fetch(`${base}${path}`, init(this.getAttribute('token') ?? ''));
+      return createClient({ token: local.token, fetch: local.fetch });
     }
-    const payload = (await response.json().catch(() => ({}))) as T & { error?: { code: string; message: string } };
-    if (!response.ok) throw Object.assign(new Error(payload.error?.message ?? `HTTP ${response.status}`), { code: payload.error?.code ?? `http_${response.status}` });
-    return payload;
+    return createClient({ baseUrl: this.getAttribute('api') ?? '', token: this.getAttribute('token') ?? '' });
   }
 }
 
