@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { Controller, CugarError, ToolRegistry, parseConfig, registerBuiltinTools, type JournalEvent } from '../core/index.ts';
+import { parseApprovalPolicy } from '../api/approvalSettings.ts';
 import { createOutput, paint, type Output } from './output.ts';
 import { dataCommand, withBackend } from './commands.ts';
 
@@ -119,6 +120,7 @@ export async function main(argv: readonly string[], output: Output = createOutpu
       case 'serve': {
         const { startServer, parseTokens, parseRateLimit } = await import('../edge/nodeServer.ts');
         const rateLimit = parseRateLimit(process.env['CUGAR_RATE_LIMIT']);
+        const approval = parseApprovalPolicy(process.env);
         const port = parsed.values.port === undefined ? 8787 : Number(parsed.values.port);
         if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CugarError(`--port must be 0-65535`, { code: 'invalid_port', failureMode: 'USER' });
         const server = await startServer({
@@ -127,6 +129,7 @@ export async function main(argv: readonly string[], output: Output = createOutpu
           dataDir: parsed.values['data-dir'] ?? process.env['CUGAR_DATA_DIR'] ?? '.cugar',
           tokens: parseTokens(process.env['CUGAR_TOKENS']),
           ...(rateLimit ? { rateLimit } : {}),
+          ...(approval ? { approval } : {}),
           config,
           log: (line) => output.err(line),
         });

@@ -9,6 +9,9 @@ declare module 'cloudflare:workers' {
     delete(keys: string[]): Promise<number>;
     list<T = unknown>(options?: { prefix?: string; start?: string; end?: string; limit?: number }): Promise<Map<string, T>>;
     transaction<T>(closure: (txn: DurableObjectStorage) => Promise<T>): Promise<T>;
+    /** When the object's alarm fires, in ms since the epoch; `null` when none is set. */
+    getAlarm(): Promise<number | null>;
+    setAlarm(scheduledTime: number | Date): Promise<void>;
   }
   export interface DurableObjectState {
     storage: DurableObjectStorage;

@@ -20,6 +20,7 @@ import {
   type VectorBackend,
 } from '../core/index.ts';
 import { capture, reviveError, unwrap, type Outcome } from './errorRecord.ts';
+import type { Env } from './workerRuntime.ts';
 import { ProfileObject } from './profileObject.ts';
 
 export { ProfileObject };
@@ -196,6 +197,7 @@ export class DirectoryObject extends DurableObject<DurableObjectBindings> {
   async #apply(verdicts: ReadonlyArray<{ key: string; landing: Landing }>): Promise<void> {
     // Keys sort by run, then sequence number: a run's entries are applied in order.
     const ordered = [...verdicts].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    let deadline = Infinity;
     await this.ctx.storage.transaction(async (txn) => {
       for (const { key, landing } of ordered) {
         if (landing === 'absent') continue;
@@ -208,11 +210,36 @@ export class DirectoryObject extends DurableObject<DurableObjectBindings> {
         // what was applied is a replay of one already counted.
         if (entry.seq <= applied) continue;
         const writes: Record<string, unknown> = { [`applied:${entry.runId}`]: entry.seq, [`run:${entry.runId}`]: entry.run };
-        for (const approval of entry.approvals) writes[`approval:${approval.approvalId}`] = approval;
+        for (const approval of entry.approvals) {
+          writes[`approval:${approval.approvalId}`] = approval;
+          if (approval.status === 'pending' && approval.deadline !== undefined) deadline = Math.min(deadline, approval.deadline);
+        }
         if (entry.usage) writes[`usage:${entry.usage.profile}`] = addUsage((await txn.get<Usage>(`usage:${entry.usage.profile}`)) ?? ZERO_USAGE, entry.usage.delta);
         await txn.put(writes);
       }
     });
+    if (deadline !== Infinity) await this.#wakeAt(deadline);
+  }
+
+  /** Set the alarm for `at` unless it is already set for earlier. */
+  async #wakeAt(at: number): Promise<void> {
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || at < current) await this.ctx.storage.setAlarm(at);
+  }
+
+  /**
+   * The host drives time: when the earliest approval deadline passes, the alarm resumes the
+   * runs whose approvals expired (their timeout policy applies), then sets itself for the next
+   * pending deadline. The runtime is loaded here, not at the top, because it depends on this
+   * module's store.
+   */
+  async alarm(): Promise<void> {
+    const { workerRuntime } = await import('./workerRuntime.ts');
+    const runtime = await workerRuntime(this.env as Env);
+    await runtime.orchestrator.sweepApprovals();
+    const now = Date.now();
+    const next = (await this.listApprovals({ status: 'pending' })).reduce((min, a) => (a.deadline !== undefined && a.deadline > now ? Math.min(min, a.deadline) : min), Infinity);
+    if (next !== Infinity) await this.#wakeAt(next);
   }
 }
 
