@@ -1,17 +1,25 @@
 import type { ErrorInfo } from '../schema/error.ts';
-import type { JournalEvent, JournalEventOf, RunInputs } from '../schema/journalEvent.ts';
+import type { JournalEvent, JournalEventData, JournalEventType, RunInputs } from '../schema/journalEvent.ts';
+
+/**
+ * What the projections read of an event: a journal event, or a trace record built from one
+ * (which carries no hashes). Discriminated by `type` like the journal itself.
+ */
+export type EventLike = { [T in JournalEventType]: { runId: string; seq: number; at: number; type: T; data: JournalEventData<T> } }[JournalEventType];
+
+type Of<E extends EventLike, T extends JournalEventType> = Extract<E, { type: T }>;
 
 /** One attempt of one tool call, paired from its `tool_call_start` and the event that ended it. */
-export interface ToolCallSpan {
+export interface ToolCallSpan<E extends EventLike = JournalEvent> {
   runId: string;
   stepId: string;
   attempt: number;
   tool: string;
   worker: string;
   input: Record<string, unknown>;
-  start: JournalEventOf<'tool_call_start'>;
+  start: Of<E, 'tool_call_start'>;
   /** `tool_call_complete` or `tool_call_error`; absent while the call runs (or if the process died during it). */
-  end?: JournalEventOf<'tool_call_complete'> | JournalEventOf<'tool_call_error'>;
+  end?: Of<E, 'tool_call_complete'> | Of<E, 'tool_call_error'>;
   /** From the start's time to the end's (recorded durations, so every host and replay agrees). */
   durationMs?: number;
   output?: unknown;
@@ -23,13 +31,13 @@ export interface ToolCallSpan {
  * dashboard build their tool spans from. Refusals that never started (invalid input, routing
  * failures) have no span; they stay `tool_call_error` events in the journal.
  */
-export function pairToolCalls(journal: readonly JournalEvent[]): ToolCallSpan[] {
-  const spans: ToolCallSpan[] = [];
-  const open = new Map<string, ToolCallSpan>();
-  for (const event of journal) {
+export function pairToolCalls<E extends EventLike>(journal: readonly E[]): Array<ToolCallSpan<E>> {
+  const spans: Array<ToolCallSpan<E>> = [];
+  const open = new Map<string, ToolCallSpan<E>>();
+  for (const event of journal as readonly EventLike[]) {
     if (event.type === 'tool_call_start') {
       const { stepId, attempt, tool, worker, input } = event.data;
-      const span: ToolCallSpan = { runId: event.runId, stepId, attempt, tool, worker, input, start: event };
+      const span: ToolCallSpan<E> = { runId: event.runId, stepId, attempt, tool, worker, input, start: event as Of<E, 'tool_call_start'> };
       open.set(`${stepId}:${attempt}`, span);
       spans.push(span);
     } else if (event.type === 'tool_call_complete' || event.type === 'tool_call_error') {
@@ -37,7 +45,7 @@ export function pairToolCalls(journal: readonly JournalEvent[]): ToolCallSpan[] 
       const span = open.get(key);
       if (!span) continue;
       open.delete(key);
-      span.end = event;
+      span.end = event as Of<E, 'tool_call_complete'>;
       span.durationMs = event.data.durationMs ?? Math.max(0, event.at - span.start.at);
       if (event.type === 'tool_call_complete') span.output = event.data.output;
       else span.error = event.data.error;
@@ -47,25 +55,25 @@ export function pairToolCalls(journal: readonly JournalEvent[]): ToolCallSpan[] 
 }
 
 /** One approval, from its request to its decision or timeout. */
-export interface ApprovalSpan {
+export interface ApprovalSpan<E extends EventLike = JournalEvent> {
   approvalId: string;
   stepId: string;
   tool: string;
-  requested: JournalEventOf<'approval_requested'>;
-  decided?: JournalEventOf<'approval_received'> | JournalEventOf<'approval_timeout'>;
+  requested: Of<E, 'approval_requested'>;
+  decided?: Of<E, 'approval_received'> | Of<E, 'approval_timeout'>;
   waitedMs?: number;
 }
 
 /** Pair every approval request with its decision (or timeout). */
-export function pairApprovals(journal: readonly JournalEvent[]): ApprovalSpan[] {
-  const spans = new Map<string, ApprovalSpan>();
-  for (const event of journal) {
+export function pairApprovals<E extends EventLike>(journal: readonly E[]): Array<ApprovalSpan<E>> {
+  const spans = new Map<string, ApprovalSpan<E>>();
+  for (const event of journal as readonly EventLike[]) {
     if (event.type === 'approval_requested') {
-      spans.set(event.data.approvalId, { approvalId: event.data.approvalId, stepId: event.data.stepId, tool: event.data.tool, requested: event });
+      spans.set(event.data.approvalId, { approvalId: event.data.approvalId, stepId: event.data.stepId, tool: event.data.tool, requested: event as Of<E, 'approval_requested'> });
     } else if (event.type === 'approval_received' || event.type === 'approval_timeout') {
       const span = spans.get(event.data.approvalId);
       if (!span || span.decided) continue;
-      span.decided = event;
+      span.decided = event as Of<E, 'approval_received'>;
       span.waitedMs = Math.max(0, event.at - span.requested.at);
     }
   }
@@ -73,7 +81,7 @@ export function pairApprovals(journal: readonly JournalEvent[]): ApprovalSpan[] 
 }
 
 /** The inputs a run recorded in its first event, if the journal starts with one. */
-export function runInputsOf(journal: readonly JournalEvent[]): RunInputs | undefined {
+export function runInputsOf(journal: readonly EventLike[]): RunInputs | undefined {
   const first = journal[0];
   return first?.type === 'stage' ? first.data.inputs : undefined;
 }

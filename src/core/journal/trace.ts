@@ -1,22 +1,24 @@
-import type { JournalEvent, JournalEventType } from '../schema/journalEvent.ts';
+import type { JournalEvent, JournalEventData, JournalEventType } from '../schema/journalEvent.ts';
 import { pairApprovals, pairToolCalls, runInputsOf } from './projections.ts';
 
-/** A journal event as a trace shows it: with its trace, profile, ISO timestamp and duration. */
-export interface TraceRecord {
-  traceId: string;
-  runId: string;
-  profile: string;
-  seq: number;
-  type: JournalEventType;
-  /** Milliseconds since the epoch. */
-  at: number;
-  /** `at` as an ISO 8601 UTC timestamp. */
-  timestamp: string;
-  /** How long what this event closes took: a stage, a tool call, an approval wait, the run. */
-  durationMs?: number;
-  stepId?: string;
-  data: Record<string, unknown>;
-}
+/** A journal event as a trace shows it: with its trace, profile, ISO timestamp and duration; discriminated by `type` like the journal. */
+export type TraceRecord = {
+  [T in JournalEventType]: {
+    traceId: string;
+    runId: string;
+    profile: string;
+    seq: number;
+    type: T;
+    /** Milliseconds since the epoch. */
+    at: number;
+    /** `at` as an ISO 8601 UTC timestamp. */
+    timestamp: string;
+    /** How long what this event closes took: a stage, a tool call, an approval wait, the run. */
+    durationMs?: number;
+    stepId?: string;
+    data: JournalEventData<T>;
+  };
+}[JournalEventType];
 
 /**
  * Project one run's journal into trace records. Durations come from the journal's own
@@ -52,7 +54,7 @@ export function toTraceRecords(journal: readonly JournalEvent[]): TraceRecord[] 
       timestamp: new Date(event.at).toISOString(),
       ...(durationMs !== undefined ? { durationMs: Math.max(0, durationMs) } : {}),
       ...(stepId !== undefined ? { stepId } : {}),
-      data: event.data as Record<string, unknown>,
-    };
+      data: event.data,
+    } as TraceRecord;
   });
 }
