@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
@@ -17,9 +16,10 @@ import {
   verifyJournal,
   type JournalEvent,
 } from '../../src/core/index.ts';
+import legacy from '../fixtures/legacy-journals.ndjson?raw';
 
 // Journals written before the journal had typed event data (tests/fixtures/makeLegacyJournals.ts).
-const text = readFileSync(new URL('../fixtures/legacy-journals.ndjson', import.meta.url), 'utf8');
+const text = legacy;
 const events = parseJournal(text);
 const runs: JournalEvent[][] = [];
 for (const event of events) {
