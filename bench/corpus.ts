@@ -1,4 +1,4 @@
-import { createSeededRandom } from '../src/core/index.ts';
+import { createSeededRandom } from '../src/core/testing.ts';
 
 // A fixed vocabulary of common English words; documents draw from it with a Zipf-like skew
 // so term frequencies look like prose rather than uniform noise.

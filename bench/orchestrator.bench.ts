@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { InMemoryStore, Orchestrator, ToolRegistry, createSequentialIds, exportJournal, sealEvent, verifyJournal, type JournalEvent } from '../src/core/index.ts';
+import { InMemoryStore, Orchestrator, ToolRegistry, exportJournal, verifyJournal, type JournalEvent } from '../src/core/index.ts';
+import { createSequentialIds, sealEvent } from '../src/core/testing.ts';
 import { measureIsolated } from './isolate.ts';
 import { machineDescription, type BenchResult } from './report.ts';
 import { fastest, fmt } from './stats.ts';

@@ -1,5 +1,6 @@
 // The storage workloads, shared by the Node engines and the Chromium page.
-import { HashingEmbedder, RagIndex, RagLoader, RagRetriever, sealEvent, type AppendBatch, type JournalEvent, type Store, type VectorBackend } from '../src/core/index.ts';
+import { HashingEmbedder, RagIndex, RagLoader, RagRetriever, type AppendBatch, type JournalEvent, type Store, type VectorBackend } from '../src/core/index.ts';
+import { sealEvent } from '../src/core/testing.ts';
 import { makeCorpus, makeQueries } from './corpus.ts';
 
 export const DOCS = 10_000;

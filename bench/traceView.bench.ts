@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { z } from 'zod';
-import { InMemoryStore, Orchestrator, ResourceError, ToolRegistry, createSequentialIds, toTraceRecords, type TraceRecord } from '../src/core/index.ts';
+import { InMemoryStore, Orchestrator, ResourceError, ToolRegistry, toTraceRecords, type TraceRecord } from '../src/core/index.ts';
+import { createSequentialIds } from '../src/core/testing.ts';
 import { machineDescription, type BenchResult } from './report.ts';
 import { fmt } from './stats.ts';
 

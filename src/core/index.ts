@@ -1,6 +1,7 @@
 /**
  * CUGAr's isomorphic core: the same code in a browser tab, an edge worker and Node.
  * Only Web-standard APIs are used here; hosts hand in storage, clocks and ids as ports.
+ * Every export is named; adapter authors import `cugar/stores`, tests `cugar/testing`.
  *
  * @example
  * import { Controller, ToolRegistry, registerBuiltinTools } from 'cugar';
@@ -8,69 +9,165 @@
  * registerBuiltinTools(registry);
  * const result = await new Controller({ registry }).run('add 10 and 5', 'demo');
  */
-export * from './errors.ts';
-export * from './ports.ts';
-export * from './schema/common.ts';
-export * from './schema/config.ts';
-export * from './schema/error.ts';
-export * from './schema/budget.ts';
-export * from './schema/retry.ts';
-export * from './schema/context.ts';
-export * from './schema/journalEvent.ts';
-export * from './schema/plan.ts';
-export * from './schema/result.ts';
-export * from './schema/validate.ts';
-export * from './embed/hash32.ts';
-export * from './embed/tokenize.ts';
-export * from './embed/hashingEmbedder.ts';
-export * from './vector/vectorBackend.ts';
-export * from './vector/topK.ts';
-export * from './vector/flatVectorIndex.ts';
-export * from './vector/keywordIndex.ts';
-export * from './tools/tool.ts';
-export * from './tools/toolRegistry.ts';
-export * from './tools/calculator.ts';
+
+// Errors
+export {
+  ApprovalRejectedError,
+  ConflictError,
+  CugarError,
+  FAILURE_MODES,
+  MaxStepsError,
+  NoRelevantToolError,
+  NotFoundError,
+  PolicyViolationError,
+  RepetitionError,
+  ResourceError,
+  SystemError,
+  ToolExecutionError,
+  ValidationError,
+  errorFromInfo,
+  toCugarError,
+  type CugarErrorOptions,
+  type FailureMode,
+  type Result,
+} from './errors.ts';
+
+// Ports
+export { createRandomIds, pause, systemClock, type Clock, type Ids, type Random } from './ports.ts';
+
+// Schemas and their types
+export {
+  GoalTextSchema,
+  JsonValueSchema,
+  MAX_GOAL_BYTES,
+  MetadataSchema,
+  PROFILE_NAME_PATTERN,
+  ProfileNameSchema,
+  ToolNameSchema,
+  type JsonValue,
+  type Metadata,
+} from './schema/common.ts';
+export { ConfigSchema, DEFAULT_CONFIG, parseConfig, type Config, type ConfigParseResult } from './schema/config.ts';
+export { ErrorInfoSchema, type ErrorInfo } from './schema/error.ts';
+export { BudgetUsageSchema, ToolBudgetSchema, type BudgetUsage, type ToolBudget, type ToolBudgetInput } from './schema/budget.ts';
+export { RetryPolicyConfigSchema, type RetryPolicyConfig, type RetryPolicyInput } from './schema/retry.ts';
+export {
+  GoalRequestSchema,
+  PLAN_STAGES,
+  PlanCandidateSchema,
+  PlanSchema,
+  PlanStepSchema,
+  PlanStopReasonSchema,
+  PlanningPreferencesSchema,
+  type GoalRequest,
+  type Plan,
+  type PlanCandidate,
+  type PlanStage,
+  type PlanStep,
+  type PlanStopReason,
+  type PlanningPreferences,
+  type PlanningPreferencesInput,
+} from './schema/plan.ts';
+export { ExecutionResultSchema, type ExecutionResult } from './schema/result.ts';
+export {
+  JOURNAL_EVENT_DATA,
+  JOURNAL_EVENT_TYPES,
+  JournalEventSchema,
+  RUN_STATUSES,
+  RunInputsSchema,
+  STAGES,
+  eventsOf,
+  isEventOf,
+  type ApprovalSettings,
+  type AutonomySettings,
+  type HealthReport,
+  type JournalEvent,
+  type JournalEventData,
+  type JournalEventOf,
+  type JournalEventType,
+  type RunInputs,
+  type RunStatus,
+  type Stage,
+} from './schema/journalEvent.ts';
+
+// Embedding, vectors and keyword search
+export { HashingEmbedder, cosineSimilarity, type HashingEmbedderOptions } from './embed/hashingEmbedder.ts';
+export { ENGLISH_STOP_WORDS, tokenize } from './embed/tokenize.ts';
+export { FlatVectorIndex, InMemoryVectorBackend } from './vector/flatVectorIndex.ts';
+export { KeywordIndex, type KeywordHit, type KeywordIndexOptions } from './vector/keywordIndex.ts';
+export { VectorSearchOptionsSchema, type VectorBackend, type VectorHit, type VectorRecord, type VectorSearchOptions } from './vector/vectorBackend.ts';
+
+// Tools
+export { CapabilitySchema, ToolMetaSchema, defineTool, type ToolContext, type ToolDefinition, type ToolHandler, type ToolInfo, type ToolMeta, type ToolSpec } from './tools/tool.ts';
+export { ToolRegistry } from './tools/toolRegistry.ts';
+export { DEMO_PROFILE, registerBuiltinTools } from './tools/builtins.ts';
+export { registerMemoryTools } from './tools/memoryTools.ts';
+export { MAX_EXPRESSION_LENGTH, evaluateExpression } from './tools/calculator.ts';
 export { textStats, type TextStats } from './tools/text.ts';
 export { MAX_WAIT_MS } from './tools/wait.ts';
-export * from './tools/builtins.ts';
-export * from './tools/loaders.ts';
-export * from './planning/toolCallDetector.ts';
-export * from './planning/slotFilling.ts';
-export * from './planning/planner.ts';
-export * from './policy/redaction.ts';
-export * from './policy/policyEnforcer.ts';
-export * from './orchestrator/controller.ts';
-export * from './journal/canonicalJson.ts';
-export * from './journal/sha256.ts';
-export * from './journal/journal.ts';
-export * from './store/store.ts';
-export * from './store/hostStore.ts';
-export * from './store/inMemoryStore.ts';
-export * from './store/filters.ts';
-export * from './store/groupCommit.ts';
-export * from './store/headCache.ts';
-export * from './store/persistedVectors.ts';
-export * from './orchestrator/replay.ts';
-export * from './journal/trace.ts';
-export * from './journal/projections.ts';
-export * from './planning/planningAuthority.ts';
-export * from './routing/routingAuthority.ts';
-export * from './routing/coordinator.ts';
-export * from './orchestrator/executionContext.ts';
-export * from './orchestrator/retryPolicy.ts';
-export * from './orchestrator/partialResult.ts';
-export * from './orchestrator/autonomy.ts';
-export * from './orchestrator/runState.ts';
-export * from './orchestrator/options.ts';
-export * from './orchestrator/runOutcome.ts';
-export * from './orchestrator/orchestrator.ts';
-export * from './memory/memoryStore.ts';
-export * from './memory/memoryManager.ts';
-export * from './rag/extractText.ts';
-export * from './rag/chunker.ts';
-export * from './rag/ragIndex.ts';
-export * from './rag/ragLoader.ts';
-export * from './rag/ragRetriever.ts';
-export * from './tools/memoryTools.ts';
-export * from './orchestrator/importJournal.ts';
-export * from './journal/otlp.ts';
+export { TOOL_NAMESPACE, loadTools, loadableToolModules } from './tools/loaders.ts';
+
+// Planning and policy
+export { Planner, splitClauses, type PlanRequest, type PlannerOptions } from './planning/planner.ts';
+export { checkReservation, parseBudget, transitionPlan, type BudgetCheck } from './planning/planningAuthority.ts';
+export { PolicyEnforcer, ProfilePolicySchema, type ProfilePolicy, type ProfilePolicyInput } from './policy/policyEnforcer.ts';
+export { REDACTED, isSecretKey, redact, redactText } from './policy/redaction.ts';
+
+// The journal and its projections
+export { canonicalJson, toJsonData } from './journal/canonicalJson.ts';
+export { sha256Hex } from './journal/sha256.ts';
+export { GENESIS_HASH, JournalHeadSchema, exportJournal, parseJournal, verifyJournal, type JournalHead, type VerifyResult } from './journal/journal.ts';
+export { toTraceRecords, type TraceRecord } from './journal/trace.ts';
+export { pairApprovals, pairToolCalls, runInputsOf, type ApprovalSpan, type EventLike, type ToolCallSpan } from './journal/projections.ts';
+export { readOtlp, toOtlp, type OtlpTraceExport } from './journal/otlp.ts';
+
+// Storage (the port; adapter authors use `cugar/stores`)
+export { InMemoryStore } from './store/inMemoryStore.ts';
+export type { AppendBatch, ApprovalFilter, ApprovalRecord, ApprovalStatus, RunFilter, RunSummary, Store } from './store/store.ts';
+export type { HostStore } from './store/hostStore.ts';
+
+// The engine
+export { Orchestrator } from './orchestrator/orchestrator.ts';
+export {
+  ApprovalDecisionSchema,
+  MAX_EXPLICIT_STEPS,
+  RUN_ID_PATTERN,
+  StartOptionsSchema,
+  type ApprovalDecision,
+  type ApprovalPolicy,
+  type ApprovalPredicate,
+  type OrchestratorOptions,
+  type StartOptions,
+} from './orchestrator/options.ts';
+export type { RunOutcome } from './orchestrator/runOutcome.ts';
+export type { RunState, StepState } from './orchestrator/runState.ts';
+export { Controller, type ControllerOptions, type RunOptions } from './orchestrator/controller.ts';
+export { ExecutionContext } from './orchestrator/executionContext.ts';
+export { createRetryPolicy, isTransient, type RetryPolicy } from './orchestrator/retryPolicy.ts';
+export { partialResult, type PartialResult } from './orchestrator/partialResult.ts';
+export { replay, sameJournal, type Divergence, type ReplayOptions, type ReplayResult } from './orchestrator/replay.ts';
+export { importJournal } from './orchestrator/importJournal.ts';
+
+// Routing
+export { Coordinator, Worker, type WorkerOptions } from './routing/coordinator.ts';
+export {
+  CapabilityBasedPolicy,
+  LoadBalancedPolicy,
+  RoundRobinPolicy,
+  RoutingAuthority,
+  createRoutingPolicy,
+  type RoutingDecision,
+  type RoutingPolicy,
+  type RoutingPolicyName,
+  type RoutingRequest,
+  type WorkerInfo,
+} from './routing/routingAuthority.ts';
+
+// Memory and retrieval
+export { MemoryManager, type MemoryManagerOptions, type MemoryState } from './memory/memoryManager.ts';
+export { FactRecordSchema, NamespaceSchema, type FactQuery, type FactRecord, type MemoryStore } from './memory/memoryStore.ts';
+export { chunkText, type Chunk, type ChunkOptions } from './rag/chunker.ts';
+export { DOCUMENT_EXTENSIONS, extractText, htmlToText } from './rag/extractText.ts';
+export { RagIndex } from './rag/ragIndex.ts';
+export { RagLoader, type IngestDocument, type IngestProgress, type IngestReport } from './rag/ragLoader.ts';
+export { RagRetriever, type RagHit, type RetrievalMode, type RetrieveOptions } from './rag/ragRetriever.ts';

@@ -1,24 +1,6 @@
 import { DurableObject } from 'cloudflare:workers';
-import {
-  ConflictError,
-  ValidationError,
-  ZERO_USAGE,
-  addUsage,
-  checkBatch,
-  selectApprovals,
-  selectRuns,
-  type AppendBatch,
-  type ApprovalFilter,
-  type ApprovalRecord,
-  type FactQuery,
-  type FactRecord,
-  type HostStore,
-  type JournalEvent,
-  type JournalHead,
-  type RunFilter,
-  type RunSummary,
-  type VectorBackend,
-} from '../core/index.ts';
+import { ConflictError, ValidationError, type AppendBatch, type ApprovalFilter, type ApprovalRecord, type FactQuery, type FactRecord, type HostStore, type JournalEvent, type JournalHead, type RunFilter, type RunSummary, type VectorBackend } from '../core/index.ts';
+import { ZERO_USAGE, addUsage, checkBatch, selectApprovals, selectRuns } from '../core/stores.ts';
 import { capture, reviveError, unwrap, type Outcome } from './errorRecord.ts';
 import type { Env } from './workerRuntime.ts';
 import { ProfileObject } from './profileObject.ts';

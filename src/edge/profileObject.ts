@@ -1,5 +1,6 @@
 import { DurableObject, type DurableObjectStorage } from 'cloudflare:workers';
-import { PersistedVectorBackend, filterFacts, type FactQuery, type FactRecord, type VectorHit, type VectorRecord, type VectorRow, type VectorRows, type VectorSearchOptions } from '../core/index.ts';
+import { type FactQuery, type FactRecord, type VectorHit, type VectorRecord, type VectorSearchOptions } from '../core/index.ts';
+import { PersistedVectorBackend, filterFacts, type VectorRow, type VectorRows } from '../core/stores.ts';
 import type { DurableObjectBindings } from './durableObjectStore.ts';
 import { capture, type Outcome } from './errorRecord.ts';
 

@@ -1,6 +1,8 @@
 import Database from 'better-sqlite3';
-import { ConflictError, GroupCommit, HeadCache, PersistedVectorBackend, SystemError, ZERO_USAGE, canonicalJson, checkRunLimit, filterFacts, isWellFormed } from '../core/index.ts';
-import type { AppendBatch, ApprovalFilter, ApprovalRecord, FactQuery, FactRecord, HostStore, JournalEvent, RunFilter, RunSummary, VectorBackend, VectorRow, VectorRows } from '../core/index.ts';
+import { ConflictError, SystemError, canonicalJson } from '../core/index.ts';
+import { GroupCommit, HeadCache, PersistedVectorBackend, ZERO_USAGE, checkRunLimit, filterFacts, isWellFormed } from '../core/stores.ts';
+import type { AppendBatch, ApprovalFilter, ApprovalRecord, FactQuery, FactRecord, HostStore, JournalEvent, RunFilter, RunSummary, VectorBackend } from '../core/index.ts';
+import type { VectorRow, VectorRows } from '../core/stores.ts';
 
 type Usage = NonNullable<AppendBatch['profileUsage']>['delta'];
 

@@ -1,31 +1,6 @@
 import Dexie, { type Table } from 'dexie';
-import {
-  ConflictError,
-  GroupCommit,
-  HeadCache,
-  PersistedVectorBackend,
-  ResourceError,
-  SystemError,
-  ZERO_USAGE,
-  addUsage,
-  filterFacts,
-  isWellFormed,
-  selectApprovals,
-  selectRuns,
-  type AppendBatch,
-  type ApprovalFilter,
-  type ApprovalRecord,
-  type FactQuery,
-  type FactRecord,
-  type JournalEvent,
-  type JournalHead,
-  type HostStore,
-  type RunFilter,
-  type RunSummary,
-  type VectorBackend,
-  type VectorRow,
-  type VectorRows,
-} from '../core/index.ts';
+import { ConflictError, ResourceError, SystemError, type AppendBatch, type ApprovalFilter, type ApprovalRecord, type FactQuery, type FactRecord, type JournalEvent, type JournalHead, type HostStore, type RunFilter, type RunSummary, type VectorBackend } from '../core/index.ts';
+import { GroupCommit, HeadCache, PersistedVectorBackend, ZERO_USAGE, addUsage, filterFacts, isWellFormed, selectApprovals, selectRuns, type VectorRow, type VectorRows } from '../core/stores.ts';
 
 type Usage = NonNullable<AppendBatch['profileUsage']>['delta'];
 

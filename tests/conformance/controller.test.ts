@@ -1,20 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  Controller,
-  ExecutionResultSchema,
-  MAX_GOAL_BYTES,
-  NotFoundError,
-  PolicyEnforcer,
-  ToolRegistry,
-  ValidationError,
-  createSequentialIds,
-  eventsOf,
-  verifyJournal,
-  type JournalEvent,
-  registerBuiltinTools,
-  steppingClock,
-} from '../../src/core/index.ts';
+import { Controller, ExecutionResultSchema, MAX_GOAL_BYTES, NotFoundError, PolicyEnforcer, ToolRegistry, ValidationError, eventsOf, verifyJournal, type JournalEvent, registerBuiltinTools } from '../../src/core/index.ts';
+import { createSequentialIds, steppingClock } from '../../src/core/testing.ts';
 
 function setup(extra?: (registry: ToolRegistry) => void, policy?: PolicyEnforcer) {
   const registry = new ToolRegistry();

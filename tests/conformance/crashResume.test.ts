@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InMemoryStore, Orchestrator, createSeededRandom, createSequentialIds, replay, steppingClock, verifyJournal } from '../../src/core/index.ts';
+import { InMemoryStore, Orchestrator, replay, verifyJournal } from '../../src/core/index.ts';
+import { createSeededRandom, createSequentialIds, steppingClock } from '../../src/core/testing.ts';
 import { Crash, CrashingStore, Ledger, ledgerRegistry } from '../support/harness.ts';
 
 const GOAL = 'record_a(n=1) then send_email(to="ops@example.com") then record_b(n=2)';

@@ -1,6 +1,6 @@
 import Dexie from 'dexie';
 import { describe, expect, it } from 'vitest';
-import { sealEvent } from '../../src/core/index.ts';
+import { sealEvent } from '../../src/core/testing.ts';
 import { IndexedDbStore, requestPersistentStorage } from '../../src/web/indexedDbStore.ts';
 import { describeMemoryConformance, describeStoreConformance } from '../support/storeConformance.ts';
 

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { GENESIS_HASH, ValidationError, canonicalJson, exportJournal, hashEvent, parseJournal, sealEvent, sha256Hex, verifyJournal, type JournalEvent } from '../../src/core/index.ts';
+import { GENESIS_HASH, ValidationError, canonicalJson, exportJournal, parseJournal, sha256Hex, verifyJournal, type JournalEvent } from '../../src/core/index.ts';
+import { hashEvent, sealEvent } from '../../src/core/testing.ts';
 
 function makeJournal(length: number, runId = 'run-1'): JournalEvent[] {
   const events: JournalEvent[] = [];

@@ -1,21 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  InMemoryStore,
-  JournalEventSchema,
-  Orchestrator,
-  ToolRegistry,
-  importJournal,
-  pairToolCalls,
-  parseJournal,
-  projectRun,
-  registerBuiltinTools,
-  replay,
-  toOtlp,
-  toTraceRecords,
-  verifyJournal,
-  type JournalEvent,
-} from '../../src/core/index.ts';
+import { InMemoryStore, JournalEventSchema, Orchestrator, ToolRegistry, importJournal, pairToolCalls, parseJournal, registerBuiltinTools, replay, toOtlp, toTraceRecords, verifyJournal, type JournalEvent } from '../../src/core/index.ts';
+import { projectRun } from '../../src/core/testing.ts';
 import legacy from '../fixtures/legacy-journals.ndjson?raw';
 
 // Journals written before the journal had typed event data (tests/fixtures/makeLegacyJournals.ts).

@@ -1,24 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  HashingEmbedder,
-  InMemoryMemoryStore,
-  InMemoryVectorBackend,
-  MemoryManager,
-  NotFoundError,
-  RagIndex,
-  RagLoader,
-  RagRetriever,
-  ToolRegistry,
-  ValidationError,
-  Orchestrator,
-  chunkText,
-  createSequentialIds,
-  extractText,
-  htmlToText,
-  registerMemoryTools,
-  steppingClock,
-} from '../../src/core/index.ts';
+import { HashingEmbedder, InMemoryVectorBackend, MemoryManager, NotFoundError, RagIndex, RagLoader, RagRetriever, ToolRegistry, ValidationError, Orchestrator, chunkText, extractText, htmlToText, registerMemoryTools } from '../../src/core/index.ts';
+import { InMemoryMemoryStore } from '../../src/core/stores.ts';
+import { createSequentialIds, steppingClock } from '../../src/core/testing.ts';
 
 async function setup() {
   const embedder = new HashingEmbedder({ dimension: 256 });

@@ -1,35 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  ConflictError,
-  Coordinator,
-  ExecutionContext,
-  InMemoryStore,
-  NotFoundError,
-  Orchestrator,
-  ResourceError,
-  RoundRobinPolicy,
-  CapabilityBasedPolicy,
-  LoadBalancedPolicy,
-  ToolRegistry,
-  ValidationError,
-  Worker,
-  checkReservation,
-  createRetryPolicy,
-  createSeededRandom,
-  createSequentialIds,
-  parseBudget,
-  projectRun,
-  registerBuiltinTools,
-  replay,
-  sealEvent,
-  steppingClock,
-  transitionPlan,
-  verifyJournal,
-  type JournalEvent,
-  type ToolDefinition,
-} from '../../src/core/index.ts';
+import { ConflictError, Coordinator, ExecutionContext, InMemoryStore, NotFoundError, Orchestrator, ResourceError, RoundRobinPolicy, CapabilityBasedPolicy, LoadBalancedPolicy, ToolRegistry, ValidationError, Worker, checkReservation, createRetryPolicy, parseBudget, registerBuiltinTools, replay, transitionPlan, verifyJournal, type JournalEvent, type ToolDefinition } from '../../src/core/index.ts';
+import { createSeededRandom, createSequentialIds, projectRun, sealEvent, steppingClock } from '../../src/core/testing.ts';
 
 function setup(extra?: (registry: ToolRegistry) => void, options: Partial<ConstructorParameters<typeof Orchestrator>[0]> = {}) {
   const registry = new ToolRegistry();

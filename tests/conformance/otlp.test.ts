@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InMemoryStore, Orchestrator, ToolRegistry, ValidationError, createSequentialIds, readOtlp, registerBuiltinTools, toOtlp } from '../../src/core/index.ts';
+import { InMemoryStore, Orchestrator, ToolRegistry, ValidationError, readOtlp, registerBuiltinTools, toOtlp } from '../../src/core/index.ts';
+import { createSequentialIds } from '../../src/core/testing.ts';
 
 describe('reading OTLP JSON', () => {
   it('reads back what toOtlp exports: the run span first, its tool calls under it in start order', async () => {

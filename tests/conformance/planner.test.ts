@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Planner, ToolRegistry, createSequentialIds, detectToolCalls, extractNumbers, fillSlots, registerBuiltinTools, splitClauses } from '../../src/core/index.ts';
+import { Planner, ToolRegistry, registerBuiltinTools, splitClauses } from '../../src/core/index.ts';
+import { createSequentialIds } from '../../src/core/testing.ts';
+import { detectToolCalls } from '../../src/core/planning/toolCallDetector.ts';
+import { extractNumbers, fillSlots } from '../../src/core/planning/slotFilling.ts';
 
 function demoRegistry(): ToolRegistry {
   const registry = new ToolRegistry();

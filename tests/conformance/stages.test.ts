@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Coordinator, PolicyEnforcer, Planner, RoundRobinPolicy, ToolRegistry, Worker, createSequentialIds, registerBuiltinTools, sealEvent, type JournalEvent, type RunInputs } from '../../src/core/index.ts';
+import { Coordinator, PolicyEnforcer, Planner, RoundRobinPolicy, ToolRegistry, Worker, registerBuiltinTools, type JournalEvent, type RunInputs } from '../../src/core/index.ts';
+import { createSequentialIds, sealEvent } from '../../src/core/testing.ts';
 import { Reflector } from '../../src/core/orchestrator/autonomy.ts';
 import { applyEvent, initialRunState, type RunState } from '../../src/core/orchestrator/runState.ts';
 import type { Entry, StageContext } from '../../src/core/orchestrator/stages/entry.ts';

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FlatVectorIndex, HashingEmbedder, InMemoryVectorBackend, KeywordIndex, SystemError, TopK, ValidationError } from '../../src/core/index.ts';
+import { FlatVectorIndex, HashingEmbedder, InMemoryVectorBackend, KeywordIndex, SystemError, ValidationError } from '../../src/core/index.ts';
+import { TopK } from '../../src/core/vector/topK.ts';
 
 function bruteForce(vectors: Array<{ id: string; v: number[] }>, query: number[], k: number) {
   const unit = (v: number[]) => {

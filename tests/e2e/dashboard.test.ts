@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InMemoryStore, Orchestrator, ToolRegistry, createSequentialIds, exportJournal, registerBuiltinTools } from '../../src/core/index.ts';
+import { InMemoryStore, Orchestrator, ToolRegistry, exportJournal, registerBuiltinTools } from '../../src/core/index.ts';
+import { createSequentialIds } from '../../src/core/testing.ts';
 import { startServer, type RunningServer } from '../../src/edge/nodeServer.ts';
 import { launchChromium } from './support.ts';
 

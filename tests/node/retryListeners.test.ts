@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { InMemoryStore, Orchestrator, ResourceError, ToolRegistry, createSequentialIds } from '../../src/core/index.ts';
+import { InMemoryStore, Orchestrator, ResourceError, ToolRegistry } from '../../src/core/index.ts';
+import { createSequentialIds } from '../../src/core/testing.ts';
 
 describe('retry sleeps', () => {
   it('leave no abort listener behind: a run with many delayed retries raises no MaxListenersExceededWarning', async () => {

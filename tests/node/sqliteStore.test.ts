@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { sealEvent } from '../../src/core/index.ts';
+import { sealEvent } from '../../src/core/testing.ts';
 import { SqliteStore } from '../../src/edge/sqliteStore.ts';
 import { describeMemoryConformance, describeStoreConformance } from '../support/storeConformance.ts';
 

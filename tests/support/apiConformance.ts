@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InMemoryStore, Orchestrator, ToolRegistry, createSequentialIds, exportJournal, registerBuiltinTools, verifyJournal, type JournalEvent } from '../../src/core/index.ts';
+import { InMemoryStore, Orchestrator, ToolRegistry, exportJournal, registerBuiltinTools, verifyJournal, type JournalEvent } from '../../src/core/index.ts';
+import { createSequentialIds } from '../../src/core/testing.ts';
 
 export const ADMIN = 'admin-token-0123456789abcdef';
 export const DEMO = 'demo-token-0123456789abcdef';

@@ -4,7 +4,8 @@
 // Side effects go to a ledger file, deduplicated by idempotency key.
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { Orchestrator, ToolRegistry, createSeededRandom, type Store } from '../../src/core/index.ts';
+import { Orchestrator, ToolRegistry, type Store } from '../../src/core/index.ts';
+import { createSeededRandom } from '../../src/core/testing.ts';
 import { SqliteStore } from '../../src/edge/sqliteStore.ts';
 
 const [dbPath, ledgerPath, seedText, runsText, stepsText] = process.argv.slice(2);

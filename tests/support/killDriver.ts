@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { createSeededRandom, verifyJournal } from '../../src/core/index.ts';
+import { verifyJournal } from '../../src/core/index.ts';
+import { createSeededRandom } from '../../src/core/testing.ts';
 import { SqliteStore } from '../../src/edge/sqliteStore.ts';
 
 const root = join(import.meta.dirname, '..', '..');

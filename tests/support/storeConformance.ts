@@ -1,24 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  ConflictError,
-  HashingEmbedder,
-  Orchestrator,
-  RagIndex,
-  RagLoader,
-  RagRetriever,
-  ToolRegistry,
-  ValidationError,
-  registerBuiltinTools,
-  replay,
-  sealEvent,
-  verifyJournal,
-  type AppendBatch,
-  type HostStore,
-  type JournalEvent,
-  type RunSummary,
-  type Store,
-} from '../../src/core/index.ts';
+import { ConflictError, HashingEmbedder, Orchestrator, RagIndex, RagLoader, RagRetriever, ToolRegistry, ValidationError, registerBuiltinTools, replay, verifyJournal, type AppendBatch, type HostStore, type JournalEvent, type RunSummary, type Store } from '../../src/core/index.ts';
+import { sealEvent } from '../../src/core/testing.ts';
 
 /** How the suite gets stores: a fresh one, and the same data opened again (a restart). */
 export interface StoreFactory {

@@ -88,6 +88,14 @@ const CHECKS: Record<string, () => Promise<void> | void> = {
     for (const file of JOURNAL_WRITERS) expect(journalAppends(file, read(file)).length, file).toBeGreaterThan(0);
     expect(journalAppends('src/api/sample.ts', `await store.append({ runId, events, expectedHead: null, run });`)).toEqual([1]);
   },
+  'named-exports': () => {
+    const entries = ['src/core/index.ts', 'src/core/stores.ts', 'src/core/testing.ts'];
+    const wildcards = (text: string) => (text.match(/^export \* from/gm) ?? []).length;
+    for (const entry of entries) expect(wildcards(read(entry)), entry).toBe(0);
+    expect(wildcards(`export * from './errors.ts';\nexport { a } from './a.ts';\n`)).toBe(1);
+    const pkg = JSON.parse(read('package.json')) as { exports: Record<string, { import: string }> };
+    expect(Object.values(pkg.exports).map((e) => e.import.replace(/^\.\//, '')).sort()).toEqual([...entries].sort());
+  },
   'file-size': () => {
     expect(overLimit(new Map(files.map((file) => [file, read(file)])))).toEqual([]);
     expect(overLimit(new Map([['src/core/big.ts', 'const x = 1;\n'.repeat(401)], ['src/core/small.ts', 'const x = 1;\n'.repeat(399)]]))).toEqual(['src/core/big.ts']);

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { unstable_startWorker } from 'wrangler';
-import { sealEvent, type AppendBatch, type JournalEvent } from '../../src/core/index.ts';
+import { type AppendBatch, type JournalEvent } from '../../src/core/index.ts';
+import { sealEvent } from '../../src/core/testing.ts';
 import { describeMemoryConformance, describeStoreConformance } from '../support/storeConformance.ts';
 import { remoteStore, type RemoteStore } from './remoteStore.ts';
 
