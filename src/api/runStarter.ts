@@ -29,8 +29,7 @@ export interface RunStarter {
 
 /** The inputs recorded in a run's first event, as far as idempotency needs them. */
 function recordedBodyHash(first: JournalEvent | undefined): unknown {
-  const inputs = (first?.data as Record<string, unknown> | undefined)?.['inputs'] as { metadata?: Record<string, unknown> } | undefined;
-  return inputs?.metadata?.['idempotencyBodyHash'];
+  return first?.type === 'stage' ? first.data.inputs?.metadata['idempotencyBodyHash'] : undefined;
 }
 
 /** Build the run starter of one app. */

@@ -8,6 +8,7 @@ import {
   FactRecordSchema,
   FAILURE_MODES,
   GoalTextSchema,
+  JOURNAL_EVENT_DATA,
   JOURNAL_EVENT_TYPES,
   JournalEventSchema,
   JournalHeadSchema,
@@ -18,6 +19,8 @@ import {
   StartOptionsSchema,
   ToolBudgetSchema,
   ToolMetaSchema,
+  type JournalEventData,
+  type JournalEventType,
 } from '../core/index.ts';
 
 // ---- shared pieces
@@ -162,19 +165,24 @@ export const RunSummarySchema = z
 
 export const JournalEventResponseSchema = JournalEventSchema.clone().openapi('JournalEvent');
 
+const traceRecordFields = {
+  traceId: z.string(),
+  runId: z.string(),
+  profile: z.string(),
+  seq: z.number().int(),
+  at: z.number(),
+  timestamp: z.string(),
+  durationMs: z.number().optional(),
+  stepId: z.string().optional(),
+};
+/** A trace record: a journal event with its trace, profile, timestamp and duration, its data typed by `type` like the journal's. */
 export const TraceRecordSchema = z
-  .object({
-    traceId: z.string(),
-    runId: z.string(),
-    profile: z.string(),
-    seq: z.number().int(),
-    type: z.enum(JOURNAL_EVENT_TYPES),
-    at: z.number(),
-    timestamp: z.string(),
-    durationMs: z.number().optional(),
-    stepId: z.string().optional(),
-    data: Data,
-  })
+  .discriminatedUnion(
+    'type',
+    JOURNAL_EVENT_TYPES.map((type) => z.object({ ...traceRecordFields, type: z.literal(type), data: JOURNAL_EVENT_DATA[type] })) as unknown as [
+      z.ZodObject<typeof traceRecordFields & { type: z.ZodLiteral<JournalEventType>; data: z.ZodType<JournalEventData<JournalEventType>> }>,
+    ],
+  )
   .openapi('TraceRecord');
 
 const OtlpAttributeSchema = z.object({

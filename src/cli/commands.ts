@@ -42,11 +42,11 @@ function printTree(output: Output, journal: readonly JournalEvent[]): void {
   for (const record of records) {
     const duration = record.durationMs === undefined ? '' : paint(output, 'dim', ` ${record.durationMs} ms`);
     let label: string = record.type;
-    if (record.type === 'stage') label = `stage ${String(record.data['stage'])}`;
-    if (record.type === 'tool_call_complete') label = `${paint(output, 'green', '✓')} ${record.stepId} = ${JSON.stringify(record.data['output'])}`;
-    if (record.type === 'tool_call_error') label = `${paint(output, 'red', '✗')} ${record.stepId} ${(record.data['error'] as { code: string }).code}`;
-    if (record.type === 'tool_call_start') label = `→ ${record.stepId} ${String(record.data['tool'])}(${JSON.stringify(record.data['input'])})`;
-    if (record.type === 'approval_requested') label = `${paint(output, 'yellow', '⏸')} approval ${String(record.data['approvalId'])} for ${String(record.data['tool'])}`;
+    if (record.type === 'stage') label = `stage ${record.data.stage}`;
+    if (record.type === 'tool_call_complete') label = `${paint(output, 'green', '✓')} ${record.stepId} = ${JSON.stringify(record.data.output)}`;
+    if (record.type === 'tool_call_error') label = `${paint(output, 'red', '✗')} ${record.stepId} ${record.data.error.code}`;
+    if (record.type === 'tool_call_start') label = `→ ${record.stepId} ${record.data.tool}(${JSON.stringify(record.data.input)})`;
+    if (record.type === 'approval_requested') label = `${paint(output, 'yellow', '⏸')} approval ${record.data.approvalId} for ${record.data.tool}`;
     const indent = record.type === 'stage' || record.type === 'run_completed' ? '├─ ' : '│   ';
     output.out(`${indent}${label}${duration}`);
   }

@@ -4,6 +4,7 @@ import { client as apiClient, readEvents, transportFetch, unwrap } from './api.t
 import { updateRunStatus } from './history.ts';
 import { ApprovalCard } from './Approvals.tsx';
 import { BudgetMeters, ProfileBudget } from './Budget.tsx';
+import type { TraceRecord } from '../../core/index.ts';
 import { TraceView } from './TraceView.tsx';
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
@@ -113,7 +114,8 @@ export function RunDetail({ token, runId }: { token: string; runId: string }) {
       <h2>Outputs</h2>
       <pre className="outputs">{JSON.stringify(outcome.outputs, null, 2)}</pre>
       <h2>Timeline</h2>
-      {trace.data ? <TraceView records={trace.data.records} /> : <p>Loading…</p>}
+      {/* The client types the rows as JSON (hono's JSONValue for recorded metadata); they are the core's trace records. */}
+      {trace.data ? <TraceView records={trace.data.records as readonly TraceRecord[]} /> : <p>Loading…</p>}
     </section>
   );
 }

@@ -1,15 +1,9 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useMemo, useRef, useState } from 'react';
+import { pairToolCalls, type TraceRecord } from '../../core/index.ts';
 
-/** The fields of a trace record the view reads (the API's `/v1/runs/{id}/trace` rows). */
-export interface TraceRow {
-  seq: number;
-  type: string;
-  at: number;
-  durationMs?: number;
-  stepId?: string;
-  data: Record<string, unknown>;
-}
+/** A trace record as the view reads it (the API's `/v1/runs/{id}/trace` rows): typed by `type`, like the journal. */
+export type TraceRow = TraceRecord;
 
 export type SpanKind = 'stage' | 'tool' | 'error' | 'approval' | 'budget' | 'resume';
 
@@ -35,63 +29,60 @@ export interface Span {
 /**
  * Fold trace records into spans in one pass (a 100k-event trace must not go quadratic):
  * stages with their durations, each tool call attempt from its start to its completion or
- * error, approval waits, and budget warnings or refusals as instants.
+ * error (paired by the core's `pairToolCalls`, as the OTLP export is), approval waits, and
+ * budget warnings or refusals as instants.
  */
 export function spansOf(records: readonly TraceRow[]): Span[] {
   const spans: Span[] = [];
-  const starts = new Map<string, TraceRow>();
+  // Tool spans sit where their attempt ended, as before: ordered by the journal.
+  const toolSpans = new Map<number, Span>();
+  for (const call of pairToolCalls(records)) {
+    if (!call.end) continue;
+    const failed = call.end.type === 'tool_call_error';
+    toolSpans.set(call.end.seq, {
+      label: `${call.stepId} ${call.tool} #${call.attempt}`,
+      start: call.start.at,
+      end: call.end.at,
+      kind: failed ? 'error' : 'tool',
+      seqs: [call.start.seq, call.end.seq],
+      stepId: call.stepId,
+      tool: call.tool,
+      attempt: call.attempt,
+      worker: call.worker,
+      input: call.input,
+      ...(failed ? { error: call.error } : { output: call.output }),
+      extra: { reserved: call.start.data.reserved },
+    });
+  }
   for (const record of records) {
-    const data = record.data;
+    const stepId = record.stepId !== undefined ? { stepId: record.stepId } : {};
     switch (record.type) {
       case 'stage':
-        if (record.durationMs !== undefined) spans.push({ label: `stage ${String(data['stage'])}`, start: record.at, end: record.at + record.durationMs, kind: 'stage', seqs: [record.seq] });
-        break;
-      case 'tool_call_start':
-        starts.set(`${record.stepId}:${String(data['attempt'])}`, record);
+        if (record.durationMs !== undefined) spans.push({ label: `stage ${record.data.stage}`, start: record.at, end: record.at + record.durationMs, kind: 'stage', seqs: [record.seq] });
         break;
       case 'tool_call_complete':
       case 'tool_call_error': {
-        const key = `${record.stepId}:${String(data['attempt'])}`;
-        const start = starts.get(key);
-        starts.delete(key);
-        const tool = String(start?.data['tool'] ?? '');
-        const failed = record.type === 'tool_call_error';
-        spans.push({
-          label: `${record.stepId ?? ''} ${tool} #${String(data['attempt'])}`,
-          start: start?.at ?? record.at - (record.durationMs ?? 0),
-          end: record.at,
-          kind: failed ? 'error' : 'tool',
-          seqs: start ? [start.seq, record.seq] : [record.seq],
-          ...(record.stepId !== undefined ? { stepId: record.stepId } : {}),
-          tool,
-          attempt: Number(data['attempt']),
-          ...(typeof start?.data['worker'] === 'string' ? { worker: start.data['worker'] } : {}),
-          ...(start ? { input: start.data['input'] } : {}),
-          ...(failed ? { error: data['error'] } : { output: data['output'] }),
-          ...(start?.data['reserved'] ? { extra: { reserved: start.data['reserved'] } } : {}),
-        });
+        const paired = toolSpans.get(record.seq);
+        if (paired) spans.push(paired);
+        else if (record.type === 'tool_call_error') {
+          // Refused before it started (invalid input, no worker): an instant at the refusal.
+          spans.push({ label: `${record.data.stepId} refused`, start: record.at, end: record.at, kind: 'error', seqs: [record.seq], ...stepId, error: record.data.error });
+        }
         break;
       }
       case 'approval_received':
       case 'approval_timeout':
         if (record.durationMs !== undefined) {
-          spans.push({
-            label: `approval (${String(data['decision'] ?? data['action'] ?? 'timed out')})`,
-            start: record.at - record.durationMs,
-            end: record.at,
-            kind: 'approval',
-            seqs: [record.seq],
-            ...(record.stepId !== undefined ? { stepId: record.stepId } : {}),
-            extra: data,
-          });
+          const decision = record.type === 'approval_received' ? record.data.decision : `timed out: ${record.data.action}`;
+          spans.push({ label: `approval (${decision})`, start: record.at - record.durationMs, end: record.at, kind: 'approval', seqs: [record.seq], ...stepId, extra: record.data });
         }
         break;
       case 'run_resumed':
-        spans.push({ label: `resumed (was ${String(data['from'])})`, start: record.at, end: record.at, kind: 'resume', seqs: [record.seq], extra: data });
+        spans.push({ label: `resumed (was ${record.data.from})`, start: record.at, end: record.at, kind: 'resume', seqs: [record.seq], extra: record.data });
         break;
       case 'budget_warning':
       case 'budget_exceeded':
-        spans.push({ label: record.type === 'budget_warning' ? `budget warning (${String(data['scope'])})` : `over budget (${String(data['scope'])})`, start: record.at, end: record.at, kind: 'budget', seqs: [record.seq], ...(record.stepId !== undefined ? { stepId: record.stepId } : {}), extra: data });
+        spans.push({ label: record.type === 'budget_warning' ? `budget warning (${record.data.scope})` : `over budget (${record.data.scope})`, start: record.at, end: record.at, kind: 'budget', seqs: [record.seq], ...stepId, extra: record.data });
         break;
       default:
         break;
