@@ -1,6 +1,8 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useMemo, useRef, useState } from 'react';
-import { pairToolCalls, type TraceRecord } from '../../core/index.ts';
+// Straight from its module: the core's entry would bring every schema into the first load.
+import { pairToolCalls } from '../../core/journal/projections.ts';
+import type { TraceRecord } from '../../core/index.ts';
 
 /** A trace record as the view reads it (the API's `/v1/runs/{id}/trace` rows): typed by `type`, like the journal. */
 export type TraceRow = TraceRecord;
