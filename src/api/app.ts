@@ -1,5 +1,5 @@
 import { createRouter, errorBody, respondToError } from './errors.ts';
-import { PUBLIC_ROUTES, installSecurityChain } from './middleware.ts';
+import { PUBLIC_ROUTES, installSecurityChain, type SecurityOptions } from './middleware.ts';
 import { approvalRoutes } from './routes/approvals.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -10,25 +10,11 @@ import { runEventRoutes } from './routes/runEvents.ts';
 import { runRoutes } from './routes/runs.ts';
 import { createRunStarter } from './runStarter.ts';
 import type { Runtime } from './runtime.ts';
-import type { TokenMap } from './security.ts';
 
 export { PUBLIC_ROUTES };
 
-/** Options of {@link createApp}. */
-export interface AppOptions {
-  /** Bearer tokens and the profiles each may use. */
-  tokens: TokenMap;
-  /** Origins allowed by CORS (exact matches). Default none. */
-  corsOrigins?: readonly string[];
-  /** Largest request body in bytes, ingest excepted. Default 1 MiB. */
-  maxBodyBytes?: number;
-  /** Largest ingest body in bytes. Default 12 MiB. */
-  maxIngestBytes?: number;
-  /** Per-request time limit in milliseconds (streams excepted). Default 30 s. */
-  requestTimeoutMs?: number;
-  /** Per-principal rate limit. Default 50 requests/s with bursts of 100. */
-  rateLimit?: { perSecond: number; burst: number };
-  now?: () => number;
+/** Options of {@link createApp}: the security chain's, and where background failures go. */
+export interface AppOptions extends SecurityOptions {
   /** Where failures of runs that outlived their request are reported. Default `console.error`. */
   log?: (line: string) => void;
 }

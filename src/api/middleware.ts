@@ -15,13 +15,19 @@ import { createAuthenticator, rateLimit, type ApiEnv, type TokenMap } from './se
 /** Routes that need no token. Everything else does: the route-inventory test holds the app to this list. */
 export const PUBLIC_ROUTES: ReadonlySet<string> = new Set(['GET /v1/health', 'GET /openapi.json']);
 
-/** Options of the security chain (see `AppOptions`). */
+/** Options of the security chain. */
 export interface SecurityOptions {
+  /** Bearer tokens and the profiles each may use. */
   tokens: TokenMap;
+  /** Origins allowed by CORS (exact matches). Default none. */
   corsOrigins?: readonly string[];
+  /** Largest request body in bytes, ingest excepted. Default 1 MiB. */
   maxBodyBytes?: number;
+  /** Largest ingest body in bytes. Default 12 MiB. */
   maxIngestBytes?: number;
+  /** Per-request time limit in milliseconds (streams excepted). Default 30 s. */
   requestTimeoutMs?: number;
+  /** Per-principal rate limit. Default 50 requests/s with bursts of 100. */
   rateLimit?: { perSecond: number; burst: number };
   now?: () => number;
 }
