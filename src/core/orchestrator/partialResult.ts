@@ -22,7 +22,7 @@ const STRATEGIES: Readonly<Record<FailureMode, readonly string[]>> = {
 };
 
 /** Whether a failure of this mode can be resumed. */
-export function isRecoverable(mode: FailureMode): boolean {
+function isRecoverable(mode: FailureMode): boolean {
   return mode === 'RESOURCE' || mode === 'SYSTEM' || mode === 'AGENT';
 }
 

@@ -68,7 +68,7 @@ function stepOf(state: RunState, stepId: string): StepState {
 }
 
 /** Step ids of a plan revision: `step-N` for the first plan, `rR.step-N` after replans. */
-export function stepIdOf(revision: number, index: number): string {
+function stepIdOf(revision: number, index: number): string {
   return revision === 0 ? `step-${index}` : `r${revision}.step-${index}`;
 }
 

@@ -25,10 +25,6 @@ export function transitionPlan(from: PlanStage, to: PlanStage): boolean {
   return true;
 }
 
-/** Whether `stage` is terminal. */
-export function isTerminalPlanStage(stage: PlanStage): boolean {
-  return NEXT[stage].length === 0;
-}
 
 
 /** Parse a budget; negative or non-finite ceilings throw a `ValidationError` (`invalid_budget`). */

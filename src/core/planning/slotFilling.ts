@@ -75,7 +75,7 @@ export function extractNumbers(text: string): number[] {
 }
 
 /** The arithmetic expression in a clause: the text after the verb, from its first operand to its last. */
-export function extractExpression(text: string): string | undefined {
+function extractExpression(text: string): string | undefined {
   const afterVerb = /\b(?:calculate|compute|evaluate|solve|what\s+is|what's|how\s+much\s+is)\b\s*:?\s*/i.exec(text);
   const rest = afterVerb ? text.slice(afterVerb.index + afterVerb[0].length) : text;
   const start = EXPRESSION_START.exec(rest);

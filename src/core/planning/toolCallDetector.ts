@@ -69,7 +69,7 @@ function splitArguments(text: string): string[] {
 }
 
 /** A literal as written: JSON, a single-quoted string, or the bare text. */
-export function parseLiteral(raw: string): unknown {
+function parseLiteral(raw: string): unknown {
   const text = raw.trim();
   if (/^'(?:[^'\\]|\\.)*'$/.test(text)) return text.slice(1, -1).replace(/\\(.)/g, '$1');
   try {

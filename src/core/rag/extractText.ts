@@ -44,7 +44,7 @@ export function htmlToText(html: string): string {
 }
 
 /** The text of a JSON document: every string value, with its key path, one paragraph each. */
-export function jsonToText(json: string): string {
+function jsonToText(json: string): string {
   let value: unknown;
   try {
     value = JSON.parse(json);
@@ -63,7 +63,7 @@ export function jsonToText(json: string): string {
 }
 
 /** Whether text looks binary: NUL characters, or many control characters. */
-export function looksBinary(text: string): boolean {
+function looksBinary(text: string): boolean {
   const sample = text.length > 8192 ? text.slice(0, 8192) : text;
   let control = 0;
   for (let i = 0; i < sample.length; i++) {

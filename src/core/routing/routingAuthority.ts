@@ -46,7 +46,7 @@ export class RoundRobinPolicy implements RoutingPolicy {
 }
 
 /** Whether `worker` offers every capability in `required`. */
-export function isCapable(worker: WorkerInfo, required: readonly string[]): boolean {
+function isCapable(worker: WorkerInfo, required: readonly string[]): boolean {
   return worker.capabilities.includes('*') || required.every((capability) => worker.capabilities.includes(capability));
 }
 

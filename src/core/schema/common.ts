@@ -4,7 +4,7 @@ import * as z from 'zod';
 export const MAX_GOAL_BYTES = 64 * 1024;
 
 /** UTF-8 length of a string, counted without encoding it. Lone surrogates count as U+FFFD (3 bytes). */
-export function utf8Length(text: string): number {
+function utf8Length(text: string): number {
   let bytes = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);

@@ -9,7 +9,7 @@ export interface ValidationIssue {
 }
 
 /** Flatten zod issues into `{ path, message, code }` rows with dotted paths. */
-export function describeIssues(error: z.ZodError): ValidationIssue[] {
+function describeIssues(error: z.ZodError): ValidationIssue[] {
   return error.issues.map((issue) => ({
     path: issue.path.map(String).join('.') || '(root)',
     message: issue.message,
