@@ -30,8 +30,31 @@ const englishOnlyZod = {
   },
 };
 
+/**
+ * @hono/zod-openapi passes zod's `z` object to `extendZodWithOpenApi`, which only patches
+ * `ZodType.prototype`, and re-exports it: as one object it keeps all of zod (some 25 KB gzipped
+ * of the in-page runtime). In the browser builds its `zod` resolves to a module whose `z` holds
+ * `ZodType` alone, and the build fails if CUGAr's own code takes `z` from @hono/zod-openapi
+ * instead of `import * as z from 'zod'`, since that `z` would then lack the schema builders.
+ */
+const narrowZodForOpenApi = {
+  name: 'cugar-narrow-zod-for-openapi',
+  enforce: 'pre' as const,
+  resolveId(source: string, importer: string | undefined) {
+    if (source === 'zod' && importer && /[\\/]node_modules[\\/]@hono[\\/]zod-openapi[\\/]/.test(importer)) return new URL('./src/web/zodForOpenApi.ts', import.meta.url).pathname;
+    return null;
+  },
+  transform(code: string, id: string) {
+    if (/[\\/]node_modules[\\/]/.test(id) || !/\.tsx?$/.test(id)) return null;
+    for (const [, names] of code.matchAll(/^import\s*\{([^}]*)\}\s*from\s*['"]@hono\/zod-openapi['"]/gm)) {
+      if (names!.split(',').some((name) => /^\s*z(\s+as\s+\w+)?\s*$/.test(name))) throw new Error(`${id}: import zod's builders as \`import * as z from 'zod'\`; @hono/zod-openapi's \`z\` holds only ZodType in the browser builds`);
+    }
+    return null;
+  },
+};
+
 const widget = {
-  plugins: [englishOnlyZod],
+  plugins: [englishOnlyZod, narrowZodForOpenApi],
   // `vite build --mode widget`: the <cugar-agent> element as an ES module (the in-page runtime
   // split into a chunk loaded on first local run) and as one IIFE file for a plain <script> tag.
   build: {
@@ -48,6 +71,7 @@ export default defineConfig(({ mode }) => (mode === 'widget' ? widget : {
   ...(process.env['VITEST'] ? {} : { root: 'src/web' }),
   plugins: [
     englishOnlyZod,
+    narrowZodForOpenApi,
     react(),
     // A service worker that precaches the built dashboard, so it loads with the network off
     // (local mode then runs entirely in the tab). API routes always go to the network.

@@ -1,7 +1,11 @@
 // The API's request and response schemas. Requests are derived from the core's schemas, so a
 // rule changes in one place; responses are declared for `/openapi.json` and checked against
 // the core's types by the route handlers' return types, so the document cannot drift.
-import { z } from '@hono/zod-openapi';
+// Imported for its effect: it gives zod's schemas `.openapi()`, which the schemas below call.
+// zod itself comes as a namespace, like the core's: @hono/zod-openapi's `z` is all of zod as
+// one object, and the browser builds narrow that export (vite.config.ts).
+import '@hono/zod-openapi';
+import * as z from 'zod';
 import {
   ApprovalDecisionSchema,
   ErrorInfoSchema,

@@ -1,4 +1,5 @@
-import { createRoute, z } from '@hono/zod-openapi';
+import { createRoute } from '@hono/zod-openapi';
+import * as z from 'zod';
 import { redact } from '../../core/index.ts';
 import { HttpError, createRouter } from '../errors.ts';
 import type { Runtime } from '../runtime.ts';

@@ -1,4 +1,5 @@
-import { createRoute, z } from '@hono/zod-openapi';
+import { createRoute } from '@hono/zod-openapi';
+import * as z from 'zod';
 import { streamSSE } from 'hono/streaming';
 import { redact, type JournalEvent } from '../../core/index.ts';
 import { createRouter } from '../errors.ts';

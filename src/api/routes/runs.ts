@@ -1,4 +1,5 @@
-import { createRoute, z } from '@hono/zod-openapi';
+import { createRoute } from '@hono/zod-openapi';
+import * as z from 'zod';
 import type { Context } from 'hono';
 import { exportJournal, redact, redactText, toOtlp, toTraceRecords, type RunOutcome } from '../../core/index.ts';
 import { HttpError, createRouter } from '../errors.ts';
