@@ -95,6 +95,20 @@ function sweepApprovals(runtime: Runtime, intervalMs: number, log: (line: string
 export const parseTokens = parseTokenMap;
 
 /**
+ * Runs that a previous process was driving when it stopped (still `running` in the store: a
+ * crash, a kill, a restart while a 202-accepted run was going on) continue from their
+ * journals, in the background. Completed steps never run again; a step whose result was not
+ * recorded re-runs only if its tool is idempotent, otherwise it waits for a person.
+ */
+async function resumeInterrupted(runtime: Runtime, log: (line: string) => void): Promise<void> {
+  const interrupted = await runtime.store.listRuns({ status: 'running' });
+  if (interrupted.length) log(`resuming ${interrupted.length} interrupted run(s)`);
+  for (const run of interrupted) {
+    runtime.orchestrator.resume(run.runId).catch((error: unknown) => log(`resuming ${run.runId} failed: ${redactText(error instanceof Error ? error.message : String(error))}`));
+  }
+}
+
+/**
  * The Node host: the API and the static files on one port, data in SQLite under `dataDir`.
  * With no tokens it binds loopback only and prints a generated local token; binding any
  * other address without tokens is refused.
@@ -151,6 +165,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   }
 
   const sweeper = sweepApprovals(runtime, options.sweepIntervalMs ?? 1000, log);
+  await resumeInterrupted(runtime, log);
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= new Promise<void>((done) => {
