@@ -17,6 +17,8 @@ export interface Namespace<T> {
 
 /** The bindings the Durable Object store needs (see wrangler.jsonc). */
 export interface DurableObjectBindings {
+  /** Milliseconds a running run may go silent before it is resumed; see {@link staleRunMs}. */
+  CUGAR_STALE_RUN_MS?: string;
   RUNS: Namespace<RunObject>;
   DIRECTORY: Namespace<DirectoryObject>;
   PROFILES: Namespace<ProfileObject>;
@@ -32,6 +34,12 @@ const PUT_CHUNK = 100;
  */
 export const STAGE_GRACE_MS = 60_000;
 
+/** How long a running run may go without an event before the directory's alarm resumes it (`CUGAR_STALE_RUN_MS`, default 60 s). */
+export function staleRunMs(env: { CUGAR_STALE_RUN_MS?: string }): number {
+  const ms = Number(env.CUGAR_STALE_RUN_MS);
+  return Number.isFinite(ms) && ms > 0 ? ms : 60_000;
+}
+
 /** The directory's part of one append, staged before the run's events are written. */
 export interface StagedEntry {
   /** This write attempt's own id: a fence stops the attempt, never a later writer of the same events. */
@@ -46,6 +54,12 @@ export interface StagedEntry {
   approvals: ApprovalRecord[];
   usage?: { profile: string; delta: Usage };
   stagedAt: number;
+  /**
+   * Whether the Worker's own runtime drives this store's time (approval deadlines, silent
+   * runs): only for the host's store, not for stores with a `name` (tests, tenants), whose
+   * runs the host's runtime does not see.
+   */
+  timed?: boolean;
 }
 
 /** What a run object says about a staged batch: written, lost to another writer, fenced off for good, or not (yet) written. */
@@ -191,10 +205,13 @@ export class DirectoryObject extends DurableObject<DurableObjectBindings> {
         // A run's journal is one chain: each position lands once, so an entry at or below
         // what was applied is a replay of one already counted.
         if (entry.seq <= applied) continue;
+        // A running run is checked on later: if its driver stops (an isolate evicted after its
+        // waitUntil budget), the alarm resumes it from its journal.
+        if (entry.timed && entry.run.status === 'running') deadline = Math.min(deadline, entry.run.updatedAt + staleRunMs(this.env));
         const writes: Record<string, unknown> = { [`applied:${entry.runId}`]: entry.seq, [`run:${entry.runId}`]: entry.run };
         for (const approval of entry.approvals) {
           writes[`approval:${approval.approvalId}`] = approval;
-          if (approval.status === 'pending' && approval.deadline !== undefined) deadline = Math.min(deadline, approval.deadline);
+          if (entry.timed && approval.status === 'pending' && approval.deadline !== undefined) deadline = Math.min(deadline, approval.deadline);
         }
         if (entry.usage) writes[`usage:${entry.usage.profile}`] = addUsage((await txn.get<Usage>(`usage:${entry.usage.profile}`)) ?? ZERO_USAGE, entry.usage.delta);
         await txn.put(writes);
@@ -210,18 +227,14 @@ export class DirectoryObject extends DurableObject<DurableObjectBindings> {
   }
 
   /**
-   * The host drives time: when the earliest approval deadline passes, the alarm resumes the
-   * runs whose approvals expired (their timeout policy applies), then sets itself for the next
-   * pending deadline. The runtime is loaded here, not at the top, because it depends on this
-   * module's store.
+   * The host drives time: the alarm applies expired approvals' timeout policies and resumes
+   * runs whose driver went silent, then sets itself for the next moment either is due. The
+   * runtime is loaded here, not at the top, because it depends on this module's store.
    */
   async alarm(): Promise<void> {
-    const { workerRuntime } = await import('./workerRuntime.ts');
-    const runtime = await workerRuntime(this.env as Env);
-    await runtime.orchestrator.sweepApprovals();
-    const now = Date.now();
-    const next = (await this.listApprovals({ status: 'pending' })).reduce((min, a) => (a.deadline !== undefined && a.deadline > now ? Math.min(min, a.deadline) : min), Infinity);
-    if (next !== Infinity) await this.#wakeAt(next);
+    const { driveTime } = await import('./workerRuntime.ts');
+    const next = await driveTime(this.env as Env);
+    if (next !== undefined) await this.#wakeAt(next);
   }
 }
 
@@ -287,6 +300,7 @@ export class DurableObjectStore implements HostStore {
       approvals: [...(batch.approvals ?? [])],
       ...(batch.profileUsage ? { usage: batch.profileUsage } : {}),
       stagedAt: Date.now(),
+      timed: this.#prefix === '',
     });
     const written = await this.#run(batch.runId).append(batch, attempt);
     if (!written.ok) {

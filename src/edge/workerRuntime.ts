@@ -1,9 +1,9 @@
-import { parseConfig } from '../core/index.ts';
+import { parseConfig, redactText } from '../core/index.ts';
 import { createApp } from '../api/app.ts';
 import { parseApprovalPolicy } from '../api/approvalSettings.ts';
 import { createRuntime, type Runtime } from '../api/runtime.ts';
 import { parseTokenMap } from '../api/tokens.ts';
-import { DurableObjectStore, type DurableObjectBindings } from './durableObjectStore.ts';
+import { DurableObjectStore, staleRunMs, type DurableObjectBindings } from './durableObjectStore.ts';
 
 /** The Worker's bindings (see wrangler.jsonc). */
 export interface Env extends DurableObjectBindings {
@@ -35,4 +35,27 @@ export function workerApp(env: Env): Promise<ReturnType<typeof createApp>> {
     return createApp(await workerRuntime(env), { tokens: parseTokenMap(env.CUGAR_TOKENS), corsOrigins });
   })();
   return app;
+}
+
+/**
+ * Run what time makes due, on the directory object's alarm: expired approvals get their
+ * timeout policy, and running runs whose last event is older than {@link staleRunMs} are
+ * resumed from their journals (a Worker's isolate may stop driving a run once its `waitUntil`
+ * budget is spent). Returns when the alarm should fire next, if anything is still waiting.
+ */
+export async function driveTime(env: Env): Promise<number | undefined> {
+  const { orchestrator, store } = await workerRuntime(env);
+  await orchestrator.sweepApprovals();
+  const stale = staleRunMs(env);
+  for (const run of await store.listRuns({ status: 'running' })) {
+    if (Date.now() - run.updatedAt < stale) continue;
+    // Another driver may still be alive: the journal's head check lets only one of them append.
+    await orchestrator.resume(run.runId).catch((error: unknown) => console.error(`resuming ${run.runId}: ${redactText(error instanceof Error ? error.message : String(error))}`));
+  }
+  const now = Date.now();
+  const waiting = [
+    ...(await store.listApprovals({ status: 'pending' })).flatMap((a) => (a.deadline !== undefined && a.deadline > now ? [a.deadline] : [])),
+    ...(await store.listRuns({ status: 'running' })).map((run) => Math.max(now + 1, run.updatedAt + stale)),
+  ];
+  return waiting.length ? Math.min(...waiting) : undefined;
 }
