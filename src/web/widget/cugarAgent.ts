@@ -9,7 +9,12 @@
 //
 // The API accepts a run at once (202) and the element follows its event stream to the end.
 
-import { createClient, followRun, unwrap, type ApiClient, type RunOutcome } from '../../api/client.ts';
+import type { ApiClient, RunOutcome } from '../../api/client.ts';
+
+// The typed client (Hono's `hc` and the event-stream reader) loads with the first run, as the
+// in-page runtime does, so the element a page embeds stays a couple of KB.
+let clientModule: Promise<typeof import('../../api/client.ts')> | undefined;
+const loadClient = () => (clientModule ??= import('../../api/client.ts'));
 
 const STYLE = `
 :host { display: block; font: var(--cugar-font, 15px/1.5 system-ui, sans-serif); color: var(--cugar-fg, #1b1f24); }
@@ -65,6 +70,7 @@ export class CugarAgent extends HTMLElement {
     this.#output.className = '';
     this.#output.textContent = 'Running…';
     try {
+      const { followRun, unwrap } = await loadClient();
       const client = await this.#client();
       const answer = await unwrap(client.v1.runs.$post({ json: { goal, profile: this.getAttribute('profile') ?? 'demo' }, query: {}, header: {} }));
       const outcome = 'links' in answer ? await followRun(client, answer.runId) : answer;
@@ -91,6 +97,7 @@ export class CugarAgent extends HTMLElement {
   }
 
   async #client(): Promise<ApiClient> {
+    const { createClient } = await loadClient();
     if (this.getAttribute('mode') === 'local') {
       // The whole runtime in this page, over IndexedDB: loaded the first time it is needed.
       this.#local ??= import('../dashboard/localApi.ts').then((m) => ({ fetch: m.localFetch, token: m.LOCAL_TOKEN }));
