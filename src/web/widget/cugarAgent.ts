@@ -9,11 +9,12 @@
 //
 // The API accepts a run at once (202) and the element follows its event stream to the end.
 
+import type * as Api from '../../api/client.ts';
 import type { ApiClient, RunOutcome } from '../../api/client.ts';
 
 // The typed client (Hono's `hc` and the event-stream reader) loads with the first run, as the
 // in-page runtime does, so the element a page embeds stays a couple of KB.
-let clientModule: Promise<typeof import('../../api/client.ts')> | undefined;
+let clientModule: Promise<typeof Api> | undefined;
 const loadClient = () => (clientModule ??= import('../../api/client.ts'));
 
 const STYLE = `
