@@ -1,16 +1,19 @@
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useState, type FormEvent } from 'react';
+import { Suspense, lazy, useEffect, useState, type FormEvent } from 'react';
 import { PROFILE_PATTERN, client, clearToken, initialMode, initialToken, saveMode, saveToken, setTransport, type Mode, unwrap } from './api.ts';
 import { Approvals } from './Approvals.tsx';
-import { Audit } from './Audit.tsx';
 import { Playground } from './Playground.tsx';
-import { RunDetail } from './RunDetail.tsx';
 import { Memory } from './Memory.tsx';
 import { Runs } from './Runs.tsx';
 import { Tools } from './Tools.tsx';
 
 /** The in-page app's token (see localApi.ts); kept here so the main chunk does not load the runtime. */
 const LOCAL_TOKEN = 'local-mode-token-in-this-tab';
+
+// A run's page and the audit screen draw trace timelines with TanStack Virtual, a third of the
+// first load otherwise: they load when first opened (the service worker precaches them).
+const RunDetail = lazy(() => import('./RunDetail.tsx').then((m) => ({ default: m.RunDetail })));
+const Audit = lazy(() => import('./Audit.tsx').then((m) => ({ default: m.Audit })));
 
 /** The current hash route: `#/runs`, `#/runs/<id>`, `#/playground`, `#/approvals`, `#/audit`. */
 function useRoute(): string[] {
@@ -138,13 +141,15 @@ export function App() {
         )}
       </header>
       <main className="panel">
-        {page === 'runs' && id ? <RunDetail token={token} runId={id} /> : null}
-        {page === 'runs' && !id ? <Runs token={token} profile={profile} /> : null}
-        {page === 'playground' ? <Playground token={token} profile={profile} /> : null}
-        {page === 'approvals' ? <Approvals token={token} /> : null}
-        {page === 'memory' ? <Memory token={token} profile={profile} /> : null}
-        {page === 'tools' ? <Tools token={token} profile={profile} /> : null}
-        {page === 'audit' ? <Audit token={token} /> : null}
+        <Suspense fallback={<p role="status">Loading…</p>}>
+          {page === 'runs' && id ? <RunDetail token={token} runId={id} /> : null}
+          {page === 'runs' && !id ? <Runs token={token} profile={profile} /> : null}
+          {page === 'playground' ? <Playground token={token} profile={profile} /> : null}
+          {page === 'approvals' ? <Approvals token={token} /> : null}
+          {page === 'memory' ? <Memory token={token} profile={profile} /> : null}
+          {page === 'tools' ? <Tools token={token} profile={profile} /> : null}
+          {page === 'audit' ? <Audit token={token} /> : null}
+        </Suspense>
       </main>
     </>
   );
