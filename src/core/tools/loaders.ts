@@ -1,4 +1,6 @@
 import { PolicyViolationError } from '../errors.ts';
+import { tools as arithmeticTools } from './arithmetic.ts';
+import { tools as textTools } from './text.ts';
 import type { ToolSpec } from './tool.ts';
 import { ToolRegistry } from './toolRegistry.ts';
 
@@ -10,9 +12,12 @@ export const TOOL_NAMESPACE = 'cugar.tools';
  * nothing else: a module id is looked up, never turned into a path or URL, so relative,
  * absolute and remote specifiers cannot be reached at all.
  */
+// Static imports: the built-ins load these modules anyway, and an `import()` of a module that is
+// also imported statically makes bundlers wrap it, and all it imports (zod included), in lazy
+// initialisers: over 1 KB gzipped of the core entry for no deferred loading.
 const LOADERS: Readonly<Record<string, () => Promise<{ tools: Record<string, ToolSpec> }>>> = {
-  'cugar.tools.arithmetic': () => import('./arithmetic.ts'),
-  'cugar.tools.text': () => import('./text.ts'),
+  'cugar.tools.arithmetic': async () => ({ tools: arithmeticTools }),
+  'cugar.tools.text': async () => ({ tools: textTools }),
 };
 
 const MODULE_ID = /^cugar\.tools\.[a-z][a-z0-9_]*$/;
