@@ -1,8 +1,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import type { Context } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { bearerAuth } from 'hono/bearer-auth';
 import { bodyLimit } from 'hono/body-limit';
-import { except } from 'hono/combine';
 import { cors } from 'hono/cors';
 import { HTTPException } from 'hono/http-exception';
 import { requestId } from 'hono/request-id';
@@ -55,7 +54,10 @@ export function installSecurityChain(app: OpenAPIHono<ApiEnv>, options: Security
   const small = bodyLimit({ maxSize: options.maxBodyBytes ?? 1024 * 1024, onError: tooLarge });
   const large = bodyLimit({ maxSize: options.maxIngestBytes ?? 12 * 1024 * 1024, onError: tooLarge });
   app.use('*', (c, next) => (c.req.path === '/v1/ingest' ? large(c, next) : small(c, next)));
-  app.use('*', except(isStream, timeout(options.requestTimeoutMs ?? 30_000, () => new HTTPException(504, { message: 'the request took too long' }))));
+  // A plain condition rather than `hono/combine`'s `except`, which composes its middleware anew
+  // on every request (measured: a fifth of the throughput of GET /v1/health).
+  const limit = timeout(options.requestTimeoutMs ?? 30_000, () => new HTTPException(504, { message: 'the request took too long' }));
+  app.use('*', (c, next) => (isStream(c) ? next() : limit(c, next)));
   app.use(
     '*',
     rateLimit({
@@ -68,20 +70,15 @@ export function installSecurityChain(app: OpenAPIHono<ApiEnv>, options: Security
     }),
   );
   const unauthorized = (message: string) => ({ message: errorBody('unauthorized', message) });
-  app.use(
-    '/v1/*',
-    except(
-      isPublic,
-      bearerAuth({
-        verifyToken: (token, c) => {
-          const principal = authenticate(token);
-          if (principal) c.set('principal', principal);
-          return principal !== undefined;
-        },
-        noAuthenticationHeader: unauthorized('a bearer token is required'),
-        invalidToken: unauthorized('the bearer token is not valid'),
-        invalidAuthenticationHeader: { message: errorBody('malformed_authorization', 'the Authorization header must be "Bearer <token>"') },
-      }),
-    ),
-  );
+  const auth: MiddlewareHandler<ApiEnv> = bearerAuth({
+    verifyToken: (token, c: Context<ApiEnv>) => {
+      const principal = authenticate(token);
+      if (principal) c.set('principal', principal);
+      return principal !== undefined;
+    },
+    noAuthenticationHeader: unauthorized('a bearer token is required'),
+    invalidToken: unauthorized('the bearer token is not valid'),
+    invalidAuthenticationHeader: { message: errorBody('malformed_authorization', 'the Authorization header must be "Bearer <token>"') },
+  });
+  app.use('/v1/*', (c, next) => (isPublic(c) ? next() : auth(c, next)));
 }
