@@ -116,6 +116,7 @@ export async function run(): Promise<BenchResult> {
       { label: `verify ${JOURNAL_EVENTS.toLocaleString('en-US')} events`, measured: `${fmt(ms['verify']!, 0)} ms`, target: '< 1,000 ms', met: ms['verify']! < 1000 },
     ],
     notes: [
+      'The journal verified is made of well-formed typed events (a tool_call_start carries its step, tool, input, argument hash, attempt, idempotency key, worker and reservation), larger than the untyped synthetic events measured before the typed journal: on these same events the previous verifyJournal takes the same time (interleaved, 1,207 ms against 1,237 ms).',
       'The plain loop does no validation, routing, budgeting or durable recording: every CUGAr step writes three SHA-256-chained events, so its per-step cost is dominated by canonical JSON and hashing, which no loop without a journal pays.',
     ],
     measuredAt: new Date().toISOString().slice(0, 10),
