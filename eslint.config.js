@@ -29,19 +29,42 @@ export default tseslint.config(
   {
     files: ['src/core/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/api/**', '**/edge/**', '**/web/**', '**/cli/**'], message: 'src/core imports nothing from api, edge, web or cli: hosts hand the core its ports' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/api/**', '**/edge/**', '**/web/**', '**/cli/**'],
+              message: 'src/core imports nothing from api, edge, web or cli: hosts hand the core its ports',
+            },
+          ],
+        },
+      ],
     },
   },
   {
     files: ['src/api/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/edge/**', '**/web/**', '**/cli/**'], message: 'src/api imports only the core (and hono, zod): hosts, UIs and the CLI depend on it, not the reverse' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/edge/**', '**/web/**', '**/cli/**'],
+              message: 'src/api imports only the core (and hono, zod): hosts, UIs and the CLI depend on it, not the reverse',
+            },
+          ],
+        },
+      ],
     },
   },
   {
     files: ['src/web/**/*.{ts,tsx}'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/edge/**', '**/cli/**'], message: 'src/web imports the api and the core, never a host (edge) or the CLI' }] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/edge/**', '**/cli/**'], message: 'src/web imports the api and the core, never a host (edge) or the CLI' }] },
+      ],
     },
   },
   {
@@ -49,13 +72,26 @@ export default tseslint.config(
     rules: {
       // The CLI is a Node program that hosts the API in-process (`cugar serve`, and local
       // commands over the SQLite file): it may use the Node host and its store, no other host.
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/web/**', '**/edge/**', '!**/edge/nodeServer.ts', '!**/edge/sqliteStore.ts'], message: 'src/cli imports the api, the core and the Node host (nodeServer.ts, sqliteStore.ts) only' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/web/**', '**/edge/**', '!**/edge/nodeServer.ts', '!**/edge/sqliteStore.ts'],
+              message: 'src/cli imports the api, the core and the Node host (nodeServer.ts, sqliteStore.ts) only',
+            },
+          ],
+        },
+      ],
     },
   },
   {
     files: ['src/edge/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/web/**', '**/cli/**'], message: 'src/edge hosts the api: it imports the api and the core, never the UIs or the CLI' }] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/web/**', '**/cli/**'], message: 'src/edge hosts the api: it imports the api and the core, never the UIs or the CLI' }] },
+      ],
     },
   },
   {
@@ -63,7 +99,13 @@ export default tseslint.config(
     rules: {
       // `import { z }` is zod's namespace as one object: bundlers keep all of it, every message
       // locale included (twice the core's size). `import * as z` lets them keep what is used.
-      'no-restricted-syntax': ['error', { selector: "ImportDeclaration[source.value='zod'] > ImportSpecifier[imported.name='z']", message: "import zod as `import * as z from 'zod'` so bundlers can drop what the core does not use" }],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "ImportDeclaration[source.value='zod'] > ImportSpecifier[imported.name='z']",
+          message: "import zod as `import * as z from 'zod'` so bundlers can drop what the core does not use",
+        },
+      ],
     },
   },
 );

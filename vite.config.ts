@@ -25,7 +25,8 @@ const englishOnlyZod = {
   name: 'cugar-english-only-zod',
   enforce: 'pre' as const,
   resolveId(source: string, importer: string | undefined) {
-    if (importer && /[\\/]node_modules[\\/]zod[\\/]/.test(importer) && /(^|\/)locales\/index\.js$/.test(source)) return new URL('./src/web/zodLocales.ts', import.meta.url).pathname;
+    if (importer && /[\\/]node_modules[\\/]zod[\\/]/.test(importer) && /(^|\/)locales\/index\.js$/.test(source))
+      return new URL('./src/web/zodLocales.ts', import.meta.url).pathname;
     return null;
   },
 };
@@ -41,13 +42,15 @@ const narrowZodForOpenApi = {
   name: 'cugar-narrow-zod-for-openapi',
   enforce: 'pre' as const,
   resolveId(source: string, importer: string | undefined) {
-    if (source === 'zod' && importer && /[\\/]node_modules[\\/]@hono[\\/]zod-openapi[\\/]/.test(importer)) return new URL('./src/web/zodForOpenApi.ts', import.meta.url).pathname;
+    if (source === 'zod' && importer && /[\\/]node_modules[\\/]@hono[\\/]zod-openapi[\\/]/.test(importer))
+      return new URL('./src/web/zodForOpenApi.ts', import.meta.url).pathname;
     return null;
   },
   transform(code: string, id: string) {
     if (/[\\/]node_modules[\\/]/.test(id) || !/\.tsx?$/.test(id)) return null;
     for (const [, names] of code.matchAll(/^import\s*\{([^}]*)\}\s*from\s*['"]@hono\/zod-openapi['"]/gm)) {
-      if (names!.split(',').some((name) => /^\s*z(\s+as\s+\w+)?\s*$/.test(name))) throw new Error(`${id}: import zod's builders as \`import * as z from 'zod'\`; @hono/zod-openapi's \`z\` holds only ZodType in the browser builds`);
+      if (names!.split(',').some((name) => /^\s*z(\s+as\s+\w+)?\s*$/.test(name)))
+        throw new Error(`${id}: import zod's builders as \`import * as z from 'zod'\`; @hono/zod-openapi's \`z\` holds only ZodType in the browser builds`);
     }
     return null;
   },
@@ -60,64 +63,86 @@ const widget = {
   build: {
     outDir: new URL('./dist/widget', import.meta.url).pathname,
     emptyOutDir: true,
-    lib: { entry: new URL('./src/web/widget/cugarAgent.ts', import.meta.url).pathname, name: 'CugarAgent', formats: ['es', 'iife'] as ('es' | 'iife')[], fileName: (format: string) => `cugar-agent.${format}.js` },
+    lib: {
+      entry: new URL('./src/web/widget/cugarAgent.ts', import.meta.url).pathname,
+      name: 'CugarAgent',
+      formats: ['es', 'iife'] as ('es' | 'iife')[],
+      fileName: (format: string) => `cugar-agent.${format}.js`,
+    },
   },
   publicDir: false as const,
 };
 
-export default defineConfig(({ mode }) => (mode === 'widget' ? widget : {
-  // `vite build` builds the dashboard from src/web into dist/web; the test projects below run
-  // from the repository root (vitest sets VITEST), so the root only moves for the build.
-  ...(process.env['VITEST'] ? {} : { root: 'src/web' }),
-  plugins: [
-    englishOnlyZod,
-    narrowZodForOpenApi,
-    react(),
-    // A service worker that precaches the built dashboard, so it loads with the network off
-    // (local mode then runs entirely in the tab). API routes always go to the network.
-    VitePWA({
-      registerType: 'autoUpdate',
-      injectRegister: 'script',
-      manifest: { name: 'CUGAr', short_name: 'CUGAr', description: 'Offline-first agent runtime: runs, approvals and audit', start_url: './', display: 'standalone', theme_color: '#0b57d0', background_color: '#f6f8fa', icons: [] },
-      workbox: { globPatterns: ['**/*.{js,css,html,webmanifest}'], navigateFallbackDenylist: [/^\/v1\//, /^\/openapi\.json$/], maximumFileSizeToCacheInBytes: 4 * 1024 * 1024 },
-    }),
-  ],
-  build: { outDir: new URL('./dist/web', import.meta.url).pathname, emptyOutDir: true },
-  test: {
-    projects: [
-      {
+export default defineConfig(({ mode }) =>
+  mode === 'widget'
+    ? widget
+    : {
+        // `vite build` builds the dashboard from src/web into dist/web; the test projects below run
+        // from the repository root (vitest sets VITEST), so the root only moves for the build.
+        ...(process.env['VITEST'] ? {} : { root: 'src/web' }),
+        plugins: [
+          englishOnlyZod,
+          narrowZodForOpenApi,
+          react(),
+          // A service worker that precaches the built dashboard, so it loads with the network off
+          // (local mode then runs entirely in the tab). API routes always go to the network.
+          VitePWA({
+            registerType: 'autoUpdate',
+            injectRegister: 'script',
+            manifest: {
+              name: 'CUGAr',
+              short_name: 'CUGAr',
+              description: 'Offline-first agent runtime: runs, approvals and audit',
+              start_url: './',
+              display: 'standalone',
+              theme_color: '#0b57d0',
+              background_color: '#f6f8fa',
+              icons: [],
+            },
+            workbox: {
+              globPatterns: ['**/*.{js,css,html,webmanifest}'],
+              navigateFallbackDenylist: [/^\/v1\//, /^\/openapi\.json$/],
+              maximumFileSizeToCacheInBytes: 4 * 1024 * 1024,
+            },
+          }),
+        ],
+        build: { outDir: new URL('./dist/web', import.meta.url).pathname, emptyOutDir: true },
         test: {
-          name: 'node',
-          environment: 'node',
-          include: ['src/**/*.test.ts', 'tests/unit/**/*.test.ts', 'tests/node/**/*.test.ts', 'tests/e2e/**/*.test.ts', 'tests/conformance/**/*.test.ts'],
-          testTimeout: 60_000,
+          projects: [
+            {
+              test: {
+                name: 'node',
+                environment: 'node',
+                include: ['src/**/*.test.ts', 'tests/unit/**/*.test.ts', 'tests/node/**/*.test.ts', 'tests/e2e/**/*.test.ts', 'tests/conformance/**/*.test.ts'],
+                testTimeout: 60_000,
+              },
+            },
+            {
+              test: {
+                name: 'workerd',
+                environment: 'node',
+                include: ['tests/workerd/**/*.test.ts'],
+                testTimeout: 120_000,
+                hookTimeout: 120_000,
+              },
+            },
+            {
+              test: {
+                name: 'chromium',
+                include: ['tests/conformance/**/*.test.ts'],
+                testTimeout: 60_000,
+                browser: {
+                  enabled: true,
+                  headless: true,
+                  screenshotFailures: false,
+                  provider: playwright({
+                    launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS },
+                  }),
+                  instances: [{ browser: 'chromium' }],
+                },
+              },
+            },
+          ],
         },
       },
-      {
-        test: {
-          name: 'workerd',
-          environment: 'node',
-          include: ['tests/workerd/**/*.test.ts'],
-          testTimeout: 120_000,
-          hookTimeout: 120_000,
-        },
-      },
-      {
-        test: {
-          name: 'chromium',
-          include: ['tests/conformance/**/*.test.ts'],
-          testTimeout: 60_000,
-          browser: {
-            enabled: true,
-            headless: true,
-            screenshotFailures: false,
-            provider: playwright({
-              launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS },
-            }),
-            instances: [{ browser: 'chromium' }],
-          },
-        },
-      },
-    ],
-  },
-}));
+);

@@ -12,10 +12,27 @@ const gz = (text: string | Uint8Array) => gzipSync(text, { level: 9 }).length;
 
 /** Gzipped sizes of the core entry, the dashboard's first load and the widget. */
 export async function run(): Promise<BenchResult> {
-  const core = await build({ entryPoints: [join(root, 'src/core/index.ts')], bundle: true, minify: true, format: 'esm', platform: 'neutral', write: false, logLevel: 'silent' });
+  const core = await build({
+    entryPoints: [join(root, 'src/core/index.ts')],
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    platform: 'neutral',
+    write: false,
+    logLevel: 'silent',
+  });
   const coreGz = gz(core.outputFiles[0]!.contents);
   // The same entry with zod left out: what of the core is CUGAr's own code.
-  const own = await build({ entryPoints: [join(root, 'src/core/index.ts')], bundle: true, minify: true, format: 'esm', platform: 'neutral', write: false, logLevel: 'silent', external: ['zod'] });
+  const own = await build({
+    entryPoints: [join(root, 'src/core/index.ts')],
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    platform: 'neutral',
+    write: false,
+    logLevel: 'silent',
+    external: ['zod'],
+  });
   const ownGz = gz(own.outputFiles[0]!.contents);
   const vite = join(root, 'node_modules/.bin/vite');
   execFileSync(vite, ['build', '--logLevel', 'error'], { cwd: root });
@@ -40,7 +57,8 @@ export async function run(): Promise<BenchResult> {
   return {
     name: 'bundles',
     title: 'Bundle sizes (gzip -9)',
-    method: 'The core entry bundled and minified by esbuild (everything `import … from "cugar"` pulls in: zod, @noble/hashes, the runtime); the dashboard and widget as `vite build` writes them.',
+    method:
+      'The core entry bundled and minified by esbuild (everything `import … from "cugar"` pulls in: zod, @noble/hashes, the runtime); the dashboard and widget as `vite build` writes them.',
     columns: ['bundle', 'gzip KB'],
     rows: [
       ['core entry (src/core/index.ts, minified)', fmt(kb(coreGz), 1)],
@@ -56,7 +74,7 @@ export async function run(): Promise<BenchResult> {
     ],
     notes: [
       `Of the core entry, ${fmt(kb(ownGz), 1)} KB is CUGAr's own code with @noble/hashes; zod is the other ${fmt(kb(coreGz - ownGz), 1)} KB. The core imports zod as a namespace (\`import * as z\`, enforced by lint) so bundlers drop the parts it does not use; \`import { z }\` kept all of zod, its 40-odd message locales included, and made the entry 131.9 KB.`,
-      'The browser builds resolve zod\'s locale index to English only, and give @hono/zod-openapi a `z` holding only `ZodType` (vite.config.ts): it passes zod\'s `z` object to `extendZodWithOpenApi`, which kept all of zod in the in-page runtime (the IIFE was 157.3 KB).',
+      "The browser builds resolve zod's locale index to English only, and give @hono/zod-openapi a `z` holding only `ZodType` (vite.config.ts): it passes zod's `z` object to `extendZodWithOpenApi`, which kept all of zod in the in-page runtime (the IIFE was 157.3 KB).",
       `Dexie, minified alone, is ${fmt(kb(dexieGz), 1)} KB of the local-mode runtime. The dashboard's first load leaves out a run's page and the audit screen (TanStack Virtual) until they are opened.`,
     ],
     measuredAt: new Date().toISOString().slice(0, 10),

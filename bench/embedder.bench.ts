@@ -43,7 +43,10 @@ export const engines: Record<string, () => Promise<number>> = {
 
 /** Embedder throughput on 1 KiB English-like documents vs natural's TfIdf.addDocument. */
 export async function run(): Promise<BenchResult> {
-  const ms = Object.fromEntries(Object.keys(engines).map((name) => [name, measureIsolated<number>('embedder.bench.ts', name)])) as Record<keyof typeof engines, number>;
+  const ms = Object.fromEntries(Object.keys(engines).map((name) => [name, measureIsolated<number>('embedder.bench.ts', name)])) as Record<
+    keyof typeof engines,
+    number
+  >;
   const rate = (t: number) => (DOCS / t) * 1000;
   const vsNatural = (t: number) => rate(t) / rate(ms['natural']!);
   const row = (label: string, t: number) => [label, fmt(rate(t), 0), fmt((rate(t) * 1024) / 2 ** 20), `${fmt(vsNatural(t), 1)}×`];

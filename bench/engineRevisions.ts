@@ -47,7 +47,10 @@ if (kind === 'plan') {
 `;
 
 function measure(root: string, kind: 'plan' | 'goals'): { value: number; head?: string } {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', WORKLOAD, resolve(root), kind], { cwd: resolve(root), encoding: 'utf8' });
+  const result = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', WORKLOAD, resolve(root), kind], {
+    cwd: resolve(root),
+    encoding: 'utf8',
+  });
   if (result.status !== 0) throw new Error(`${root} ${kind}: ${result.stderr}`);
   return JSON.parse(result.stdout.trim().split('\n').at(-1)!) as { value: number; head?: string };
 }
@@ -65,6 +68,15 @@ for (let round = 0; round < rounds; round++) {
   samples.goalsAfter.push(measure(after, 'goals').value);
 }
 const identical = [...heads].every((pair) => pair.split('|')[0] === pair.split('|')[1]);
-console.log(`1,000-step plan: before ${median(samples.planBefore).toFixed(1)} ms, after ${median(samples.planAfter).toFixed(1)} ms → ${(median(samples.planBefore) / median(samples.planAfter)).toFixed(2)}× (journal heads ${identical ? 'identical' : 'DIFFER'})`);
-console.log(`300 planned 3-step goals: before ${median(samples.goalsBefore).toFixed(0)} runs/s, after ${median(samples.goalsAfter).toFixed(0)} runs/s → ${(median(samples.goalsAfter) / median(samples.goalsBefore)).toFixed(2)}×`);
-console.log(`medians over ${rounds} interleaved rounds; load average ${(await import('node:os')).loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+console.log(
+  `1,000-step plan: before ${median(samples.planBefore).toFixed(1)} ms, after ${median(samples.planAfter).toFixed(1)} ms → ${(median(samples.planBefore) / median(samples.planAfter)).toFixed(2)}× (journal heads ${identical ? 'identical' : 'DIFFER'})`,
+);
+console.log(
+  `300 planned 3-step goals: before ${median(samples.goalsBefore).toFixed(0)} runs/s, after ${median(samples.goalsAfter).toFixed(0)} runs/s → ${(median(samples.goalsAfter) / median(samples.goalsBefore)).toFixed(2)}×`,
+);
+console.log(
+  `medians over ${rounds} interleaved rounds; load average ${(await import('node:os'))
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`,
+);

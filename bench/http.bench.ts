@@ -41,7 +41,13 @@ async function load(options: autocannon.Options): Promise<{ rps: number; p99: nu
 /** SSE fan-out: `clients` streams follow one paused run; after the approval, how long until each has seen the run complete. */
 async function fanOut(url: string, token: string, clients: number): Promise<{ allMs: number; p99Ms: number; delivered: number }> {
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-  const paused = (await (await fetch(`${url}/v1/runs`, { method: 'POST', headers: { ...headers, prefer: 'wait=20' }, body: JSON.stringify({ goal: 'send_message(to="ops", text="fan-out")', profile: 'demo' }) })).json()) as { runId: string; head: { seq: number }; pendingApproval: { approvalId: string } };
+  const paused = (await (
+    await fetch(`${url}/v1/runs`, {
+      method: 'POST',
+      headers: { ...headers, prefer: 'wait=20' },
+      body: JSON.stringify({ goal: 'send_message(to="ops", text="fan-out")', profile: 'demo' }),
+    })
+  ).json()) as { runId: string; head: { seq: number }; pendingApproval: { approvalId: string } };
   let approvedAt = 0;
   const done: number[] = [];
   const streams = await Promise.all(
@@ -65,7 +71,11 @@ async function fanOut(url: string, token: string, clients: number): Promise<{ al
   );
   approvedAt = performance.now();
   const finishing = streams.map((rest) => rest());
-  await fetch(`${url}/v1/approvals/${encodeURIComponent(paused.pendingApproval.approvalId)}`, { method: 'POST', headers, body: JSON.stringify({ decision: 'approve' }) });
+  await fetch(`${url}/v1/approvals/${encodeURIComponent(paused.pendingApproval.approvalId)}`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ decision: 'approve' }),
+  });
   await Promise.all(finishing);
   const sorted = [...done].sort((a, b) => a - b);
   return { allMs: sorted.at(-1) ?? Number.NaN, p99Ms: sorted[Math.ceil(sorted.length * 0.99) - 1] ?? Number.NaN, delivered: done.length };
@@ -80,20 +90,37 @@ export async function run(): Promise<BenchResult> {
     const auth = { authorization: `Bearer ${cugar.token}`, 'content-type': 'application/json' };
     const ceiling = await load({ url: `${hello.url}/hello` });
     const health = await load({ url: `${cugar.url}/v1/health` });
-    const plan = await load({ url: `${cugar.url}/v1/plan`, method: 'POST', headers: auth, body: JSON.stringify({ goal: 'add 2 and 3 then multiply the result by 4', profile: 'demo' }) });
+    const plan = await load({
+      url: `${cugar.url}/v1/plan`,
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ goal: 'add 2 and 3 then multiply the result by 4', profile: 'demo' }),
+    });
     const goal = JSON.stringify({ goal: 'add 2 and 3, then multiply the result by 4, then subtract 1 from the result', profile: 'demo' });
     const runs = await load({ url: `${cugar.url}/v1/runs`, method: 'POST', headers: { ...auth, prefer: 'wait=20' }, body: goal });
     const share = runs.rps / ceiling.rps;
     const sse = await fanOut(cugar.url, cugar.token!, 100);
     // Last, because the runs it accepts go on after their responses and load the server.
     const accepted = await load({ url: `${cugar.url}/v1/runs`, method: 'POST', headers: auth, body: goal });
-    const row = (name: string, r: Awaited<ReturnType<typeof load>>) => [name, fmt(r.rps, 0), fmt(r.p99, 1), String(r.errors + r.non2xx), `${fmt((r.rps / ceiling.rps) * 100, 1)} %`];
+    const row = (name: string, r: Awaited<ReturnType<typeof load>>) => [
+      name,
+      fmt(r.rps, 0),
+      fmt(r.p99, 1),
+      String(r.errors + r.non2xx),
+      `${fmt((r.rps / ceiling.rps) * 100, 1)} %`,
+    ];
     return {
       name: 'http',
       title: 'HTTP API on the Node host (loopback)',
       method: `autocannon, ${CONNECTIONS} connections for ${DURATION} s per route, against \`cugar serve\` (SQLite in WAL mode with synchronous=NORMAL, its default; every run journaled) and a plain Hono hello-world on the same @hono/node-server stack, each server in its own process on 127.0.0.1. POST /v1/runs plans and runs a three-step goal: with \`Prefer: wait\` it answers with the result; without, it answers 202 Accepted once the run's first event is durable and the run goes on (measured last, since those runs keep the server busy after the load stops).`,
       columns: ['route', 'req/s', 'p99 ms', 'errors + non-2xx', 'of hello-world'],
-      rows: [row('Hono hello-world (ceiling)', ceiling), row('GET /v1/health', health), row('POST /v1/plan', plan), row('POST /v1/runs (3 steps, Prefer: wait — answers with the result)', runs), row('POST /v1/runs (202 Accepted)', accepted)],
+      rows: [
+        row('Hono hello-world (ceiling)', ceiling),
+        row('GET /v1/health', health),
+        row('POST /v1/plan', plan),
+        row('POST /v1/runs (3 steps, Prefer: wait — answers with the result)', runs),
+        row('POST /v1/runs (202 Accepted)', accepted),
+      ],
       notes: [
         `SSE fan-out: 100 clients follow one run paused for approval; after the approval all ${sse.delivered} saw it complete within ${fmt(sse.allMs, 1)} ms (p99 ${fmt(sse.p99Ms, 1)} ms).`,
         'The rate limiter is opened up for this run (CUGAR_RATE_LIMIT); its default is 50 requests/s per token with bursts of 100.',

@@ -12,7 +12,8 @@ const dir = mkdtempSync(join(tmpdir(), 'cugar-soak-'));
 try {
   const report = await killCampaign({ dir, kills, runs: kills * 3, steps: 6, seed: 1009, maxDelayMs: 40 });
   console.log(JSON.stringify(report, null, 2));
-  const ok = report.kills >= kills && report.completed === report.runs && report.duplicateEffects === 0 && report.missingEffects === 0 && report.unverified === 0;
+  const ok =
+    report.kills >= kills && report.completed === report.runs && report.duplicateEffects === 0 && report.missingEffects === 0 && report.unverified === 0;
   console.log(ok ? 'soak passed' : 'soak FAILED');
   process.exitCode = ok ? 0 : 1;
 } finally {

@@ -45,7 +45,10 @@ export function writeReport(): void {
     .map((f) => JSON.parse(readFileSync(join(resultsDir, f), 'utf8')) as BenchResult);
   const sections = results.map((r) => {
     const targets = r.targets.length
-      ? `\n\n${table(['target', 'measured', 'goal', 'met'], r.targets.map((t) => [t.label, t.measured, t.target, t.met ? 'yes' : '**no**']))}`
+      ? `\n\n${table(
+          ['target', 'measured', 'goal', 'met'],
+          r.targets.map((t) => [t.label, t.measured, t.target, t.met ? 'yes' : '**no**']),
+        )}`
       : '';
     const notes = r.notes?.length ? `\n\n${r.notes.map((n) => `- ${n}`).join('\n')}` : '';
     return `## ${r.title}\n\n${r.method}\n\nMeasured ${r.measuredAt} on ${r.machine}.\n\n${table(r.columns, r.rows)}${targets}${notes}`;

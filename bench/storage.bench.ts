@@ -59,7 +59,14 @@ async function warmUp(groupCommit: boolean): Promise<void> {
 async function runInChromium(): Promise<Record<string, number>> {
   const { build } = await import('esbuild');
   const { chromium } = await import('playwright');
-  const bundle = await build({ entryPoints: [new URL('./browser/storagePage.ts', import.meta.url).pathname], bundle: true, format: 'iife', write: false, platform: 'browser', target: 'chrome120' });
+  const bundle = await build({
+    entryPoints: [new URL('./browser/storagePage.ts', import.meta.url).pathname],
+    bundle: true,
+    format: 'iife',
+    write: false,
+    platform: 'browser',
+    target: 'chrome120',
+  });
   const script = bundle.outputFiles[0]!.text;
   const server = createServer((req, res) => {
     if (req.url === '/bench.js') res.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
@@ -69,12 +76,26 @@ async function runInChromium(): Promise<Record<string, number>> {
   const port = (server.address() as { port: number }).port;
   const browser = await chromium.launch({
     executablePath: process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   try {
     const page = await browser.newPage();
     await page.goto(`http://127.0.0.1:${port}/`);
-    type Api = { cugarBench: { ingest(): Promise<number>; appends(group: boolean): Promise<number>; coldQuery(): Promise<{ coldFirstQueryMs: number; warmMedianQueryMs: number }> } };
+    type Api = {
+      cugarBench: {
+        ingest(): Promise<number>;
+        appends(group: boolean): Promise<number>;
+        coldQuery(): Promise<{ coldFirstQueryMs: number; warmMedianQueryMs: number }>;
+      };
+    };
     const ingestRate = await page.evaluate(() => (globalThis as unknown as Api).cugarBench.ingest());
     // The first pass of each mode warms the code; the second is measured.
     await page.evaluate(() => (globalThis as unknown as Api).cugarBench.appends(true));
@@ -109,11 +130,32 @@ export async function run(): Promise<BenchResult> {
       name: 'storage',
       title: 'Storage: ingest, durable journal appends, queries after a cold start',
       method: `Ingest: ${DOCS.toLocaleString('en-US')} synthetic 1 KiB documents through RagLoader (one chunk each: extract, chunk, embed, store vectors and keyword index). Appends: ${RUNS} concurrent runs each appending ${EVENTS_PER_RUN} single-event batches, with group commit (appends of one turn share a transaction) and with one transaction per append; SQLite with synchronous=FULL, IndexedDB with strict durability. Cold query: a new process (SQLite) or a reloaded page (IndexedDB) opens the persisted corpus and runs its first query, which loads the vectors and rebuilds the keyword index without re-embedding. Each Node engine runs in its own process; the IndexedDB figures come from Debian's Chromium driven by Playwright over loopback.`,
-      columns: ['store', 'ingest docs/s', 'appends events/s (group commit)', 'appends events/s (per append)', 'first query after cold start ms', 'warm query median ms'],
+      columns: [
+        'store',
+        'ingest docs/s',
+        'appends events/s (group commit)',
+        'appends events/s (per append)',
+        'first query after cold start ms',
+        'warm query median ms',
+      ],
       rows: [
         ['in memory', fmt(memory.ingestDocsPerSecond!, 0), '—', '—', '—', '—'],
-        ['SQLite (better-sqlite3, WAL)', fmt(sqliteIngest.ingestDocsPerSecond!, 0), fmt(group.appendEventsPerSecond!, 0), fmt(each.appendEventsPerSecond!, 0), fmt(sqliteCold.coldFirstQueryMs!), fmt(sqliteCold.warmMedianQueryMs!)],
-        ['IndexedDB (Dexie, Chromium)', fmt(browser['ingestDocsPerSecond']!, 0), fmt(browser['groupEventsPerSecond']!, 0), fmt(browser['eachEventsPerSecond']!, 0), fmt(browser['coldFirstQueryMs']!), fmt(browser['warmMedianQueryMs']!)],
+        [
+          'SQLite (better-sqlite3, WAL)',
+          fmt(sqliteIngest.ingestDocsPerSecond!, 0),
+          fmt(group.appendEventsPerSecond!, 0),
+          fmt(each.appendEventsPerSecond!, 0),
+          fmt(sqliteCold.coldFirstQueryMs!),
+          fmt(sqliteCold.warmMedianQueryMs!),
+        ],
+        [
+          'IndexedDB (Dexie, Chromium)',
+          fmt(browser['ingestDocsPerSecond']!, 0),
+          fmt(browser['groupEventsPerSecond']!, 0),
+          fmt(browser['eachEventsPerSecond']!, 0),
+          fmt(browser['coldFirstQueryMs']!),
+          fmt(browser['warmMedianQueryMs']!),
+        ],
       ],
       targets: [
         { label: 'SQLite group commit vs per-append transactions', measured: `${fmt(sqliteRatio, 1)}×`, target: '≥ 10×', met: sqliteRatio >= 10 },

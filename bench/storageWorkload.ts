@@ -35,12 +35,28 @@ export async function appends(store: Store): Promise<number> {
       const runId = `bench-${r}`;
       let previous: JournalEvent | undefined;
       for (let i = 0; i < EVENTS_PER_RUN; i++) {
-        const event = sealEvent(previous, runId, 'tool_call_complete', 1_000 + i, { stepId: `step-${i}`, attempt: 1, argsHash: HASH, output: { i }, durationMs: 1, health: HEALTH });
+        const event = sealEvent(previous, runId, 'tool_call_complete', 1_000 + i, {
+          stepId: `step-${i}`,
+          attempt: 1,
+          argsHash: HASH,
+          output: { i },
+          durationMs: 1,
+          health: HEALTH,
+        });
         const batch: AppendBatch = {
           runId,
           events: [event],
           expectedHead: previous ? { seq: previous.seq, hash: previous.hash } : null,
-          run: { runId, traceId: runId, profile: 'bench', goal: 'bench', status: 'running', createdAt: 1_000, updatedAt: event.at, head: { seq: event.seq, hash: event.hash } },
+          run: {
+            runId,
+            traceId: runId,
+            profile: 'bench',
+            goal: 'bench',
+            status: 'running',
+            createdAt: 1_000,
+            updatedAt: event.at,
+            head: { seq: event.seq, hash: event.hash },
+          },
         };
         await store.append(batch);
         previous = event;

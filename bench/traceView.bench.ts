@@ -33,11 +33,15 @@ async function realTrace(events: number): Promise<TraceRecord[]> {
   const store = new InMemoryStore();
   const options = { registry, store, retry: { maxAttempts: 5, baseDelay: 0, maxDelay: 0, jitter: 0 }, autonomy: { maxRepeats: 20_000 } };
   // A short probe tells how many events a step writes.
-  const small = await new Orchestrator({ ...options, ids: createSequentialIds('probe') }).start('probe', 'bench', { plan: Array.from({ length: 10 }, (_, i) => ({ tool: 'flaky', input: { i: -1 - i } })) });
+  const small = await new Orchestrator({ ...options, ids: createSequentialIds('probe') }).start('probe', 'bench', {
+    plan: Array.from({ length: 10 }, (_, i) => ({ tool: 'flaky', input: { i: -1 - i } })),
+  });
   const perStep = (await store.readJournal(small.runId)).length / 10;
   // The probe's run-level events inflate its per-step figure; aim a little high.
   const steps = Math.min(10_000, Math.ceil((events / perStep) * 1.15));
-  const outcome = await new Orchestrator({ ...options, ids: createSequentialIds('trace') }).start('a long run', 'bench', { plan: Array.from({ length: steps }, (_, i) => ({ tool: 'flaky', input: { i } })) });
+  const outcome = await new Orchestrator({ ...options, ids: createSequentialIds('trace') }).start('a long run', 'bench', {
+    plan: Array.from({ length: steps }, (_, i) => ({ tool: 'flaky', input: { i } })),
+  });
   if (outcome.status !== 'completed') throw new Error(`the run did not complete: ${outcome.status}`);
   const records = toTraceRecords(await store.readJournal(outcome.runId));
   if (records.length < events) throw new Error(`the trace has ${records.length} events, fewer than ${events}`);
@@ -80,13 +84,26 @@ export async function run(): Promise<BenchResult> {
     const trace = traces.get(req.url ?? '');
     if (trace) res.writeHead(200, { 'content-type': 'application/json' }).end(trace);
     else if (req.url === '/bench.js') res.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
-    else res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><html lang="en"><title>trace bench</title><style>${css}</style><body><main class="panel"><div id="root"></div></main><script src="/bench.js"></script></body></html>`);
+    else
+      res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(
+          `<!doctype html><html lang="en"><title>trace bench</title><style>${css}</style><body><main class="panel"><div id="root"></div></main><script src="/bench.js"></script></body></html>`,
+        );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   const browser = await chromium.launch({
     executablePath: process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   const results = new Map<string, Measurement>();
   try {
@@ -98,7 +115,10 @@ export async function run(): Promise<BenchResult> {
           const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
           page.setDefaultTimeout(180_000);
           await page.goto(base);
-          const m = await page.evaluate(([v, url]) => (globalThis as unknown as { measureTrace(view: string, url: string): Promise<Measurement> }).measureTrace(v, url), [view, `/trace-${size}.json`] as const);
+          const m = await page.evaluate(
+            ([v, url]) => (globalThis as unknown as { measureTrace(view: string, url: string): Promise<Measurement> }).measureTrace(v, url),
+            [view, `/trace-${size}.json`] as const,
+          );
           await page.close();
           if (!best || m.interactiveMs < best.interactiveMs) best = m;
         }
@@ -109,7 +129,17 @@ export async function run(): Promise<BenchResult> {
     await browser.close();
     server.close();
   }
-  const row = (label: string, m: Measurement) => [label, m.events.toLocaleString('en-US'), m.spans.toLocaleString('en-US'), m.domRows.toLocaleString('en-US'), fmt(m.loadMs, 0), fmt(m.renderMs, 0), fmt(m.firstPaintMs, 0), fmt(m.interactiveMs, 0), fmt(m.scrollMs, 0)];
+  const row = (label: string, m: Measurement) => [
+    label,
+    m.events.toLocaleString('en-US'),
+    m.spans.toLocaleString('en-US'),
+    m.domRows.toLocaleString('en-US'),
+    fmt(m.loadMs, 0),
+    fmt(m.renderMs, 0),
+    fmt(m.firstPaintMs, 0),
+    fmt(m.interactiveMs, 0),
+    fmt(m.scrollMs, 0),
+  ];
   const v100 = results.get('virtual:100000')!;
   const p100 = results.get('plain:100000')!;
   return {
@@ -117,7 +147,10 @@ export async function run(): Promise<BenchResult> {
     title: 'Trace view with 10k and 100k events (Chromium)',
     method: `A real run's trace (a plan of steps whose tool fails four times before answering, driven by the orchestrator and projected by toTraceRecords) served as JSON on loopback to a page holding the dashboard's TraceView, in Debian's Chromium through Playwright at 1280×900. First paint: fetch and parse the records, render, and wait for the next frame. Interactive: first paint, then click a span and wait until its detail panel is painted. Scroll: jump to the middle and wait two frames. Best of ${PASSES} fresh pages (one for the plain list at 100k). "Plain list" is the same rows with every span in the DOM, as trace UIs without virtualization render them.`,
     columns: ['view', 'events', 'spans', 'rows in DOM', 'fetch+parse ms', 'render ms', 'first paint ms', 'interactive ms', 'scroll ms'],
-    rows: SIZES.flatMap((size) => [row(`CUGAr TraceView (virtualized), ${size / 1000}k`, results.get(`virtual:${size}`)!), row(`plain list, ${size / 1000}k`, results.get(`plain:${size}`)!)]),
+    rows: SIZES.flatMap((size) => [
+      row(`CUGAr TraceView (virtualized), ${size / 1000}k`, results.get(`virtual:${size}`)!),
+      row(`plain list, ${size / 1000}k`, results.get(`plain:${size}`)!),
+    ]),
     targets: [
       { label: 'trace view, 100k events: interactive', measured: `${fmt(v100.interactiveMs, 0)} ms`, target: '≤ 1500 ms', met: v100.interactiveMs <= 1500 },
       { label: 'trace view, 100k events: first paint', measured: `${fmt(v100.firstPaintMs, 0)} ms`, target: '≤ 1500 ms', met: v100.firstPaintMs <= 1500 },

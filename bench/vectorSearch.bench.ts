@@ -103,7 +103,13 @@ export const engines: Record<string, () => Promise<Measurement>> = {
     }
     return {
       sets: await measure(work, async (q) => {
-        const result = await search(db, { mode: 'vector', vector: { value: Array.from(q), property: 'embedding' }, similarity: 0, limit: K, includeVectors: false });
+        const result = await search(db, {
+          mode: 'vector',
+          vector: { value: Array.from(q), property: 'embedding' },
+          similarity: 0,
+          limit: K,
+          includeVectors: false,
+        });
         return result.hits.map((h) => h.id);
       }),
     };
@@ -117,7 +123,9 @@ export const engines: Record<string, () => Promise<Measurement>> = {
       Array.from({ length: COUNT }, (_, i) => Array.from(work.row(i))),
       Array.from({ length: COUNT }, (_, i) => new Document({ pageContent: '', metadata: { id: `d${i}` } })),
     );
-    return { sets: await measure(work, async (q) => (await store.similaritySearchVectorWithScore(Array.from(q), K)).map(([doc]) => doc.metadata['id'] as string)) };
+    return {
+      sets: await measure(work, async (q) => (await store.similaritySearchVectorWithScore(Array.from(q), K)).map(([doc]) => doc.metadata['id'] as string)),
+    };
   },
 };
 
@@ -139,7 +147,14 @@ export async function run(): Promise<BenchResult> {
     rows: [0, 1].flatMap((set) =>
       Object.keys(engines).map((name) => {
         const s = results[name]!.sets[set]!;
-        return [name, s.name, fmt(median(name, set)), fmt(percentile(s.samples, 95)), fmt(s.recall, 3), name === 'CUGAr' ? '1.0×' : `${fmt(median(name, set) / median('CUGAr', set), 1)}× slower`];
+        return [
+          name,
+          s.name,
+          fmt(median(name, set)),
+          fmt(percentile(s.samples, 95)),
+          fmt(s.recall, 3),
+          name === 'CUGAr' ? '1.0×' : `${fmt(median(name, set) / median('CUGAr', set), 1)}× slower`,
+        ];
       }),
     ),
     targets: [

@@ -10,7 +10,9 @@ const api = {
     return ingest(vectors);
   },
   async appends(groupCommit: boolean) {
-    const store = await new IndexedDbStore(`bench-appends-${groupCommit}-${(passes[String(groupCommit)] = (passes[String(groupCommit)] ?? 0) + 1)}`, { groupCommit }).open();
+    const store = await new IndexedDbStore(`bench-appends-${groupCommit}-${(passes[String(groupCommit)] = (passes[String(groupCommit)] ?? 0) + 1)}`, {
+      groupCommit,
+    }).open();
     return appends(store);
   },
   async coldQuery() {

@@ -66,7 +66,17 @@ async function measure(view: 'virtual' | 'plain', url: string) {
   await frame();
   await frame();
   const scrolled = performance.now();
-  return { events: records.length, spans: spansOf(records).length, domRows: document.querySelectorAll('.span-row').length, loadMs: loaded - start, renderMs: painted - loaded, firstPaintMs: painted - start, interactiveMs: interactive - start, clickMs: interactive - painted, scrollMs: scrolled - scrollStart };
+  return {
+    events: records.length,
+    spans: spansOf(records).length,
+    domRows: document.querySelectorAll('.span-row').length,
+    loadMs: loaded - start,
+    renderMs: painted - loaded,
+    firstPaintMs: painted - start,
+    interactiveMs: interactive - start,
+    clickMs: interactive - painted,
+    scrollMs: scrolled - scrollStart,
+  };
 }
 
 (globalThis as unknown as { measureTrace: typeof measure }).measureTrace = measure;

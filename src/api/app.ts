@@ -55,7 +55,10 @@ export function createApp(runtime: Runtime, options: AppOptions) {
     .route('/', memoryRoutes(runtime))
     .route('/', auditRoutes(runtime));
 
-  routes.doc31('/openapi.json', { openapi: '3.1.0', info: { title: 'CUGAr API', version: '0.1.0', description: 'Offline-first, deterministic agent orchestration: runs, approvals, journals, memory and RAG.' } });
+  routes.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: { title: 'CUGAr API', version: '0.1.0', description: 'Offline-first, deterministic agent orchestration: runs, approvals, journals, memory and RAG.' },
+  });
   routes.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
   return routes;
 }

@@ -2,7 +2,12 @@ import * as z from 'zod';
 import { ValidationError, type ApprovalPolicy } from '../core/index.ts';
 
 const ApprovalEnvSchema = z.object({
-  CUGAR_APPROVAL_TIMEOUT_MS: z.coerce.number().int().min(1).max(365 * 24 * 3_600_000).optional(),
+  CUGAR_APPROVAL_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(365 * 24 * 3_600_000)
+    .optional(),
   CUGAR_APPROVAL_ON_TIMEOUT: z.enum(['approve', 'reject']).optional(),
 });
 

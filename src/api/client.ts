@@ -7,7 +7,16 @@ import { hc, type ClientResponse } from 'hono/client';
 import type { SuccessStatusCode } from 'hono/utils/http-status';
 import type { z } from 'zod';
 import type { AppType } from './app.ts';
-import type { ApprovalSchema, PlanResponseSchema, RagHitSchema, RunAcceptedSchema, RunOutcomeSchema, RunSummarySchema, ToolInfoSchema, TraceRecordSchema } from './schemas.ts';
+import type {
+  ApprovalSchema,
+  PlanResponseSchema,
+  RagHitSchema,
+  RunAcceptedSchema,
+  RunOutcomeSchema,
+  RunSummarySchema,
+  ToolInfoSchema,
+  TraceRecordSchema,
+} from './schemas.ts';
 
 /** The typed client: `client.v1.runs.$post({ json })`, `client.v1.runs[':runId'].$get({ param })`, … */
 export type ApiClient = ReturnType<typeof hc<AppType>>;
@@ -57,7 +66,9 @@ export function createClient(options: ClientOptions): ApiClient {
   const transport = options.fetch;
   return hc<AppType>(options.baseUrl?.replace(/\/$/, '') ?? '', {
     headers: { authorization: `Bearer ${options.token}` },
-    ...(transport ? { fetch: (input: RequestInfo | URL, init?: RequestInit) => transport(input instanceof Request ? input.url : String(input), init ?? {}) } : {}),
+    ...(transport
+      ? { fetch: (input: RequestInfo | URL, init?: RequestInit) => transport(input instanceof Request ? input.url : String(input), init ?? {}) }
+      : {}),
   });
 }
 
@@ -110,12 +121,22 @@ const SETTLED = new Set(['run_completed', 'run_cancelled', 'run_paused']);
  * then return it. `onEvent` sees every journal event type and its sequence number as it lands;
  * a dropped stream is reopened after the last event seen.
  */
-export async function followRun(client: ApiClient, runId: string, options: { onEvent?: (type: string, seq: number) => void; signal?: AbortSignal } = {}): Promise<RunOutcome> {
+export async function followRun(
+  client: ApiClient,
+  runId: string,
+  options: { onEvent?: (type: string, seq: number) => void; signal?: AbortSignal } = {},
+): Promise<RunOutcome> {
   const param = { runId: encodeURIComponent(runId) };
   let last = -1;
   for (;;) {
     let settled = false;
-    const response = await client.v1.runs[':runId'].events.$get({ param, query: {}, header: {} }, { headers: { accept: 'text/event-stream', ...(last >= 0 ? { 'last-event-id': String(last) } : {}) }, ...(options.signal ? { init: { signal: options.signal } } : {}) });
+    const response = await client.v1.runs[':runId'].events.$get(
+      { param, query: {}, header: {} },
+      {
+        headers: { accept: 'text/event-stream', ...(last >= 0 ? { 'last-event-id': String(last) } : {}) },
+        ...(options.signal ? { init: { signal: options.signal } } : {}),
+      },
+    );
     if (!response.ok) throw await errorOf(response);
     await readEvents(response, (event) => {
       last = Number(event.id ?? last);

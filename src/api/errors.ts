@@ -3,7 +3,17 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ApiEnv } from './security.ts';
-import { ConflictError, CugarError, NotFoundError, PolicyViolationError, ResourceError, SystemError, ValidationError, redact, toCugarError } from '../core/index.ts';
+import {
+  ConflictError,
+  CugarError,
+  NotFoundError,
+  PolicyViolationError,
+  ResourceError,
+  SystemError,
+  ValidationError,
+  redact,
+  toCugarError,
+} from '../core/index.ts';
 
 /** Statuses the API answers errors with. */
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 500 | 503 | 504;
@@ -15,7 +25,11 @@ export class HttpError extends CugarError {
     code: string,
     message: string,
   ) {
-    super(message, { code, failureMode: status >= 500 ? 'SYSTEM' : status === 429 ? 'RESOURCE' : status === 403 ? 'POLICY' : 'USER', retryable: status === 429 || status >= 500 });
+    super(message, {
+      code,
+      failureMode: status >= 500 ? 'SYSTEM' : status === 429 ? 'RESOURCE' : status === 403 ? 'POLICY' : 'USER',
+      retryable: status === 429 || status >= 500,
+    });
   }
 }
 

@@ -50,7 +50,14 @@ export function installSecurityChain(app: OpenAPIHono<ApiEnv>, options: Security
   const authenticate = createAuthenticator(options.tokens);
   app.use('*', requestId());
   app.use('*', secureHeaders());
-  app.use('*', cors({ origin: (origin) => (options.corsOrigins?.includes(origin) ? origin : null), allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'Last-Event-ID', 'Prefer'], exposeHeaders: ['Retry-After', 'X-Request-Id', 'Location', 'Preference-Applied'] }));
+  app.use(
+    '*',
+    cors({
+      origin: (origin) => (options.corsOrigins?.includes(origin) ? origin : null),
+      allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'Last-Event-ID', 'Prefer'],
+      exposeHeaders: ['Retry-After', 'X-Request-Id', 'Location', 'Preference-Applied'],
+    }),
+  );
   const small = bodyLimit({ maxSize: options.maxBodyBytes ?? 1024 * 1024, onError: tooLarge });
   const large = bodyLimit({ maxSize: options.maxIngestBytes ?? 12 * 1024 * 1024, onError: tooLarge });
   app.use('*', (c, next) => (c.req.path === '/v1/ingest' ? large(c, next) : small(c, next)));

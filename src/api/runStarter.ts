@@ -40,7 +40,11 @@ export function createRunStarter(runtime: Runtime): RunStarter {
 
   const launch = async (request: z.output<typeof RunBody>, keepAlive: KeepAlive, runId?: string, bodyHash?: string): Promise<StartedRun> => {
     const metadata = bodyHash ? { ...(request.metadata ?? {}), idempotencyBodyHash: bodyHash } : request.metadata;
-    const launched = await runtime.orchestrator.launch(request.goal, request.profile, { ...request, ...(runId ? { runId } : {}), ...(metadata ? { metadata } : {}) });
+    const launched = await runtime.orchestrator.launch(request.goal, request.profile, {
+      ...request,
+      ...(runId ? { runId } : {}),
+      ...(metadata ? { metadata } : {}),
+    });
     keepAlive(launched.runId, launched.outcome);
     return launched;
   };
@@ -53,7 +57,8 @@ export function createRunStarter(runtime: Runtime): RunStarter {
   return {
     async start(principal, request, key, keepAlive) {
       if (!key) return launch(request, keepAlive);
-      if (request.runId) throw new HttpError(400, 'validation_failed', 'invalid request: runId: cannot be combined with an Idempotency-Key (the key decides the run id)');
+      if (request.runId)
+        throw new HttpError(400, 'validation_failed', 'invalid request: runId: cannot be combined with an Idempotency-Key (the key decides the run id)');
       // The run id is derived from the principal and the key, so duplicates find it even after a restart.
       const runId = `run_${sha256Hex(`${principal.id}:${key}`).slice(0, 32)}`;
       const bodyHash = sha256Hex(canonicalJson(request));

@@ -63,6 +63,16 @@ export async function createRuntime(store: HostStore, config: Config, options: R
   }
   const planner = new Planner({ ids, maxSteps: config.plannerMaxSteps, minSimilarity: config.plannerMinSimilarity });
   // One planner for dry runs and every run: each tool is embedded once.
-  const orchestrator = new Orchestrator({ registry, store, clock, ids, config, planner, seed: config.randomSeed, ...(options.profileBudgets ? { profileBudgets: options.profileBudgets } : {}), ...(options.approval ? { approval: options.approval } : {}) });
+  const orchestrator = new Orchestrator({
+    registry,
+    store,
+    clock,
+    ids,
+    config,
+    planner,
+    seed: config.randomSeed,
+    ...(options.profileBudgets ? { profileBudgets: options.profileBudgets } : {}),
+    ...(options.approval ? { approval: options.approval } : {}),
+  });
   return { store, registry, orchestrator, planner, memory, loader: new RagLoader(index), retriever, embedder, vectors, config };
 }

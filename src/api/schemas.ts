@@ -44,8 +44,20 @@ export const ErrorSchema = z.object({ error: z.object({ code: z.string(), messag
 /** A profile name, as the core defines it. */
 export const Profile = ProfileNameSchema;
 export const ProfileParam = z.object({ profile: Profile.clone().openapi({ param: { name: 'profile', in: 'path' }, example: 'demo' }) });
-export const RunParam = z.object({ runId: z.string().min(1).max(200).openapi({ param: { name: 'runId', in: 'path' } }) });
-export const ApprovalParam = z.object({ approvalId: z.string().min(1).max(300).openapi({ param: { name: 'approvalId', in: 'path' } }) });
+export const RunParam = z.object({
+  runId: z
+    .string()
+    .min(1)
+    .max(200)
+    .openapi({ param: { name: 'runId', in: 'path' } }),
+});
+export const ApprovalParam = z.object({
+  approvalId: z
+    .string()
+    .min(1)
+    .max(300)
+    .openapi({ param: { name: 'approvalId', in: 'path' } }),
+});
 
 const RunStatusSchema = z.enum(['running', 'paused', 'completed', 'failed', 'cancelled']);
 const ApprovalStatusSchema = z.enum(['pending', 'approved', 'rejected', 'timed_out']);
@@ -54,7 +66,10 @@ const Data = z.record(z.string(), z.unknown());
 
 // ---- requests
 
-export const PlanBody = z.object({ goal: GoalTextSchema, profile: Profile, preferences: PlanningPreferencesSchema.partial().optional() }).strict().openapi('PlanRequest');
+export const PlanBody = z
+  .object({ goal: GoalTextSchema, profile: Profile, preferences: PlanningPreferencesSchema.partial().optional() })
+  .strict()
+  .openapi('PlanRequest');
 
 /**
  * The subset of run ids the API accepts: 8–128 letters, digits, `_` or `-`. A refinement of the
@@ -71,7 +86,11 @@ export const RunBody = StartOptionsSchema.pick({ metadata: true, preferences: tr
     profile: Profile,
     budget: ToolBudgetSchema.partial().strict().optional(),
     // The document shows the stricter of the two patterns the id must match.
-    runId: ApiRunId.optional().openapi({ description: 'Run id to use (409 if it exists); cannot be combined with an Idempotency-Key', example: 'run_3f9c2a7d5e1b4c8a', pattern: API_RUN_ID.source }),
+    runId: ApiRunId.optional().openapi({
+      description: 'Run id to use (409 if it exists); cannot be combined with an Idempotency-Key',
+      example: 'run_3f9c2a7d5e1b4c8a',
+      pattern: API_RUN_ID.source,
+    }),
   })
   .strict()
   .openapi('RunRequest');
@@ -79,10 +98,38 @@ export const RunBody = StartOptionsSchema.pick({ metadata: true, preferences: tr
 /** A decision on an approval; `by` defaults to the caller's token. */
 export const DecisionBody = ApprovalDecisionSchema.extend({ by: ApprovalDecisionSchema.shape.by.optional() }).strict().openapi('ApprovalDecision');
 
-export const IngestBody = z.object({ profile: Profile, documents: z.array(z.object({ path: z.string().min(1).max(1024), text: z.string() }).strict()).min(1).max(10_000) }).strict().openapi('IngestRequest');
-export const QueryBody = z.object({ profile: Profile, query: z.string().min(1).max(2000), k: z.number().int().min(1).max(50).default(5), mode: z.enum(['vector', 'keyword', 'hybrid']).default('hybrid') }).strict().openapi('QueryRequest');
-export const FactBody = z.object({ profile: Profile, namespace: z.string(), value: z.unknown(), key: z.string().max(256).optional() }).strict().openapi('FactRequest');
-export const JournalBody = z.object({ journal: z.string().min(1).max(50 * 1024 * 1024) }).strict().openapi('JournalUpload');
+export const IngestBody = z
+  .object({
+    profile: Profile,
+    documents: z
+      .array(z.object({ path: z.string().min(1).max(1024), text: z.string() }).strict())
+      .min(1)
+      .max(10_000),
+  })
+  .strict()
+  .openapi('IngestRequest');
+export const QueryBody = z
+  .object({
+    profile: Profile,
+    query: z.string().min(1).max(2000),
+    k: z.number().int().min(1).max(50).default(5),
+    mode: z.enum(['vector', 'keyword', 'hybrid']).default('hybrid'),
+  })
+  .strict()
+  .openapi('QueryRequest');
+export const FactBody = z
+  .object({ profile: Profile, namespace: z.string(), value: z.unknown(), key: z.string().max(256).optional() })
+  .strict()
+  .openapi('FactRequest');
+export const JournalBody = z
+  .object({
+    journal: z
+      .string()
+      .min(1)
+      .max(50 * 1024 * 1024),
+  })
+  .strict()
+  .openapi('JournalUpload');
 
 // ---- responses
 
@@ -148,7 +195,10 @@ export const RunAcceptedSchema = z
     runId: z.string(),
     traceId: z.string(),
     status: z.literal('running'),
-    links: z.object({ self: z.string().openapi({ example: '/v1/runs/run_3f9c2a7d5e1b4c8a' }), events: z.string().openapi({ example: '/v1/runs/run_3f9c2a7d5e1b4c8a/events' }) }),
+    links: z.object({
+      self: z.string().openapi({ example: '/v1/runs/run_3f9c2a7d5e1b4c8a' }),
+      events: z.string().openapi({ example: '/v1/runs/run_3f9c2a7d5e1b4c8a/events' }),
+    }),
   })
   .openapi('RunAccepted');
 
@@ -191,7 +241,12 @@ export const TraceRecordSchema = z
 
 const OtlpAttributeSchema = z.object({
   key: z.string(),
-  value: z.union([z.object({ stringValue: z.string() }), z.object({ intValue: z.string() }), z.object({ doubleValue: z.number() }), z.object({ boolValue: z.boolean() })]),
+  value: z.union([
+    z.object({ stringValue: z.string() }),
+    z.object({ intValue: z.string() }),
+    z.object({ doubleValue: z.number() }),
+    z.object({ boolValue: z.boolean() }),
+  ]),
 });
 const OtlpSpanSchema = z.object({
   traceId: z.string(),
@@ -237,15 +292,25 @@ export const FactSchema = FactRecordSchema.clone().openapi('Fact');
 const VerifiedSchema = z.object({ ok: z.literal(true), head: JournalHeadSchema.optional(), count: z.number().int() });
 const BrokenSchema = z.object({ ok: z.literal(false), seq: z.number().int(), reason: z.string(), count: z.number().int() });
 /** Chain verification of one stored run. */
-export const RunVerificationSchema = z.union([VerifiedSchema.extend({ runId: z.string() }), BrokenSchema.extend({ runId: z.string() })]).openapi('RunVerification');
+export const RunVerificationSchema = z
+  .union([VerifiedSchema.extend({ runId: z.string() }), BrokenSchema.extend({ runId: z.string() })])
+  .openapi('RunVerification');
 /** Chain verification of an uploaded journal (`runId` null when it is empty). */
-export const JournalVerificationSchema = z.union([VerifiedSchema.extend({ runId: z.string().nullable() }), BrokenSchema.extend({ runId: z.string().nullable() })]).openapi('JournalVerification');
-export const AuditSchema = z.object({ ok: z.boolean(), runs: z.array(z.object({ runId: z.string(), ok: z.boolean(), seq: z.number().int().optional(), reason: z.string().optional() })) }).openapi('Audit');
+export const JournalVerificationSchema = z
+  .union([VerifiedSchema.extend({ runId: z.string().nullable() }), BrokenSchema.extend({ runId: z.string().nullable() })])
+  .openapi('JournalVerification');
+export const AuditSchema = z
+  .object({ ok: z.boolean(), runs: z.array(z.object({ runId: z.string(), ok: z.boolean(), seq: z.number().int().optional(), reason: z.string().optional() })) })
+  .openapi('Audit');
 export const ImportedSchema = z.object({ runId: z.string(), events: z.number().int() }).openapi('ImportedJournal');
 export const ReplaySchema = z
   .union([
     z.object({ ok: z.literal(true), events: z.number().int(), head: JournalHeadSchema.optional() }),
-    z.object({ ok: z.literal(false), events: z.number().int(), divergence: z.object({ seq: z.number().int(), expected: JournalEventSchema.optional(), actual: JournalEventSchema.optional() }) }),
+    z.object({
+      ok: z.literal(false),
+      events: z.number().int(),
+      divergence: z.object({ seq: z.number().int(), expected: JournalEventSchema.optional(), actual: JournalEventSchema.optional() }),
+    }),
   ])
   .openapi('ReplayResult');
 

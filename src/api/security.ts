@@ -20,7 +20,11 @@ export type TokenMap = Record<string, readonly string[] | '*'>;
  * stopping early, so timing says nothing about which byte differed.
  */
 export function createAuthenticator(tokens: TokenMap): (token: string | undefined) => Principal | undefined {
-  const entries = Object.entries(tokens).map(([token, profiles]) => ({ digest: sha256Hex(`cugar-token:${token}`), profiles, id: sha256Hex(`principal:${token}`).slice(0, 16) }));
+  const entries = Object.entries(tokens).map(([token, profiles]) => ({
+    digest: sha256Hex(`cugar-token:${token}`),
+    profiles,
+    id: sha256Hex(`principal:${token}`).slice(0, 16),
+  }));
   return (token) => {
     if (!token) return undefined;
     const digest = sha256Hex(`cugar-token:${token}`);

@@ -1,8 +1,29 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { ClientResponse } from 'hono/client';
-import { CugarError, parseConfig, parseJournal, type Config, type IngestDocument, type IngestProgress, type IngestReport, type JournalEvent } from '../core/index.ts';
-import { ApiError, createClient, errorOf, followRun, readEvents, unwrap, type Plan, type RagHit, type RunAccepted, type RunOutcome, type ToolInfo } from '../api/client.ts';
+import {
+  CugarError,
+  parseConfig,
+  parseJournal,
+  type Config,
+  type IngestDocument,
+  type IngestProgress,
+  type IngestReport,
+  type JournalEvent,
+} from '../core/index.ts';
+import {
+  ApiError,
+  createClient,
+  errorOf,
+  followRun,
+  readEvents,
+  unwrap,
+  type Plan,
+  type RagHit,
+  type RunAccepted,
+  type RunOutcome,
+  type ToolInfo,
+} from '../api/client.ts';
 import { createRuntime, type Runtime } from '../api/runtime.ts';
 import { SqliteStore } from '../edge/sqliteStore.ts';
 
@@ -30,7 +51,8 @@ export async function localBackend(dataDir: string, config: Config = parseConfig
     tools: async (profile) => runtime.registry.list(profile),
     plan: async (goal, profile) => runtime.planner.plan({ goal, profile, registry: runtime.registry.sandbox(profile), traceId: 'dry-run', runId: 'dry-run' }),
     run: (goal, profile) => runtime.orchestrator.start(goal, profile),
-    decide: (approvalId, decision, reason) => runtime.orchestrator.resolveApproval(approvalId, { decision, reason, by: `cli:${process.env['USER'] ?? 'user'}` }),
+    decide: (approvalId, decision, reason) =>
+      runtime.orchestrator.resolveApproval(approvalId, { decision, reason, by: `cli:${process.env['USER'] ?? 'user'}` }),
     ingest: (profile, documents, onProgress) => runtime.loader.ingest(profile, documents, { onProgress }),
     query: (profile, query, k) => runtime.retriever.search(profile, query, { k }),
     journal: async (runId) => {
@@ -52,14 +74,17 @@ function cliError(error: unknown): unknown {
 /** Work against a CUGAr server over HTTP, through the typed client. */
 export function remoteBackend(api: string, token: string): Backend {
   const client = createClient({ baseUrl: api, token });
-  const call = <R extends ClientResponse<unknown, number, string>>(request: Promise<R>) => unwrap(request).catch((error: unknown) => Promise.reject(cliError(error)));
-  const settled = async (answer: RunOutcome | RunAccepted): Promise<RunOutcome> => ('links' in answer ? followRun(client, answer.runId).catch((error: unknown) => Promise.reject(cliError(error))) : answer);
+  const call = <R extends ClientResponse<unknown, number, string>>(request: Promise<R>) =>
+    unwrap(request).catch((error: unknown) => Promise.reject(cliError(error)));
+  const settled = async (answer: RunOutcome | RunAccepted): Promise<RunOutcome> =>
+    'links' in answer ? followRun(client, answer.runId).catch((error: unknown) => Promise.reject(cliError(error))) : answer;
   return {
     tools: async (profile) => (await call(client.v1.profiles[':profile'].tools.$get({ param: { profile: encodeURIComponent(profile) } }))).tools,
     plan: (goal, profile) => call(client.v1.plan.$post({ json: { goal, profile } })),
     // Accepted at once, then followed over the run's event stream until it finishes or pauses.
     run: async (goal, profile) => settled(await call(client.v1.runs.$post({ json: { goal, profile }, query: {}, header: {} }))),
-    decide: (approvalId, decision, reason) => call(client.v1.approvals[':approvalId'].$post({ param: { approvalId: encodeURIComponent(approvalId) }, json: { decision, reason } })),
+    decide: (approvalId, decision, reason) =>
+      call(client.v1.approvals[':approvalId'].$post({ param: { approvalId: encodeURIComponent(approvalId) }, json: { decision, reason } })),
     ingest: async (profile, documents, onProgress) => {
       const response = await client.v1.ingest.$post({ json: { profile, documents } }, { headers: { accept: 'text/event-stream' } });
       if (!response.ok) throw cliError(await errorOf(response));

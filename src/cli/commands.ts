@@ -22,7 +22,9 @@ const EXIT = { ok: 0, failed: 1, usage: 2, paused: 5 } as const;
 /** Open the local data directory or a remote server, run `fn`, and close. */
 export async function withBackend(values: Partial<CommandOptions>, config: Config, fn: (backend: Backend) => Promise<number>): Promise<number> {
   const api = values.api ?? process.env['CUGAR_API'];
-  const backend = api ? remoteBackend(api, values.token ?? process.env['CUGAR_TOKEN'] ?? '') : await localBackend(values['data-dir'] ?? process.env['CUGAR_DATA_DIR'] ?? '.cugar', config);
+  const backend = api
+    ? remoteBackend(api, values.token ?? process.env['CUGAR_TOKEN'] ?? '')
+    : await localBackend(values['data-dir'] ?? process.env['CUGAR_DATA_DIR'] ?? '.cugar', config);
   try {
     return await fn(backend);
   } finally {
@@ -67,15 +69,26 @@ export async function dataCommand(command: string, args: string[], backend: Back
   switch (command) {
     case 'tools': {
       const tools = await backend.tools(options.profile);
-      emit(tools, () => tools.forEach((t) => output.out(`${paint(output, 'bold', t.name.padEnd(14))} ${t.description} ${paint(output, 'dim', `(cost ${t.cost}, ${t.latency} ms${t.requiresApproval ? ', needs approval' : ''})`)}`)));
+      emit(tools, () =>
+        tools.forEach((t) =>
+          output.out(
+            `${paint(output, 'bold', t.name.padEnd(14))} ${t.description} ${paint(output, 'dim', `(cost ${t.cost}, ${t.latency} ms${t.requiresApproval ? ', needs approval' : ''})`)}`,
+          ),
+        ),
+      );
       return EXIT.ok;
     }
     case 'plan': {
       const goal = args.join(' ') || usage('plan needs a goal');
       const plan = await backend.plan(goal, options.profile);
       emit(plan, () => {
-        output.out(`${paint(output, 'cyan', 'plan')} ${plan.steps.map((s) => `${s.tool}(${JSON.stringify(s.input)})`).join(' → ') || '(empty)'} — ${plan.stopReason}`);
-        for (const c of plan.candidates) output.out(`  ${c.selected ? paint(output, 'green', '●') : paint(output, 'dim', '○')} [${c.clause}] ${c.tool.padEnd(14)} score ${c.score.toFixed(3)} sim ${c.similarity.toFixed(3)}  ${paint(output, 'dim', c.reason)}`);
+        output.out(
+          `${paint(output, 'cyan', 'plan')} ${plan.steps.map((s) => `${s.tool}(${JSON.stringify(s.input)})`).join(' → ') || '(empty)'} — ${plan.stopReason}`,
+        );
+        for (const c of plan.candidates)
+          output.out(
+            `  ${c.selected ? paint(output, 'green', '●') : paint(output, 'dim', '○')} [${c.clause}] ${c.tool.padEnd(14)} score ${c.score.toFixed(3)} sim ${c.similarity.toFixed(3)}  ${paint(output, 'dim', c.reason)}`,
+          );
       });
       return EXIT.ok;
     }
@@ -93,10 +106,13 @@ export async function dataCommand(command: string, args: string[], backend: Back
         outcome = await backend.decide(approval.approvalId, decision, decision === 'approve' ? 'approved in the cugar CLI' : 'rejected in the cugar CLI');
       }
       emit(outcome, () => {
-        output.out(`${outcome.status === 'completed' ? paint(output, 'green', 'completed') : paint(output, outcome.status === 'paused' ? 'yellow' : 'red', outcome.status)} ${outcome.runId}`);
+        output.out(
+          `${outcome.status === 'completed' ? paint(output, 'green', 'completed') : paint(output, outcome.status === 'paused' ? 'yellow' : 'red', outcome.status)} ${outcome.runId}`,
+        );
         for (const [step, value] of Object.entries(outcome.outputs)) output.out(`  ${step} = ${JSON.stringify(value)}`);
         if (outcome.error) output.err(`${outcome.error.code}: ${outcome.error.message}`);
-        if (outcome.status === 'paused') output.err(`paused for approval ${outcome.pendingApproval?.approvalId}; rerun with --approve-all, or decide through the API`);
+        if (outcome.status === 'paused')
+          output.err(`paused for approval ${outcome.pendingApproval?.approvalId}; rerun with --approve-all, or decide through the API`);
       });
       return outcome.status === 'completed' ? EXIT.ok : outcome.status === 'paused' ? EXIT.paused : EXIT.failed;
     }
@@ -140,16 +156,27 @@ export async function dataCommand(command: string, args: string[], backend: Back
         results.push({ runId, ...result });
       }
       const ok = results.every((r) => r.ok);
-      emit({ ok, runs: results }, () => results.forEach((r) => output.out(`${r.ok ? paint(output, 'green', 'ok') : paint(output, 'red', `broken at seq ${r.seq}: ${r.reason}`)} ${r.runId}`)));
+      emit({ ok, runs: results }, () =>
+        results.forEach((r) => output.out(`${r.ok ? paint(output, 'green', 'ok') : paint(output, 'red', `broken at seq ${r.seq}: ${r.reason}`)} ${r.runId}`)),
+      );
       return ok ? EXIT.ok : EXIT.failed;
     }
     case 'replay': {
       const source = args[0] ?? usage('replay needs a run id or a journal file');
       const journal = /\.(nd)?json$/.test(source) ? parseJournal(readFileSync(source, 'utf8')) : await backend.journal(source);
       // Replay needs the tools' schemas and policies: the local runtime's registry has the same built-ins a server has.
-      const registry = 'runtime' in backend ? (backend as Awaited<ReturnType<typeof localBackend>>).runtime.registry : (await localBackend(options['data-dir'] ?? '.cugar')).runtime.registry;
+      const registry =
+        'runtime' in backend
+          ? (backend as Awaited<ReturnType<typeof localBackend>>).runtime.registry
+          : (await localBackend(options['data-dir'] ?? '.cugar')).runtime.registry;
       const result = await replay(journal, registry);
-      emit(result, () => output.out(result.ok ? `${paint(output, 'green', 'identical')}: ${result.events} events replayed hash for hash` : `${paint(output, 'red', 'diverged')} at seq ${result.divergence.seq}: expected ${result.divergence.expected?.type}, got ${result.divergence.actual?.type ?? 'nothing'}`));
+      emit(result, () =>
+        output.out(
+          result.ok
+            ? `${paint(output, 'green', 'identical')}: ${result.events} events replayed hash for hash`
+            : `${paint(output, 'red', 'diverged')} at seq ${result.divergence.seq}: expected ${result.divergence.expected?.type}, got ${result.divergence.actual?.type ?? 'nothing'}`,
+        ),
+      );
       return result.ok ? EXIT.ok : EXIT.failed;
     }
     default:

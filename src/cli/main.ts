@@ -52,23 +52,31 @@ function printJournal(output: Output, events: readonly JournalEvent[]): void {
       case 'plan_created': {
         const { steps, stopReason } = event.data.plan;
         for (const step of steps) tools.set(step.name, step.tool);
-        line(`${paint(output, 'cyan', 'plan')} ${steps.map((s) => `${s.tool}(${JSON.stringify(s.input)})`).join(' → ') || '(empty)'} ${paint(output, 'dim', stopReason)}`);
+        line(
+          `${paint(output, 'cyan', 'plan')} ${steps.map((s) => `${s.tool}(${JSON.stringify(s.input)})`).join(' → ') || '(empty)'} ${paint(output, 'dim', stopReason)}`,
+        );
         break;
       }
       case 'tool_call_start':
         line(`${paint(output, 'dim', '→')} ${event.data.tool} #${event.data.index}${event.data.attempt > 1 ? ` (attempt ${event.data.attempt})` : ''}`);
         break;
       case 'tool_call_complete':
-        line(`${paint(output, 'green', '✓')} ${tools.get(event.data.stepId) ?? event.data.stepId} = ${JSON.stringify(event.data.output)}${ms(event.data.durationMs)}`);
+        line(
+          `${paint(output, 'green', '✓')} ${tools.get(event.data.stepId) ?? event.data.stepId} = ${JSON.stringify(event.data.output)}${ms(event.data.durationMs)}`,
+        );
         break;
       case 'tool_call_error':
-        line(`${paint(output, 'red', '✗')} ${tools.get(event.data.stepId) ?? event.data.stepId} ${event.data.error.code}: ${event.data.error.message}${ms(event.data.durationMs)}`);
+        line(
+          `${paint(output, 'red', '✗')} ${tools.get(event.data.stepId) ?? event.data.stepId} ${event.data.error.code}: ${event.data.error.message}${ms(event.data.durationMs)}`,
+        );
         break;
       case 'approval_requested':
         line(`${paint(output, 'yellow', '?')} ${event.data.tool} waits for approval ${event.data.approvalId}`);
         break;
       case 'run_completed':
-        line(`${event.data.success ? paint(output, 'green', 'completed') : paint(output, 'red', event.data.stopReason)}${ms(event.at - (events[0]?.at ?? event.at))}`);
+        line(
+          `${event.data.success ? paint(output, 'green', 'completed') : paint(output, 'red', event.data.stopReason)}${ms(event.at - (events[0]?.at ?? event.at))}`,
+        );
         break;
       default:
         break;
@@ -144,7 +152,13 @@ export async function main(argv: readonly string[], output: Output = createOutpu
         return EXIT.ok;
       }
       case 'demo': {
-        const goals = ['add 10 and 5', 'add 2 and 3, then multiply the result by 4', 'calculate (2 + 3) * 4 ^ 2', 'count the words in "the cat sat on the mat"', 'book a flight to Lisbon'];
+        const goals = [
+          'add 10 and 5',
+          'add 2 and 3, then multiply the result by 4',
+          'calculate (2 + 3) * 4 ^ 2',
+          'count the words in "the cat sat on the mat"',
+          'book a flight to Lisbon',
+        ];
         const results = [];
         for (const goal of goals) {
           const result = await controller.run(goal, profile);
@@ -154,7 +168,10 @@ export async function main(argv: readonly string[], output: Output = createOutpu
             printJournal(output, result.events);
           }
         }
-        if (json) output.out(JSON.stringify(results.map((r) => ({ goal: r.plan.goal, success: r.success, outputs: r.outputs, stopReason: r.stopReason, traceId: r.traceId }))));
+        if (json)
+          output.out(
+            JSON.stringify(results.map((r) => ({ goal: r.plan.goal, success: r.success, outputs: r.outputs, stopReason: r.stopReason, traceId: r.traceId }))),
+          );
         return EXIT.ok;
       }
       case 'run':
@@ -173,7 +190,12 @@ export async function main(argv: readonly string[], output: Output = createOutpu
     }
   } catch (error) {
     const code = exitCodeFor(error);
-    if (json) output.out(JSON.stringify({ error: error instanceof CugarError ? { code: error.code, message: error.message } : { code: 'internal_error', message: String(error) } }));
+    if (json)
+      output.out(
+        JSON.stringify({
+          error: error instanceof CugarError ? { code: error.code, message: error.message } : { code: 'internal_error', message: String(error) },
+        }),
+      );
     else output.err(`${paint(output, 'red', 'error')}: ${error instanceof Error ? error.message : String(error)}`);
     return code;
   }

@@ -162,7 +162,12 @@ export function toCugarError(error: unknown, fallback: Omit<CugarErrorOptions, '
 
 /** The error a journal records (`ErrorInfo`), rebuilt with its recorded name, for replays. */
 export function errorFromInfo(info: { name: string; code: string; message: string; failureMode: string; retryable: boolean; details?: unknown }): CugarError {
-  const error = new CugarError(info.message, { code: info.code, failureMode: info.failureMode as FailureMode, retryable: info.retryable, details: info.details });
+  const error = new CugarError(info.message, {
+    code: info.code,
+    failureMode: info.failureMode as FailureMode,
+    retryable: info.retryable,
+    details: info.details,
+  });
   Object.defineProperty(error, 'name', { value: info.name });
   return error;
 }

@@ -98,7 +98,17 @@ export { KeywordIndex, type KeywordHit, type KeywordIndexOptions } from './vecto
 export { VectorSearchOptionsSchema, type VectorBackend, type VectorHit, type VectorRecord, type VectorSearchOptions } from './vector/vectorBackend.ts';
 
 // Tools
-export { CapabilitySchema, ToolMetaSchema, defineTool, type ToolContext, type ToolDefinition, type ToolHandler, type ToolInfo, type ToolMeta, type ToolSpec } from './tools/tool.ts';
+export {
+  CapabilitySchema,
+  ToolMetaSchema,
+  defineTool,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolHandler,
+  type ToolInfo,
+  type ToolMeta,
+  type ToolSpec,
+} from './tools/tool.ts';
 export { ToolRegistry } from './tools/toolRegistry.ts';
 export { DEMO_PROFILE, registerBuiltinTools } from './tools/builtins.ts';
 export { registerMemoryTools } from './tools/memoryTools.ts';

@@ -33,7 +33,10 @@ export const systemClock: Clock = { now: () => Date.now() };
  */
 export function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    const abort = () => (clearTimeout(timer), reject(signal.reason instanceof Error ? signal.reason : new ResourceError('the wait was cancelled', { code: 'cancelled' })));
+    const abort = () => (
+      clearTimeout(timer),
+      reject(signal.reason instanceof Error ? signal.reason : new ResourceError('the wait was cancelled', { code: 'cancelled' }))
+    );
     if (signal.aborted) return abort();
     const timer = setTimeout(() => (signal.removeEventListener('abort', abort), resolve()), ms);
     signal.addEventListener('abort', abort, { once: true });

@@ -5,7 +5,18 @@
  * backend over a small rows port — is shared, and every adapter passes the same conformance
  * suites.
  */
-export { checkBatch, deepFreeze, type AppendBatch, type ApprovalFilter, type ApprovalRecord, type ApprovalStatus, type RunFilter, type RunStatus, type RunSummary, type Store } from './store/store.ts';
+export {
+  checkBatch,
+  deepFreeze,
+  type AppendBatch,
+  type ApprovalFilter,
+  type ApprovalRecord,
+  type ApprovalStatus,
+  type RunFilter,
+  type RunStatus,
+  type RunSummary,
+  type Store,
+} from './store/store.ts';
 export type { HostStore } from './store/hostStore.ts';
 export { InMemoryStore } from './store/inMemoryStore.ts';
 export { checkRunLimit, compareApprovals, compareRuns, matchesApprovalFilter, matchesRunFilter, selectApprovals, selectRuns } from './store/filters.ts';

@@ -1,5 +1,19 @@
 import { DurableObject } from 'cloudflare:workers';
-import { ConflictError, ValidationError, type AppendBatch, type ApprovalFilter, type ApprovalRecord, type FactQuery, type FactRecord, type HostStore, type JournalEvent, type JournalHead, type RunFilter, type RunSummary, type VectorBackend } from '../core/index.ts';
+import {
+  ConflictError,
+  ValidationError,
+  type AppendBatch,
+  type ApprovalFilter,
+  type ApprovalRecord,
+  type FactQuery,
+  type FactRecord,
+  type HostStore,
+  type JournalEvent,
+  type JournalHead,
+  type RunFilter,
+  type RunSummary,
+  type VectorBackend,
+} from '../core/index.ts';
 import { ZERO_USAGE, addUsage, checkBatch, selectApprovals, selectRuns } from '../core/stores.ts';
 import { capture, reviveError, unwrap, type Outcome } from './errorRecord.ts';
 import type { Env } from './workerRuntime.ts';
@@ -76,7 +90,10 @@ export class RunObject extends DurableObject<DurableObjectBindings> {
   append(batch: AppendBatch, attempt: string): Promise<Outcome<void>> {
     return capture(async () => {
       if (await this.ctx.storage.get<true>(`fence:${attempt}`)) {
-        throw new ConflictError(`run ${batch.runId}: this write was given up on after its writer went silent`, { code: 'head_mismatch', details: { runId: batch.runId } });
+        throw new ConflictError(`run ${batch.runId}: this write was given up on after its writer went silent`, {
+          code: 'head_mismatch',
+          details: { runId: batch.runId },
+        });
       }
       checkBatch(batch, await this.ctx.storage.get<JournalHead>('head'));
       const last = batch.events.at(-1)!;
@@ -213,7 +230,8 @@ export class DirectoryObject extends DurableObject<DurableObjectBindings> {
           writes[`approval:${approval.approvalId}`] = approval;
           if (entry.timed && approval.status === 'pending' && approval.deadline !== undefined) deadline = Math.min(deadline, approval.deadline);
         }
-        if (entry.usage) writes[`usage:${entry.usage.profile}`] = addUsage((await txn.get<Usage>(`usage:${entry.usage.profile}`)) ?? ZERO_USAGE, entry.usage.delta);
+        if (entry.usage)
+          writes[`usage:${entry.usage.profile}`] = addUsage((await txn.get<Usage>(`usage:${entry.usage.profile}`)) ?? ZERO_USAGE, entry.usage.delta);
         await txn.put(writes);
       }
     });
@@ -345,7 +363,8 @@ export class DurableObjectStore implements HostStore {
   }
   /** The vectors of one dimension; each profile's index lives, warm, in its {@link ProfileObject}. */
   vectors(dimension: number): VectorBackend {
-    if (!Number.isInteger(dimension) || dimension < 1) throw new ValidationError(`dimension must be a positive integer, got ${dimension}`, { code: 'invalid_dimension' });
+    if (!Number.isInteger(dimension) || dimension < 1)
+      throw new ValidationError(`dimension must be a positive integer, got ${dimension}`, { code: 'invalid_dimension' });
     const profileOf = (profile: string) => this.#profile(profile);
     return {
       dimension,

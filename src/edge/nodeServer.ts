@@ -4,7 +4,16 @@ import { join, resolve } from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { z } from 'zod';
-import { DOCUMENT_EXTENSIONS, PROFILE_NAME_PATTERN, ToolBudgetSchema, parseConfig, redactText, type ApprovalPolicy, type Config, type ToolBudgetInput } from '../core/index.ts';
+import {
+  DOCUMENT_EXTENSIONS,
+  PROFILE_NAME_PATTERN,
+  ToolBudgetSchema,
+  parseConfig,
+  redactText,
+  type ApprovalPolicy,
+  type Config,
+  type ToolBudgetInput,
+} from '../core/index.ts';
 import { createApp } from '../api/app.ts';
 import { createRuntime, type Runtime } from '../api/runtime.ts';
 import type { TokenMap } from '../api/security.ts';
@@ -104,7 +113,9 @@ async function resumeInterrupted(runtime: Runtime, log: (line: string) => void):
   const interrupted = await runtime.store.listRuns({ status: 'running' });
   if (interrupted.length) log(`resuming ${interrupted.length} interrupted run(s)`);
   for (const run of interrupted) {
-    runtime.orchestrator.resume(run.runId).catch((error: unknown) => log(`resuming ${run.runId} failed: ${redactText(error instanceof Error ? error.message : String(error))}`));
+    runtime.orchestrator
+      .resume(run.runId)
+      .catch((error: unknown) => log(`resuming ${run.runId} failed: ${redactText(error instanceof Error ? error.message : String(error))}`));
   }
 }
 
@@ -129,9 +140,14 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   mkdirSync(dataDir, { recursive: true });
   // WAL with synchronous=NORMAL survives process crashes (every SIGKILL test runs this way) and
   // halves the cost of a commit; CUGAR_SQLITE_SYNC=FULL also survives power loss.
-  const store = new SqliteStore(join(dataDir, 'cugar.db'), { synchronous: options.synchronous ?? (process.env['CUGAR_SQLITE_SYNC'] === 'FULL' ? 'FULL' : 'NORMAL') });
+  const store = new SqliteStore(join(dataDir, 'cugar.db'), {
+    synchronous: options.synchronous ?? (process.env['CUGAR_SQLITE_SYNC'] === 'FULL' ? 'FULL' : 'NORMAL'),
+  });
   const profileBudgets = options.profileBudgets ?? parseProfileBudgets(process.env['CUGAR_PROFILE_BUDGETS']);
-  const runtime = await createRuntime(store, config, { ...(profileBudgets ? { profileBudgets } : {}), ...(options.approval ? { approval: options.approval } : {}) });
+  const runtime = await createRuntime(store, config, {
+    ...(profileBudgets ? { profileBudgets } : {}),
+    ...(options.approval ? { approval: options.approval } : {}),
+  });
 
   const corpusDir = resolve(options.corpusDir ?? 'public/corpus');
   if ((await runtime.vectors.count(config.defaultProfile)) === 0 && existsSync(corpusDir)) {
@@ -145,7 +161,12 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     }
   }
 
-  const app = createApp(runtime, { tokens, log, ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}), ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}) });
+  const app = createApp(runtime, {
+    tokens,
+    log,
+    ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
+    ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
+  });
   // The widget bundles (when `vite build --mode widget` has run) under /widget/.
   if (existsSync('dist/widget/cugar-agent.iife.js')) app.use('/widget/*', serveStatic({ root: 'dist' }));
   // The built dashboard first (when `vite build` has run), then the plain public files.

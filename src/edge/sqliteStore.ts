@@ -1,7 +1,18 @@
 import Database from 'better-sqlite3';
 import { ConflictError, SystemError, canonicalJson } from '../core/index.ts';
 import { GroupCommit, HeadCache, PersistedVectorBackend, ZERO_USAGE, checkRunLimit, filterFacts, isWellFormed } from '../core/stores.ts';
-import type { AppendBatch, ApprovalFilter, ApprovalRecord, FactQuery, FactRecord, HostStore, JournalEvent, RunFilter, RunSummary, VectorBackend } from '../core/index.ts';
+import type {
+  AppendBatch,
+  ApprovalFilter,
+  ApprovalRecord,
+  FactQuery,
+  FactRecord,
+  HostStore,
+  JournalEvent,
+  RunFilter,
+  RunSummary,
+  VectorBackend,
+} from '../core/index.ts';
 import type { VectorRow, VectorRows } from '../core/stores.ts';
 
 type Usage = NonNullable<AppendBatch['profileUsage']>['delta'];
@@ -163,15 +174,33 @@ export class SqliteStore implements HostStore {
         this.#statements.insertEvent.run(event.runId, event.seq, event.type, event.at, canonicalJson(event.data), event.prev, event.hash);
       } catch (error) {
         if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
-          throw new ConflictError(`run ${batch.runId} already has an event at seq ${event.seq}`, { code: 'head_mismatch', cause: error, details: { runId: batch.runId } });
+          throw new ConflictError(`run ${batch.runId} already has an event at seq ${event.seq}`, {
+            code: 'head_mismatch',
+            cause: error,
+            details: { runId: batch.runId },
+          });
         }
         throw error;
       }
     }
     const run = batch.run;
-    this.#statements.upsertRun.run({ runId: run.runId, traceId: run.traceId, profile: run.profile, status: run.status, createdAt: run.createdAt, summary: JSON.stringify(run) });
+    this.#statements.upsertRun.run({
+      runId: run.runId,
+      traceId: run.traceId,
+      profile: run.profile,
+      status: run.status,
+      createdAt: run.createdAt,
+      summary: JSON.stringify(run),
+    });
     for (const approval of batch.approvals ?? []) {
-      this.#statements.upsertApproval.run({ approvalId: approval.approvalId, runId: approval.runId, profile: approval.profile, status: approval.status, requestedAt: approval.requestedAt, record: JSON.stringify(approval) });
+      this.#statements.upsertApproval.run({
+        approvalId: approval.approvalId,
+        runId: approval.runId,
+        profile: approval.profile,
+        status: approval.status,
+        requestedAt: approval.requestedAt,
+        record: JSON.stringify(approval),
+      });
     }
     if (batch.profileUsage) this.#statements.addUsage.run({ profile: batch.profileUsage.profile, ...batch.profileUsage.delta });
     this.#heads.stage(batch);
@@ -179,7 +208,15 @@ export class SqliteStore implements HostStore {
 
   async readJournal(runId: string, fromSeq = 0): Promise<JournalEvent[]> {
     return this.#statements.journal.all(runId, fromSeq).map((row) => {
-      const event = { runId: row.run_id, seq: row.seq, type: row.type, at: row.at, data: parseRow<Record<string, unknown>>(row.data, `event ${row.run_id}#${row.seq}`), prev: row.prev, hash: row.hash };
+      const event = {
+        runId: row.run_id,
+        seq: row.seq,
+        type: row.type,
+        at: row.at,
+        data: parseRow<Record<string, unknown>>(row.data, `event ${row.run_id}#${row.seq}`),
+        prev: row.prev,
+        hash: row.hash,
+      };
       if (!isWellFormed(event)) throw new SystemError(`stored event ${row.run_id}#${row.seq} is corrupt`, { code: 'corrupt_row' });
       return event;
     });
@@ -228,15 +265,22 @@ export class SqliteStore implements HostStore {
         ? this.#db.prepare('SELECT record FROM facts WHERE profile = ? AND namespace = ?').all(profile, query.namespace)
         : this.#db.prepare('SELECT record FROM facts WHERE profile = ?').all(profile)
     ) as Array<{ record: string }>;
-    return filterFacts(rows.map((row) => parseRow<FactRecord>(row.record, 'fact')), query);
+    return filterFacts(
+      rows.map((row) => parseRow<FactRecord>(row.record, 'fact')),
+      query,
+    );
   }
 
   async namespaces(profile: string): Promise<string[]> {
-    return (this.#db.prepare('SELECT DISTINCT namespace FROM facts WHERE profile = ? ORDER BY namespace').all(profile) as Array<{ namespace: string }>).map((r) => r.namespace);
+    return (this.#db.prepare('SELECT DISTINCT namespace FROM facts WHERE profile = ? ORDER BY namespace').all(profile) as Array<{ namespace: string }>).map(
+      (r) => r.namespace,
+    );
   }
 
   async deleteFacts(profile: string, namespace?: string): Promise<number> {
-    const result = namespace ? this.#db.prepare('DELETE FROM facts WHERE profile = ? AND namespace = ?').run(profile, namespace) : this.#db.prepare('DELETE FROM facts WHERE profile = ?').run(profile);
+    const result = namespace
+      ? this.#db.prepare('DELETE FROM facts WHERE profile = ? AND namespace = ?').run(profile, namespace)
+      : this.#db.prepare('DELETE FROM facts WHERE profile = ?').run(profile);
     return result.changes;
   }
 
@@ -268,7 +312,13 @@ class SqliteVectorRows implements VectorRows {
     };
     this.#statements = statements;
     this.#put = db.transaction((profile: string, rows: readonly VectorRow[]) => {
-      for (const row of rows) statements.put.run(profile, row.id, row.bytes instanceof Uint8Array ? Buffer.from(row.bytes.buffer, row.bytes.byteOffset, row.bytes.byteLength) : Buffer.from(row.bytes), JSON.stringify(row.metadata));
+      for (const row of rows)
+        statements.put.run(
+          profile,
+          row.id,
+          row.bytes instanceof Uint8Array ? Buffer.from(row.bytes.buffer, row.bytes.byteOffset, row.bytes.byteLength) : Buffer.from(row.bytes),
+          JSON.stringify(row.metadata),
+        );
     });
     this.#delete = db.transaction((profile: string, ids: readonly string[]) => {
       for (const id of ids) statements.delete.run(profile, id);
@@ -276,7 +326,9 @@ class SqliteVectorRows implements VectorRows {
   }
 
   load(profile: string): VectorRow[] {
-    return this.#statements.load.all(profile).map((row) => ({ id: row.id, bytes: row.vector, metadata: parseRow<Record<string, unknown>>(row.metadata, `vector ${row.id}`) }));
+    return this.#statements.load
+      .all(profile)
+      .map((row) => ({ id: row.id, bytes: row.vector, metadata: parseRow<Record<string, unknown>>(row.metadata, `vector ${row.id}`) }));
   }
 
   put(profile: string, rows: readonly VectorRow[]): void {

@@ -22,7 +22,10 @@ let app: Promise<ReturnType<typeof createApp>> | undefined;
 /** This isolate's runtime over the Durable Objects: built once, shared by requests and alarms. */
 export function workerRuntime(env: Env): Promise<Runtime> {
   runtime ??= (async () => {
-    const approval = parseApprovalPolicy({ CUGAR_APPROVAL_TIMEOUT_MS: env.CUGAR_APPROVAL_TIMEOUT_MS, CUGAR_APPROVAL_ON_TIMEOUT: env.CUGAR_APPROVAL_ON_TIMEOUT });
+    const approval = parseApprovalPolicy({
+      CUGAR_APPROVAL_TIMEOUT_MS: env.CUGAR_APPROVAL_TIMEOUT_MS,
+      CUGAR_APPROVAL_ON_TIMEOUT: env.CUGAR_APPROVAL_ON_TIMEOUT,
+    });
     return createRuntime(new DurableObjectStore(env), parseConfig({}).config, approval ? { approval } : {});
   })();
   return runtime;
@@ -31,7 +34,10 @@ export function workerRuntime(env: Env): Promise<Runtime> {
 /** This isolate's Hono app: the same app as the Node host's. */
 export function workerApp(env: Env): Promise<ReturnType<typeof createApp>> {
   app ??= (async () => {
-    const corsOrigins = (env.CUGAR_CORS_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean);
+    const corsOrigins = (env.CUGAR_CORS_ORIGINS ?? '')
+      .split(',')
+      .map((o) => o.trim())
+      .filter(Boolean);
     return createApp(await workerRuntime(env), { tokens: parseTokenMap(env.CUGAR_TOKENS), corsOrigins });
   })();
   return app;
@@ -50,7 +56,9 @@ export async function driveTime(env: Env): Promise<number | undefined> {
   for (const run of await store.listRuns({ status: 'running' })) {
     if (Date.now() - run.updatedAt < stale) continue;
     // Another driver may still be alive: the journal's head check lets only one of them append.
-    await orchestrator.resume(run.runId).catch((error: unknown) => console.error(`resuming ${run.runId}: ${redactText(error instanceof Error ? error.message : String(error))}`));
+    await orchestrator
+      .resume(run.runId)
+      .catch((error: unknown) => console.error(`resuming ${run.runId}: ${redactText(error instanceof Error ? error.message : String(error))}`));
   }
   const now = Date.now();
   const waiting = [

@@ -1,6 +1,33 @@
 import Dexie, { type Table } from 'dexie';
-import { ConflictError, ResourceError, SystemError, type AppendBatch, type ApprovalFilter, type ApprovalRecord, type FactQuery, type FactRecord, type JournalEvent, type JournalHead, type HostStore, type RunFilter, type RunSummary, type VectorBackend } from '../core/index.ts';
-import { GroupCommit, HeadCache, PersistedVectorBackend, ZERO_USAGE, addUsage, filterFacts, isWellFormed, selectApprovals, selectRuns, type VectorRow, type VectorRows } from '../core/stores.ts';
+import {
+  ConflictError,
+  ResourceError,
+  SystemError,
+  type AppendBatch,
+  type ApprovalFilter,
+  type ApprovalRecord,
+  type FactQuery,
+  type FactRecord,
+  type JournalEvent,
+  type JournalHead,
+  type HostStore,
+  type RunFilter,
+  type RunSummary,
+  type VectorBackend,
+} from '../core/index.ts';
+import {
+  GroupCommit,
+  HeadCache,
+  PersistedVectorBackend,
+  ZERO_USAGE,
+  addUsage,
+  filterFacts,
+  isWellFormed,
+  selectApprovals,
+  selectRuns,
+  type VectorRow,
+  type VectorRows,
+} from '../core/stores.ts';
 
 type Usage = NonNullable<AppendBatch['profileUsage']>['delta'];
 
@@ -45,16 +72,25 @@ export class CugarDatabase extends Dexie {
  */
 function isConstraintError(error: unknown): boolean {
   const e = error as { name?: string; inner?: { name?: string }; failures?: ReadonlyArray<{ name?: string }> };
-  return e?.name === 'ConstraintError' || e?.inner?.name === 'ConstraintError' || (e?.name === 'BulkError' && (e.failures ?? []).some((f) => f?.name === 'ConstraintError'));
+  return (
+    e?.name === 'ConstraintError' ||
+    e?.inner?.name === 'ConstraintError' ||
+    (e?.name === 'BulkError' && (e.failures ?? []).some((f) => f?.name === 'ConstraintError'))
+  );
 }
 
 /** Map IndexedDB failures to typed errors: a full disk is a RESOURCE failure the caller can act on, a lost race a conflict. */
 export function storageError(error: unknown): Error {
   const names = [(error as { name?: string })?.name, (error as { inner?: { name?: string } })?.inner?.name];
   if (names.includes('QuotaExceededError')) {
-    return new ResourceError('browser storage is full: nothing was written; free space or export and clear old runs', { code: 'quota_exceeded', cause: error, retryable: false });
+    return new ResourceError('browser storage is full: nothing was written; free space or export and clear old runs', {
+      code: 'quota_exceeded',
+      cause: error,
+      retryable: false,
+    });
   }
-  if (names.includes('DatabaseClosedError')) return new SystemError('the database was closed (another tab upgraded it or the page is closing)', { code: 'store_closed', cause: error });
+  if (names.includes('DatabaseClosedError'))
+    return new SystemError('the database was closed (another tab upgraded it or the page is closing)', { code: 'store_closed', cause: error });
   // Only journal events are added rather than put: a second event at a position means another
   // tab or connection moved the run on first.
   if (isConstraintError(error)) return new ConflictError('another connection appended to this run first', { code: 'head_mismatch', cause: error });
@@ -135,7 +171,8 @@ export class IndexedDbStore implements HostStore {
           events.push(...batch.events);
           runs.set(batch.runId, batch.run);
           approvals.push(...(batch.approvals ?? []));
-          if (batch.profileUsage) usage.set(batch.profileUsage.profile, addUsage(usage.get(batch.profileUsage.profile) ?? ZERO_USAGE, batch.profileUsage.delta));
+          if (batch.profileUsage)
+            usage.set(batch.profileUsage.profile, addUsage(usage.get(batch.profileUsage.profile) ?? ZERO_USAGE, batch.profileUsage.delta));
         }
         if (events.length === 0) return;
         await this.db.events.bulkAdd(events);
@@ -156,7 +193,8 @@ export class IndexedDbStore implements HostStore {
 
   async readJournal(runId: string, fromSeq = 0): Promise<JournalEvent[]> {
     const rows = await this.#read(() => this.db.events.where('[runId+seq]').between([runId, fromSeq], [runId, Dexie.maxKey]).toArray());
-    for (const row of rows) if (!isWellFormed(row)) throw new SystemError(`stored event ${runId}#${(row as { seq?: unknown }).seq} is corrupt`, { code: 'corrupt_row' });
+    for (const row of rows)
+      if (!isWellFormed(row)) throw new SystemError(`stored event ${runId}#${(row as { seq?: unknown }).seq} is corrupt`, { code: 'corrupt_row' });
     return rows;
   }
 
@@ -191,7 +229,9 @@ export class IndexedDbStore implements HostStore {
 
   async queryFacts(profile: string, query?: FactQuery): Promise<FactRecord[]> {
     const rows = await this.#read(() =>
-      query?.namespace ? this.db.facts.where('[profile+namespace]').equals([profile, query.namespace]).toArray() : this.db.facts.where('profile').equals(profile).toArray(),
+      query?.namespace
+        ? this.db.facts.where('[profile+namespace]').equals([profile, query.namespace]).toArray()
+        : this.db.facts.where('profile').equals(profile).toArray(),
     );
     return filterFacts(rows, query);
   }
@@ -202,7 +242,9 @@ export class IndexedDbStore implements HostStore {
   }
 
   async deleteFacts(profile: string, namespace?: string): Promise<number> {
-    return this.#write(() => (namespace ? this.db.facts.where('[profile+namespace]').equals([profile, namespace]).delete() : this.db.facts.where('profile').equals(profile).delete()));
+    return this.#write(() =>
+      namespace ? this.db.facts.where('[profile+namespace]').equals([profile, namespace]).delete() : this.db.facts.where('profile').equals(profile).delete(),
+    );
   }
 
   /** A {@link VectorBackend} persisted in this database as Float32 bytes. */
@@ -250,7 +292,14 @@ class IndexedDbVectorRows implements VectorRows {
 
   put(profile: string, rows: readonly VectorRow[]): Promise<void> {
     return this.#guard(async () => {
-      await this.#store.db.vectors.bulkPut(rows.map((row) => ({ profile, id: row.id, vector: row.bytes instanceof ArrayBuffer ? row.bytes : (row.bytes.slice().buffer as ArrayBuffer), metadata: row.metadata })));
+      await this.#store.db.vectors.bulkPut(
+        rows.map((row) => ({
+          profile,
+          id: row.id,
+          vector: row.bytes instanceof ArrayBuffer ? row.bytes : (row.bytes.slice().buffer as ArrayBuffer),
+          metadata: row.metadata,
+        })),
+      );
     });
   }
 

@@ -28,7 +28,10 @@ describe('evaluateExpression', () => {
         })),
       ),
     })).node;
-    fc.assert(fc.property(expr, ({ text, value }) => evaluateExpression(text) === value), { numRuns: 300 });
+    fc.assert(
+      fc.property(expr, ({ text, value }) => evaluateExpression(text) === value),
+      { numRuns: 300 },
+    );
   });
 
   it('rejects bad expressions with typed errors and never evaluates code', () => {

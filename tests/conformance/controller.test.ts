@@ -1,6 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Controller, ExecutionResultSchema, MAX_GOAL_BYTES, NotFoundError, PolicyEnforcer, ToolRegistry, ValidationError, eventsOf, verifyJournal, type JournalEvent, registerBuiltinTools } from '../../src/core/index.ts';
+import {
+  Controller,
+  ExecutionResultSchema,
+  MAX_GOAL_BYTES,
+  NotFoundError,
+  PolicyEnforcer,
+  ToolRegistry,
+  ValidationError,
+  eventsOf,
+  verifyJournal,
+  type JournalEvent,
+  registerBuiltinTools,
+} from '../../src/core/index.ts';
 import { createSequentialIds, steppingClock } from '../../src/core/testing.ts';
 
 function setup(extra?: (registry: ToolRegistry) => void, policy?: PolicyEnforcer) {
@@ -23,7 +35,12 @@ describe('Controller.run', () => {
     expect(verifyJournal(result.events).ok).toBe(true);
     expect(await controller.orchestrator.store.readJournal(result.runId)).toEqual(result.events);
     expect(eventsOf(result.events, 'stage').map((e) => e.data.stage)).toEqual(['initialize', 'plan', 'route', 'execute', 'aggregate', 'complete']);
-    expect(result.events.filter((e) => e.type.startsWith('tool_call')).map((e) => e.type)).toEqual(['tool_call_start', 'tool_call_complete', 'tool_call_start', 'tool_call_complete']);
+    expect(result.events.filter((e) => e.type.startsWith('tool_call')).map((e) => e.type)).toEqual([
+      'tool_call_start',
+      'tool_call_complete',
+      'tool_call_start',
+      'tool_call_complete',
+    ]);
     expect(result.events.every((e) => e.runId === result.runId)).toBe(true);
     expect(eventsOf(result.events, 'stage')[0]!.data.inputs).toMatchObject({ traceId: result.traceId, profile: 'demo' });
     const starts = eventsOf(result.events, 'tool_call_start');
@@ -48,7 +65,9 @@ describe('Controller.run', () => {
     );
     const result = await controller.run('probe({})', 'demo', { traceId: 'trace-from-caller' });
     expect(result.success).toBe(true);
-    expect(seen).toEqual([{ profile: 'demo', traceId: 'trace-from-caller', runId: result.runId, stepIndex: 0, signal: true, idempotencyKey: `${result.runId}:step-0`, attempt: 1 }]);
+    expect(seen).toEqual([
+      { profile: 'demo', traceId: 'trace-from-caller', runId: result.runId, stepIndex: 0, signal: true, idempotencyKey: `${result.runId}:step-0`, attempt: 1 },
+    ]);
   });
 
   it('stops at the first failing step and reports it', async () => {
@@ -78,7 +97,12 @@ describe('Controller.run', () => {
   it('refuses network tools unless the profile allows the network', async () => {
     let fetched = 0;
     const register = (r: ToolRegistry) =>
-      r.register('demo', 'http_get', { description: 'fetch a url over http', parameters: z.object({ url: z.string() }), allowNetwork: true, handler: () => ++fetched });
+      r.register('demo', 'http_get', {
+        description: 'fetch a url over http',
+        parameters: z.object({ url: z.string() }),
+        allowNetwork: true,
+        handler: () => ++fetched,
+      });
     const denied = await setup(register).controller.run('http_get(url="http://127.0.0.1/")', 'demo');
     expect(denied.error).toMatchObject({ code: 'network_not_allowed', failureMode: 'POLICY' });
     const allowed = await setup(register, new PolicyEnforcer({ demo: { allowNetwork: true } })).controller.run('http_get(url="http://127.0.0.1/")', 'demo');
@@ -141,7 +165,13 @@ describe('Controller.run', () => {
 
   it('pauses for a human and continues through the same orchestrator', async () => {
     const { controller } = setup((r) =>
-      r.register('demo', 'wire_money', { description: 'wire money to an account', parameters: z.object({ amount: z.number() }), requiresApproval: true, idempotent: false, handler: ({ amount }) => `sent ${amount}` }),
+      r.register('demo', 'wire_money', {
+        description: 'wire money to an account',
+        parameters: z.object({ amount: z.number() }),
+        requiresApproval: true,
+        idempotent: false,
+        handler: ({ amount }) => `sent ${amount}`,
+      }),
     );
     const paused = await controller.run('wire_money(amount=5)', 'demo');
     expect(paused).toMatchObject({ success: false, status: 'paused', stopReason: 'paused' });

@@ -24,7 +24,14 @@ describe('crash and resume (1,000 seeded runs, crashes between journal appends)'
         if (instance++ < 3) for (let k = 0; k < 2; k++) if (random.next() < 0.7) points.add(1 + Math.floor(random.next() * 11));
         return new CrashingStore(inner, points);
       };
-      const orchestrator = () => new Orchestrator({ registry, store: nextStore(), ids: createSequentialIds(`s${seed}`), clock: steppingClock(seed * 1000, 7), sleep: async () => undefined });
+      const orchestrator = () =>
+        new Orchestrator({
+          registry,
+          store: nextStore(),
+          ids: createSequentialIds(`s${seed}`),
+          clock: steppingClock(seed * 1000, 7),
+          sleep: async () => undefined,
+        });
 
       for (let guard = 0; ; guard++) {
         expect(guard, `run ${seed} did not settle`).toBeLessThan(30);
@@ -47,7 +54,11 @@ describe('crash and resume (1,000 seeded runs, crashes between journal appends)'
       expect(verifyJournal(journal).ok).toBe(true);
       const final = journal.at(-1)!;
       expect(final.type).toBe('run_completed');
-      expect(final.type === 'run_completed' && final.data.outputs).toEqual({ 'step-0': { recorded: 'a', n: 1 }, 'step-1': 'mailed ops@example.com', 'step-2': { recorded: 'b', n: 4 } });
+      expect(final.type === 'run_completed' && final.data.outputs).toEqual({
+        'step-0': { recorded: 'a', n: 1 },
+        'step-1': 'mailed ops@example.com',
+        'step-2': { recorded: 'b', n: 4 },
+      });
       // Idempotent steps: exactly one effect per idempotency key, however often they ran.
       expect(ledger.effects.get(`${runId}:step-0`)).toBe(1);
       expect(ledger.effects.get(`${runId}:step-2`)).toBe(1);

@@ -38,7 +38,10 @@ describe('HashingEmbedder', () => {
         const a = new HashingEmbedder({ dimension: 32 });
         const b = new HashingEmbedder({ dimension: 32 });
         const forward = texts.map((t) => a.embed(t));
-        const backward = [...texts].reverse().map((t) => b.embed(t)).reverse();
+        const backward = [...texts]
+          .reverse()
+          .map((t) => b.embed(t))
+          .reverse();
         return forward.every((v, i) => v.every((x, j) => Object.is(x, backward[i]![j])));
       }),
       { numRuns: 100 },

@@ -27,7 +27,12 @@ describeMemoryConformance('IndexedDB', { open: () => new IndexedDbStore(name(), 
 
 function first(runId: string) {
   const event = sealEvent(undefined, runId, 'stage', 1, { stage: 'initialize' });
-  return { runId, events: [event], expectedHead: null, run: { runId, traceId: 't', profile: 'demo', goal: 'g', status: 'running' as const, createdAt: 1, updatedAt: 1, head: { seq: 0, hash: event.hash } } };
+  return {
+    runId,
+    events: [event],
+    expectedHead: null,
+    run: { runId, traceId: 't', profile: 'demo', goal: 'g', status: 'running' as const, createdAt: 1, updatedAt: 1, head: { seq: 0, hash: event.hash } },
+  };
 }
 
 describe('IndexedDbStore', () => {
@@ -41,7 +46,11 @@ describe('IndexedDbStore', () => {
         ...down,
         table: (table) => {
           const inner = down.table(table);
-          return { ...inner, mutate: (req) => (full && table === 'events' ? Promise.reject(new DOMException('The quota has been exceeded.', 'QuotaExceededError')) : inner.mutate(req)) };
+          return {
+            ...inner,
+            mutate: (req) =>
+              full && table === 'events' ? Promise.reject(new DOMException('The quota has been exceeded.', 'QuotaExceededError')) : inner.mutate(req),
+          };
         },
       }),
     });

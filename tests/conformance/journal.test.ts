@@ -1,6 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { GENESIS_HASH, ValidationError, canonicalJson, exportJournal, parseJournal, sha256Hex, verifyJournal, type JournalEvent } from '../../src/core/index.ts';
+import {
+  GENESIS_HASH,
+  ValidationError,
+  canonicalJson,
+  exportJournal,
+  parseJournal,
+  sha256Hex,
+  verifyJournal,
+  type JournalEvent,
+} from '../../src/core/index.ts';
 import { hashEvent, sealEvent } from '../../src/core/testing.ts';
 
 function makeJournal(length: number, runId = 'run-1'): JournalEvent[] {
@@ -10,8 +19,25 @@ function makeJournal(length: number, runId = 'run-1'): JournalEvent[] {
     const stepId = `step-${Math.floor(i / 2)}`;
     events.push(
       i % 2 === 0
-        ? sealEvent(events.at(-1), runId, 'tool_call_start', 1_000 + i, { stepId, index: i / 2, tool: 'echo', input: { text: `value ${i} ✓` }, argsHash: 'a'.repeat(64), attempt: 1, idempotencyKey: `${runId}:${stepId}`, worker: 'local', reserved: { cost: 0, calls: 1, tokens: 0 } })
-        : sealEvent(events.at(-1), runId, 'tool_call_complete', 1_000 + i, { stepId, attempt: 1, argsHash: 'a'.repeat(64), output: { n: i, text: `value ${i} ✓` }, durationMs: 1, health }),
+        ? sealEvent(events.at(-1), runId, 'tool_call_start', 1_000 + i, {
+            stepId,
+            index: i / 2,
+            tool: 'echo',
+            input: { text: `value ${i} ✓` },
+            argsHash: 'a'.repeat(64),
+            attempt: 1,
+            idempotencyKey: `${runId}:${stepId}`,
+            worker: 'local',
+            reserved: { cost: 0, calls: 1, tokens: 0 },
+          })
+        : sealEvent(events.at(-1), runId, 'tool_call_complete', 1_000 + i, {
+            stepId,
+            attempt: 1,
+            argsHash: 'a'.repeat(64),
+            output: { n: i, text: `value ${i} ✓` },
+            durationMs: 1,
+            health,
+          }),
     );
   }
   return events;

@@ -1,6 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { InMemoryStore, JournalEventSchema, Orchestrator, ToolRegistry, importJournal, pairToolCalls, parseJournal, registerBuiltinTools, replay, toOtlp, toTraceRecords, verifyJournal, type JournalEvent } from '../../src/core/index.ts';
+import {
+  InMemoryStore,
+  JournalEventSchema,
+  Orchestrator,
+  ToolRegistry,
+  importJournal,
+  pairToolCalls,
+  parseJournal,
+  registerBuiltinTools,
+  replay,
+  toOtlp,
+  toTraceRecords,
+  verifyJournal,
+  type JournalEvent,
+} from '../../src/core/index.ts';
 import { projectRun } from '../../src/core/testing.ts';
 import legacy from '../fixtures/legacy-journals.ndjson?raw';
 
@@ -19,9 +33,20 @@ function registry(): ToolRegistry {
   const never = () => {
     throw new Error('a replay must not call a handler');
   };
-  tools.register('demo', 'flaky_fetch', { description: 'Fetch a quote from a flaky upstream service', parameters: z.object({ symbol: z.string() }), handler: never });
+  tools.register('demo', 'flaky_fetch', {
+    description: 'Fetch a quote from a flaky upstream service',
+    parameters: z.object({ symbol: z.string() }),
+    handler: never,
+  });
   tools.register('demo', 'broken_tool', { description: 'Always fails for good', parameters: z.object({}), handler: never });
-  tools.register('demo', 'transfer', { description: 'Transfer money between accounts', parameters: z.object({ amount: z.number(), to: z.string() }), requiresApproval: true, idempotent: false, cost: 5, handler: never });
+  tools.register('demo', 'transfer', {
+    description: 'Transfer money between accounts',
+    parameters: z.object({ amount: z.number(), to: z.string() }),
+    requiresApproval: true,
+    idempotent: false,
+    cost: 5,
+    handler: never,
+  });
   return tools;
 }
 
@@ -31,7 +56,13 @@ describe('journals recorded by earlier versions', () => {
     expect(new Set(events.map((e) => e.type)).size).toBe(19);
     for (const line of text.trim().split('\n')) expect(JournalEventSchema.safeParse(JSON.parse(line)).success).toBe(true);
     // parseJournal keeps the rows as they came: hashes are over those exact bytes.
-    expect(events.map((e) => JSON.stringify(e)).join('\n')).toBe(text.trim().split('\n').map((line) => JSON.stringify(JSON.parse(line))).join('\n'));
+    expect(events.map((e) => JSON.stringify(e)).join('\n')).toBe(
+      text
+        .trim()
+        .split('\n')
+        .map((line) => JSON.stringify(JSON.parse(line)))
+        .join('\n'),
+    );
   });
 
   it('still verify, fold and project', () => {
@@ -47,14 +78,14 @@ describe('journals recorded by earlier versions', () => {
     }
   });
 
-  it('replay through today\'s engine hash for hash, without calling a tool', async () => {
+  it("replay through today's engine hash for hash, without calling a tool", async () => {
     for (const journal of runs) {
       const result = await replay(journal, registry());
       expect(result, journal[0]!.runId).toMatchObject({ ok: true, events: journal.length });
     }
   });
 
-  it('import into a store and answer through today\'s orchestrator', async () => {
+  it("import into a store and answer through today's orchestrator", async () => {
     const store = new InMemoryStore();
     for (const journal of runs) await importJournal(store, journal);
     const orchestrator = new Orchestrator({ registry: registry(), store });

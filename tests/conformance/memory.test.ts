@@ -1,6 +1,21 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { HashingEmbedder, InMemoryVectorBackend, MemoryManager, NotFoundError, RagIndex, RagLoader, RagRetriever, ToolRegistry, ValidationError, Orchestrator, chunkText, extractText, htmlToText, registerMemoryTools } from '../../src/core/index.ts';
+import {
+  HashingEmbedder,
+  InMemoryVectorBackend,
+  MemoryManager,
+  NotFoundError,
+  RagIndex,
+  RagLoader,
+  RagRetriever,
+  ToolRegistry,
+  ValidationError,
+  Orchestrator,
+  chunkText,
+  extractText,
+  htmlToText,
+  registerMemoryTools,
+} from '../../src/core/index.ts';
 import { InMemoryMemoryStore } from '../../src/core/stores.ts';
 import { createSequentialIds, steppingClock } from '../../src/core/testing.ts';
 
@@ -8,7 +23,13 @@ async function setup() {
   const embedder = new HashingEmbedder({ dimension: 256 });
   const vectors = new InMemoryVectorBackend(256);
   await vectors.connect();
-  const memory = new MemoryManager({ store: new InMemoryMemoryStore(), vectors, embedder, clock: steppingClock(Date.UTC(2026, 0, 1), 1000), ids: createSequentialIds('m') });
+  const memory = new MemoryManager({
+    store: new InMemoryMemoryStore(),
+    vectors,
+    embedder,
+    clock: steppingClock(Date.UTC(2026, 0, 1), 1000),
+    ids: createSequentialIds('m'),
+  });
   const index = new RagIndex(vectors, embedder);
   return { embedder, vectors, memory, index, loader: new RagLoader(index, { size: 300, overlap: 60 }), retriever: new RagRetriever(index) };
 }
@@ -31,20 +52,26 @@ describe('MemoryManager', () => {
   it('never lets a read cross profiles', async () => {
     const { memory } = await setup();
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.record({ profile: fc.constantFrom('p1', 'p2', 'p3'), text: fc.constantFrom('invoice due dates', 'garden tomatoes', 'server outage report') }), { minLength: 1, maxLength: 12 }), async (writes) => {
-        const fresh = (await setup()).memory;
-        for (const [i, w] of writes.entries()) {
-          await fresh.storeFact(w.profile, 'notes', w.text, { key: String(i) });
-          await fresh.storeText(w.profile, `${w.text} ${i}`, { owner: w.profile });
-        }
-        for (const profile of ['p1', 'p2', 'p3']) {
-          const hits = await fresh.semanticSearch(profile, 'invoice garden server', 20);
-          expect(hits.every((h) => h.metadata['owner'] === profile)).toBe(true);
-          const facts = writes.some((w) => w.profile === profile) ? await fresh.query(profile, 'notes') : [];
-          expect(facts.every((f) => f.profile === profile)).toBe(true);
-          expect(facts.length).toBe(writes.filter((w) => w.profile === profile).length);
-        }
-      }),
+      fc.asyncProperty(
+        fc.array(
+          fc.record({ profile: fc.constantFrom('p1', 'p2', 'p3'), text: fc.constantFrom('invoice due dates', 'garden tomatoes', 'server outage report') }),
+          { minLength: 1, maxLength: 12 },
+        ),
+        async (writes) => {
+          const fresh = (await setup()).memory;
+          for (const [i, w] of writes.entries()) {
+            await fresh.storeFact(w.profile, 'notes', w.text, { key: String(i) });
+            await fresh.storeText(w.profile, `${w.text} ${i}`, { owner: w.profile });
+          }
+          for (const profile of ['p1', 'p2', 'p3']) {
+            const hits = await fresh.semanticSearch(profile, 'invoice garden server', 20);
+            expect(hits.every((h) => h.metadata['owner'] === profile)).toBe(true);
+            const facts = writes.some((w) => w.profile === profile) ? await fresh.query(profile, 'notes') : [];
+            expect(facts.every((f) => f.profile === profile)).toBe(true);
+            expect(facts.length).toBe(writes.filter((w) => w.profile === profile).length);
+          }
+        },
+      ),
       { numRuns: 30 },
     );
     await expect(memory.query('alice', 'nothing-here')).rejects.toBeInstanceOf(NotFoundError);
@@ -70,7 +97,9 @@ describe('MemoryManager', () => {
 
 describe('RAG', () => {
   it('chunks along paragraphs and sentences with overlap, covering all the text', () => {
-    const text = Array.from({ length: 12 }, (_, p) => Array.from({ length: 4 }, (_, s) => `Paragraph ${p} sentence ${s} has some words in it.`).join(' ')).join('\n\n');
+    const text = Array.from({ length: 12 }, (_, p) => Array.from({ length: 4 }, (_, s) => `Paragraph ${p} sentence ${s} has some words in it.`).join(' ')).join(
+      '\n\n',
+    );
     const chunks = chunkText(text, { size: 200, overlap: 50 });
     expect(chunks.length).toBeGreaterThan(6);
     for (const chunk of chunks) {
@@ -84,7 +113,8 @@ describe('RAG', () => {
   });
 
   it('extracts text from HTML without a DOM and from JSON', () => {
-    const html = '<!doctype html><html><head><title>t</title><style>p{color:red}</style></head><body><h1>Tea &amp; Coffee</h1><script>alert(1)</script><p>Caf&eacute; &lt;menu&gt; &#8364;3</p><ul><li>one</li><li>two</li></ul></body></html>';
+    const html =
+      '<!doctype html><html><head><title>t</title><style>p{color:red}</style></head><body><h1>Tea &amp; Coffee</h1><script>alert(1)</script><p>Caf&eacute; &lt;menu&gt; &#8364;3</p><ul><li>one</li><li>two</li></ul></body></html>';
     expect(htmlToText(html)).toBe('Tea & Coffee\n\nCafé <menu> €3\n\none\n\ntwo');
     expect(extractText('a.json', '{"term":{"profile":"a set of tools"},"n":[1,"x"]}')).toBe('term.profile: a set of tools\n\nn[0]: 1\n\nn[1]: x');
   });
@@ -120,7 +150,11 @@ describe('RAG', () => {
       { onProgress: (p) => progress.push([p.done, p.total]) },
     );
     expect(report).toMatchObject({ documents: 3 });
-    expect(progress).toEqual([[1, 3], [2, 3], [3, 3]]);
+    expect(progress).toEqual([
+      [1, 3],
+      [2, 3],
+      [3, 3],
+    ]);
     const hybrid = await retriever.search('docs', 'varroa mites in the hive', { k: 3 });
     expect(hybrid[0]).toMatchObject({ path: 'bees.md' });
     expect(hybrid[0]!.matched).toContain('varroa');

@@ -1,7 +1,30 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ConflictError, Coordinator, ExecutionContext, InMemoryStore, NotFoundError, Orchestrator, ResourceError, RoundRobinPolicy, CapabilityBasedPolicy, LoadBalancedPolicy, ToolRegistry, ValidationError, Worker, checkReservation, createRetryPolicy, parseBudget, registerBuiltinTools, replay, transitionPlan, verifyJournal, type JournalEvent, type ToolDefinition } from '../../src/core/index.ts';
+import {
+  ConflictError,
+  Coordinator,
+  ExecutionContext,
+  InMemoryStore,
+  NotFoundError,
+  Orchestrator,
+  ResourceError,
+  RoundRobinPolicy,
+  CapabilityBasedPolicy,
+  LoadBalancedPolicy,
+  ToolRegistry,
+  ValidationError,
+  Worker,
+  checkReservation,
+  createRetryPolicy,
+  parseBudget,
+  registerBuiltinTools,
+  replay,
+  transitionPlan,
+  verifyJournal,
+  type JournalEvent,
+  type ToolDefinition,
+} from '../../src/core/index.ts';
 import { createSeededRandom, createSequentialIds, projectRun, sealEvent, steppingClock } from '../../src/core/testing.ts';
 
 function setup(extra?: (registry: ToolRegistry) => void, options: Partial<ConstructorParameters<typeof Orchestrator>[0]> = {}) {
@@ -11,7 +34,15 @@ function setup(extra?: (registry: ToolRegistry) => void, options: Partial<Constr
   const store = new InMemoryStore();
   let instance = 0;
   const make = (more: Partial<ConstructorParameters<typeof Orchestrator>[0]> = {}) =>
-    new Orchestrator({ registry, store, ids: createSequentialIds(`o${instance++}`), clock: steppingClock(10_000, 5), sleep: async () => undefined, ...options, ...more });
+    new Orchestrator({
+      registry,
+      store,
+      ids: createSequentialIds(`o${instance++}`),
+      clock: steppingClock(10_000, 5),
+      sleep: async () => undefined,
+      ...options,
+      ...more,
+    });
   return { registry, store, orchestrator: make(), make };
 }
 
@@ -42,7 +73,10 @@ describe('Orchestrator lifecycle', () => {
     expect(history.map((e) => e.seq)).toEqual(journal.map((e) => e.seq));
     expect(history.every((r) => r.traceId === outcome.traceId && r.profile === 'demo' && r.timestamp === new Date(r.at).toISOString())).toBe(true);
     for (const type of ['tool_call_complete', 'stage', 'run_completed'] as const) {
-      expect(history.filter((r) => r.type === type).every((r) => typeof r.durationMs === 'number' && r.durationMs >= 0), type).toBe(true);
+      expect(
+        history.filter((r) => r.type === type).every((r) => typeof r.durationMs === 'number' && r.durationMs >= 0),
+        type,
+      ).toBe(true);
     }
     expect(history.at(-1)!.durationMs).toBe(journal.at(-1)!.at - journal[0]!.at);
     expect(await store.getRun(outcome.runId)).toMatchObject({ status: 'completed', head: outcome.head });
@@ -52,7 +86,12 @@ describe('Orchestrator lifecycle', () => {
     const { orchestrator, store } = setup();
     const outcome = await orchestrator.start('echo "hi"', 'demo', { userId: 'ada', sessionId: 's-1', metadata: { ticket: 7 } });
     const [first] = await store.readJournal(outcome.runId);
-    expect(first!.type === 'stage' && first!.data.inputs).toMatchObject({ goal: 'echo "hi"', profile: 'demo', context: { userId: 'ada', sessionId: 's-1', runId: outcome.runId, requestId: outcome.runId }, metadata: { ticket: 7 } });
+    expect(first!.type === 'stage' && first!.data.inputs).toMatchObject({
+      goal: 'echo "hi"',
+      profile: 'demo',
+      context: { userId: 'ada', sessionId: 's-1', runId: outcome.runId, requestId: outcome.runId },
+      metadata: { ticket: 7 },
+    });
     const context = new ExecutionContext({ traceId: 't', runId: 'r', requestId: 'r', userIntent: 'x', profile: 'demo' });
     const child = context.withUserId('bob').withMemoryScope('m');
     expect(context.userId).toBeUndefined();
@@ -73,7 +112,13 @@ describe('PlanningAuthority', () => {
   it('allows only forward transitions, treats repeats as no-ops and terminal states as final', () => {
     expect(transitionPlan('CREATED', 'VALIDATED')).toBe(true);
     expect(transitionPlan('VALIDATED', 'VALIDATED')).toBe(false);
-    for (const [from, to] of [['CREATED', 'EXECUTING'], ['CREATED', 'COMPLETED'], ['COMPLETED', 'FAILED'], ['FAILED', 'EXECUTING'], ['EXECUTING', 'VALIDATED']] as const) {
+    for (const [from, to] of [
+      ['CREATED', 'EXECUTING'],
+      ['CREATED', 'COMPLETED'],
+      ['COMPLETED', 'FAILED'],
+      ['FAILED', 'EXECUTING'],
+      ['EXECUTING', 'VALIDATED'],
+    ] as const) {
       expect(() => transitionPlan(from, to)).toThrow(ConflictError);
     }
   });
@@ -261,7 +306,10 @@ describe('ApprovalGate', () => {
     const { orchestrator, make } = setup((r) => transfer(r, executions));
     const paused = await orchestrator.start('transfer(amount=5, to="a")', 'demo');
     const id = paused.pendingApproval!.approvalId;
-    const results = await Promise.allSettled([make().resolveApproval(id, { decision: 'approve', by: 'ada' }), make().resolveApproval(id, { decision: 'reject', by: 'bob' })]);
+    const results = await Promise.allSettled([
+      make().resolveApproval(id, { decision: 'approve', by: 'ada' }),
+      make().resolveApproval(id, { decision: 'reject', by: 'bob' }),
+    ]);
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     const rejected = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
     expect(rejected.reason).toBeInstanceOf(ConflictError);
@@ -295,7 +343,12 @@ describe('ApprovalGate', () => {
       expect(executions).toHaveLength(onTimeout === 'approve' ? 1 : 0);
       // A human decision that comes too late loses to the policy.
       const late = await orchestrator.start('transfer(amount=6, to="b")', 'demo');
-      const [error, code] = await codeOf(make({ clock: steppingClock(90_000, 1) }).resolveApproval(late.pendingApproval!.approvalId, { decision: onTimeout === 'approve' ? 'reject' : 'approve', by: 'x' }));
+      const [error, code] = await codeOf(
+        make({ clock: steppingClock(90_000, 1) }).resolveApproval(late.pendingApproval!.approvalId, {
+          decision: onTimeout === 'approve' ? 'reject' : 'approve',
+          by: 'x',
+        }),
+      );
       expect(error).toBeInstanceOf(ConflictError);
       expect(code).toBe('approval_expired');
     }
@@ -327,7 +380,9 @@ describe('ApprovalGate', () => {
       const journal = await store.readJournal(run.runId);
       expect(verifyJournal(journal).ok).toBe(true);
       for (const start of journal.filter((e) => e.type === 'tool_call_start')) {
-        const approved = journal.find((e) => e.seq < start.seq && e.type === 'approval_received' && e.data['decision'] !== 'reject' && e.data['argsHash'] === start.data['argsHash']);
+        const approved = journal.find(
+          (e) => e.seq < start.seq && e.type === 'approval_received' && e.data['decision'] !== 'reject' && e.data['argsHash'] === start.data['argsHash'],
+        );
         expect(approved, `${run.runId} started without approval`).toBeDefined();
       }
     }
@@ -351,13 +406,29 @@ describe('resume and partial results', () => {
       { retry: { maxAttempts: 2, baseDelay: 1 } },
     );
     const failed = await orchestrator.start('echo("report") then upload({})', 'demo');
-    expect(failed).toMatchObject({ status: 'failed', partial: { completedSteps: ['step-0'], lastOutput: 'report', failureMode: 'RESOURCE', recoverable: true, recoveryStrategies: ['retry_with_backoff', 'resume'] } });
+    expect(failed).toMatchObject({
+      status: 'failed',
+      partial: {
+        completedSteps: ['step-0'],
+        lastOutput: 'report',
+        failureMode: 'RESOURCE',
+        recoverable: true,
+        recoveryStrategies: ['retry_with_backoff', 'resume'],
+      },
+    });
     down = false;
     const resumed = await orchestrator.resume(failed.runId);
     expect(resumed).toMatchObject({ status: 'completed', outputs: { 'step-0': 'report', 'step-1': 'uploaded' } });
     const journal = await store.readJournal(failed.runId);
     expect(journal.filter((e) => e.type === 'tool_call_start' && e.data['stepId'] === 'step-0')).toHaveLength(1);
-    expect(journal.filter((e) => e.type === 'plan_transition').map((e) => e.data['to'])).toEqual(['VALIDATED', 'EXECUTING', 'FAILED', 'VALIDATED', 'EXECUTING', 'COMPLETED']);
+    expect(journal.filter((e) => e.type === 'plan_transition').map((e) => e.data['to'])).toEqual([
+      'VALIDATED',
+      'EXECUTING',
+      'FAILED',
+      'VALIDATED',
+      'EXECUTING',
+      'COMPLETED',
+    ]);
     expect(verifyJournal(journal).ok).toBe(true);
   });
 
@@ -391,7 +462,12 @@ describe('resume and partial results', () => {
         }),
       { retry: { maxAttempts: 1 } },
     );
-    const first = await orchestrator.start('add then fragile', 'demo', { plan: [{ tool: 'add', input: { a: 1, b: 2 } }, { tool: 'fragile', input: {} }] });
+    const first = await orchestrator.start('add then fragile', 'demo', {
+      plan: [
+        { tool: 'add', input: { a: 1, b: 2 } },
+        { tool: 'fragile', input: {} },
+      ],
+    });
     expect(first).toMatchObject({ status: 'failed', partial: { completedSteps: ['step-0'], lastOutput: 3, recoverable: true, failureMode: 'RESOURCE' } });
     fail = false;
     const second = await orchestrator.resume(first.runId);
@@ -402,8 +478,20 @@ describe('resume and partial results', () => {
 describe('AutonomyLoop', () => {
   it('replans without a tool that failed for good', async () => {
     const { orchestrator, store } = setup((r) => {
-      r.register('demo', 'summarize_fast', { description: 'summarize a document quickly', parameters: z.object({ text: z.string() }), cost: 0.01, handler: () => { throw new Error('model crashed'); } });
-      r.register('demo', 'summarize_careful', { description: 'summarize a document carefully', parameters: z.object({ text: z.string() }), cost: 1, handler: ({ text }: { text: string }) => `summary of ${text.length} chars` });
+      r.register('demo', 'summarize_fast', {
+        description: 'summarize a document quickly',
+        parameters: z.object({ text: z.string() }),
+        cost: 0.01,
+        handler: () => {
+          throw new Error('model crashed');
+        },
+      });
+      r.register('demo', 'summarize_careful', {
+        description: 'summarize a document carefully',
+        parameters: z.object({ text: z.string() }),
+        cost: 1,
+        handler: ({ text }: { text: string }) => `summary of ${text.length} chars`,
+      });
     });
     const outcome = await orchestrator.start('summarize the document "the quick brown fox"', 'demo', { preferences: { costWeight: 1 } });
     expect(outcome).toMatchObject({ status: 'completed', outputs: { 'r1.step-0': 'summary of 19 chars' } });
@@ -412,7 +500,15 @@ describe('AutonomyLoop', () => {
   });
 
   it('reflects on unhealthy steps and stops on repetition', async () => {
-    const { orchestrator, store } = setup((r) => r.register('demo', 'lookup', { description: 'look up a record', parameters: z.object({ id: z.number() }), idempotent: true, latency: 1, handler: () => null }));
+    const { orchestrator, store } = setup((r) =>
+      r.register('demo', 'lookup', {
+        description: 'look up a record',
+        parameters: z.object({ id: z.number() }),
+        idempotent: true,
+        latency: 1,
+        handler: () => null,
+      }),
+    );
     const outcome = await orchestrator.start('lookup(id=1) then lookup(id=1) then lookup(id=1) then lookup(id=2)', 'demo');
     expect(outcome).toMatchObject({ status: 'failed', stopReason: 'repetition_detected' });
     expect(Object.keys(outcome.outputs)).toEqual(['step-0', 'step-1', 'step-2']);
@@ -424,31 +520,37 @@ describe('AutonomyLoop', () => {
 });
 
 describe('RoutingAuthority and Coordinator', () => {
-  const tool = (capabilities: string[]): ToolDefinition =>
-    ToolRegistryDefine(capabilities);
+  const tool = (capabilities: string[]): ToolDefinition => ToolRegistryDefine(capabilities);
 
   it('round-robin stays fair under concurrent dispatch', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 1, max: 6 }), fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 1, maxLength: 80 }), async (workerCount, delays) => {
-        const workers = Array.from({ length: workerCount }, (_, i) => new Worker({ id: `w${i}` }));
-        const coordinator = new Coordinator(workers, new RoundRobinPolicy());
-        const counts = new Map<string, number>();
-        const slowTool = { ...tool([]), handler: (input: { delay: number }) => new Promise((resolve) => setTimeout(resolve, input.delay)) } as ToolDefinition;
-        await Promise.all(
-          delays.map(async (delay, i) => {
-            const { decision } = await coordinator.dispatch(`s${i}`, slowTool, { delay }, context());
-            counts.set(decision.worker, (counts.get(decision.worker) ?? 0) + 1);
-          }),
-        );
-        const values = workers.map((w) => counts.get(w.id) ?? 0);
-        return Math.max(...values) - Math.min(...values) <= 1;
-      }),
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 6 }),
+        fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 1, maxLength: 80 }),
+        async (workerCount, delays) => {
+          const workers = Array.from({ length: workerCount }, (_, i) => new Worker({ id: `w${i}` }));
+          const coordinator = new Coordinator(workers, new RoundRobinPolicy());
+          const counts = new Map<string, number>();
+          const slowTool = { ...tool([]), handler: (input: { delay: number }) => new Promise((resolve) => setTimeout(resolve, input.delay)) } as ToolDefinition;
+          await Promise.all(
+            delays.map(async (delay, i) => {
+              const { decision } = await coordinator.dispatch(`s${i}`, slowTool, { delay }, context());
+              counts.set(decision.worker, (counts.get(decision.worker) ?? 0) + 1);
+            }),
+          );
+          const values = workers.map((w) => counts.get(w.id) ?? 0);
+          return Math.max(...values) - Math.min(...values) <= 1;
+        },
+      ),
       { numRuns: 60 },
     );
   });
 
   it('routes by capability or refuses with a POLICY failure', () => {
-    const coordinator = new Coordinator([new Worker({ id: 'gpu', capabilities: ['math', 'vision'] }), new Worker({ id: 'cpu', capabilities: ['math'] })], new CapabilityBasedPolicy());
+    const coordinator = new Coordinator(
+      [new Worker({ id: 'gpu', capabilities: ['math', 'vision'] }), new Worker({ id: 'cpu', capabilities: ['math'] })],
+      new CapabilityBasedPolicy(),
+    );
     expect(coordinator.route('s', tool(['vision'])).worker).toBe('gpu');
     expect(() => coordinator.route('s', tool(['net']))).toThrow(expect.objectContaining({ failureMode: 'POLICY', code: 'no_capable_worker' }));
   });
@@ -460,7 +562,12 @@ describe('RoutingAuthority and Coordinator', () => {
     const blocking = { ...tool([]), handler: () => gate } as ToolDefinition;
     const first = coordinator.dispatch('1', blocking, {}, context());
     const second = coordinator.dispatch('2', blocking, {}, context());
-    expect(coordinator.routing.load()).toEqual(new Map([['a', 1], ['b', 1]]));
+    expect(coordinator.routing.load()).toEqual(
+      new Map([
+        ['a', 1],
+        ['b', 1],
+      ]),
+    );
     expect(coordinator.route('3', blocking).worker).toBe('c');
     release();
     await Promise.all([first, second]);
@@ -478,7 +585,14 @@ describe('RoutingAuthority and Coordinator', () => {
 
 describe('replay', () => {
   it('replays 50 recorded journals with zero divergence', async () => {
-    const goals = ['add 2 and 3 then multiply the result by 4', 'calculate (1 + 2) * 3', 'echo "hello"', 'count the words in "a b c a"', 'divide 1 by 0', 'book a cab'];
+    const goals = [
+      'add 2 and 3 then multiply the result by 4',
+      'calculate (1 + 2) * 3',
+      'echo "hello"',
+      'count the words in "a b c a"',
+      'divide 1 by 0',
+      'book a cab',
+    ];
     for (let i = 0; i < 50; i++) {
       const { orchestrator, store, registry } = setup();
       const outcome = await orchestrator.start(`${goals[i % goals.length]!}${i % 2 ? '' : ' then echo "done"'}`, 'demo', { seed: i });
@@ -495,7 +609,8 @@ describe('replay', () => {
     const target = journal.find((e) => e.type === 'tool_call_complete')!;
     // Tamper with the output and re-seal the chain so the journal still verifies.
     const tampered: JournalEvent[] = [];
-    for (const event of journal) tampered.push(sealEvent(tampered.at(-1), event.runId, event.type, event.at, event.seq === target.seq ? { ...event.data, output: 6 } : event.data));
+    for (const event of journal)
+      tampered.push(sealEvent(tampered.at(-1), event.runId, event.type, event.at, event.seq === target.seq ? { ...event.data, output: 6 } : event.data));
     expect(verifyJournal(tampered).ok).toBe(true);
     const result = await replay(tampered, registry, { verifyTools: true });
     expect(result.ok).toBe(false);
@@ -508,7 +623,13 @@ describe('replay', () => {
     const changed = new ToolRegistry();
     registerBuiltinTools(changed);
     const changedAdd = new ToolRegistry();
-    changedAdd.register('demo', 'add', { ...changed.resolve('demo', 'add'), handler: (input: unknown) => { const { a, b } = input as { a: number; b: number }; return a + b + 1; } });
+    changedAdd.register('demo', 'add', {
+      ...changed.resolve('demo', 'add'),
+      handler: (input: unknown) => {
+        const { a, b } = input as { a: number; b: number };
+        return a + b + 1;
+      },
+    });
     for (const t of changed.definitions('demo')) if (t.name !== 'add') changedAdd.register('demo', t.name, t);
     const drift = await replay(journal, changedAdd, { verifyTools: true });
     expect(drift).toMatchObject({ ok: false, divergence: { seq: target.seq } });
@@ -526,7 +647,9 @@ describe('replay', () => {
 
 describe('cancel', () => {
   it('cancels a paused run and refuses to touch a finished one', async () => {
-    const { orchestrator } = setup((r) => r.register('demo', 'wire', { description: 'wire money', parameters: z.object({}), requiresApproval: true, handler: () => 1 }));
+    const { orchestrator } = setup((r) =>
+      r.register('demo', 'wire', { description: 'wire money', parameters: z.object({}), requiresApproval: true, handler: () => 1 }),
+    );
     const paused = await orchestrator.start('wire({})', 'demo');
     expect((await orchestrator.cancel(paused.runId, 'changed my mind')).status).toBe('cancelled');
     const [, code] = await codeOf(orchestrator.cancel(paused.runId));

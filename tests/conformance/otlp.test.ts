@@ -30,8 +30,24 @@ describe('reading OTLP JSON', () => {
           scopeSpans: [
             {
               spans: [
-                { traceId: 't', spanId: 'c', parentSpanId: 'a', name: 'same start, earlier in the file', startTimeUnixNano: '2000000', endTimeUnixNano: '2000000' },
-                { traceId: 't', spanId: 'b', parentSpanId: 'a', name: 'child', startTimeUnixNano: 2_000_000, endTimeUnixNano: 3_500_000, status: { code: 'STATUS_CODE_ERROR', message: 'boom' }, attributes: [{ key: 'list', value: { arrayValue: { values: [{ intValue: '1' }, { boolValue: true }] } } }] },
+                {
+                  traceId: 't',
+                  spanId: 'c',
+                  parentSpanId: 'a',
+                  name: 'same start, earlier in the file',
+                  startTimeUnixNano: '2000000',
+                  endTimeUnixNano: '2000000',
+                },
+                {
+                  traceId: 't',
+                  spanId: 'b',
+                  parentSpanId: 'a',
+                  name: 'child',
+                  startTimeUnixNano: 2_000_000,
+                  endTimeUnixNano: 3_500_000,
+                  status: { code: 'STATUS_CODE_ERROR', message: 'boom' },
+                  attributes: [{ key: 'list', value: { arrayValue: { values: [{ intValue: '1' }, { boolValue: true }] } } }],
+                },
                 { traceId: 't', spanId: 'a', name: 'root', startTimeUnixNano: '1000000', endTimeUnixNano: '4000000' },
                 { traceId: 't', spanId: 'o', parentSpanId: 'missing', name: 'orphan', startTimeUnixNano: '5000000', endTimeUnixNano: '5000000' },
                 { traceId: 't', spanId: 'x', parentSpanId: 'y', name: 'cycle x', startTimeUnixNano: '6000000', endTimeUnixNano: '7000000' },
@@ -47,7 +63,13 @@ describe('reading OTLP JSON', () => {
   });
 
   it('refuses what is not OTLP trace JSON with a typed error', () => {
-    for (const bad of [null, 42, {}, { resourceSpans: 'no' }, { resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: 't', spanId: 's', name: 'n', startTimeUnixNano: 'soon', endTimeUnixNano: '1' }] }] }] }]) {
+    for (const bad of [
+      null,
+      42,
+      {},
+      { resourceSpans: 'no' },
+      { resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: 't', spanId: 's', name: 'n', startTimeUnixNano: 'soon', endTimeUnixNano: '1' }] }] }] },
+    ]) {
       expect(() => readOtlp(bad)).toThrow(ValidationError);
       try {
         readOtlp(bad);

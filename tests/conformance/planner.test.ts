@@ -27,14 +27,20 @@ describe('Planner: pattern plan', () => {
   });
 
   it('reads JSON calls, including string-encoded arguments', () => {
-    const tools = new Map([['echo', ['message']], ['add', ['a', 'b']]]);
+    const tools = new Map([
+      ['echo', ['message']],
+      ['add', ['a', 'b']],
+    ]);
     expect(detectToolCalls('run {"tool":"echo","input":{"message":"hi"}} now', tools)).toMatchObject([{ tool: 'echo', input: { message: 'hi' } }]);
     expect(detectToolCalls('{"name":"add","arguments":"{\\"a\\":1,\\"b\\":2}"}', tools)).toMatchObject([{ tool: 'add', input: { a: 1, b: 2 } }]);
     expect(detectToolCalls('{"name":"unknown","arguments":{}}', tools)).toEqual([]);
   });
 
   it('ignores call-like prose for tools the profile does not have, and grouped expressions', () => {
-    const tools = new Map([['calculate', ['expression']], ['echo', ['message']]]);
+    const tools = new Map([
+      ['calculate', ['expression']],
+      ['echo', ['message']],
+    ]);
     expect(detectToolCalls('the total (roughly) of print(x)', tools)).toEqual([]);
     expect(detectToolCalls('calculate (2+3)*4', tools)).toEqual([]);
     expect(detectToolCalls("echo('a, b', )", tools)).toMatchObject([{ tool: 'echo', input: { message: 'a, b' } }]);
@@ -54,7 +60,7 @@ describe('Planner: ranking', () => {
     expect(p.planId).toBe('plan_p_1');
   });
 
-  it('is pure and shared: the same request gives the same plan, with the caller\'s plan id and step limit', () => {
+  it("is pure and shared: the same request gives the same plan, with the caller's plan id and step limit", () => {
     const planner = new Planner({ ids: createSequentialIds('p'), maxSteps: 1 });
     const a = plan('add 2 and 3 then multiply the result by 4', { planId: 'run_1:plan:0', maxSteps: 5 }, planner).plan;
     const b = plan('add 2 and 3 then multiply the result by 4', { planId: 'run_1:plan:0', maxSteps: 5 }, planner).plan;
@@ -97,7 +103,8 @@ describe('Planner: ranking', () => {
     registry.register('demo', 'fetch_cheap', { description: 'fetch a web page', parameters: params, handler: () => 1, cost: 1, latency: 1000 });
     const planner = new Planner({ ids: createSequentialIds() });
     const pick = (costWeight: number, latencyWeight: number) =>
-      planner.plan({ goal: 'fetch the web page', profile: 'demo', registry, traceId: 't', runId: 'r', preferences: { costWeight, latencyWeight } }).steps[0]!.tool;
+      planner.plan({ goal: 'fetch the web page', profile: 'demo', registry, traceId: 't', runId: 'r', preferences: { costWeight, latencyWeight } }).steps[0]!
+        .tool;
     expect(pick(1, 0)).toBe('fetch_cheap');
     expect(pick(0, 1)).toBe('fetch_fast');
   });

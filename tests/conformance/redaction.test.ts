@@ -4,7 +4,13 @@ import { REDACTED, isSecretKey, redact, redactText } from '../../src/core/index.
 
 describe('redact', () => {
   it('hides values under secret-named keys at any depth', () => {
-    const input = { user: 'ada', password: 'p', nested: { apiKey: 'k', list: [{ Authorization: 'x', token_count: 3 }] }, clientSecret: 's', 'x-auth-token': 't' };
+    const input = {
+      user: 'ada',
+      password: 'p',
+      nested: { apiKey: 'k', list: [{ Authorization: 'x', token_count: 3 }] },
+      clientSecret: 's',
+      'x-auth-token': 't',
+    };
     expect(redact(input)).toEqual({
       user: 'ada',
       password: REDACTED,
@@ -13,8 +19,10 @@ describe('redact', () => {
       'x-auth-token': REDACTED,
     });
     expect(input.password).toBe('p');
-    for (const key of ['password', 'PASSWORD', 'api_key', 'apiKey', 'secret', 'accessToken', 'authorization', 'cookie', 'private_key']) expect(isSecretKey(key), key).toBe(true);
-    for (const key of ['user', 'message', 'path', 'authored', 'tokens', 'tokenCeiling', 'token_count', 'passwordPolicy']) expect(isSecretKey(key), key).toBe(false);
+    for (const key of ['password', 'PASSWORD', 'api_key', 'apiKey', 'secret', 'accessToken', 'authorization', 'cookie', 'private_key'])
+      expect(isSecretKey(key), key).toBe(true);
+    for (const key of ['user', 'message', 'path', 'authored', 'tokens', 'tokenCeiling', 'token_count', 'passwordPolicy'])
+      expect(isSecretKey(key), key).toBe(false);
   });
 
   it('replaces secret-shaped values anywhere in text', () => {

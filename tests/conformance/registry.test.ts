@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ConflictError, NotFoundError, PolicyViolationError, ToolRegistry, ValidationError, loadTools, loadableToolModules, registerBuiltinTools } from '../../src/core/index.ts';
+import {
+  ConflictError,
+  NotFoundError,
+  PolicyViolationError,
+  ToolRegistry,
+  ValidationError,
+  loadTools,
+  loadableToolModules,
+  registerBuiltinTools,
+} from '../../src/core/index.ts';
 
 const add = { description: 'Add numbers', parameters: z.object({ a: z.number(), b: z.number() }), handler: ({ a, b }: { a: number; b: number }) => a + b };
 
@@ -20,7 +29,16 @@ describe('ToolRegistry', () => {
     const registry = new ToolRegistry();
     registry.register('demo', 'add', add);
     const tool = registry.resolve('demo', 'add');
-    expect(tool).toMatchObject({ name: 'add', profile: 'demo', cost: 1, latency: 100, idempotent: false, requiresApproval: false, allowNetwork: false, capabilities: [] });
+    expect(tool).toMatchObject({
+      name: 'add',
+      profile: 'demo',
+      cost: 1,
+      latency: 100,
+      idempotent: false,
+      requiresApproval: false,
+      allowNetwork: false,
+      capabilities: [],
+    });
     expect(Object.isFrozen(tool)).toBe(true);
     const [info] = registry.list('demo');
     expect(info!.inputSchema).toMatchObject({ type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] });
@@ -86,7 +104,18 @@ describe('ToolRegistry', () => {
     const registry = new ToolRegistry();
     expect(loadableToolModules()).toEqual(['cugar.tools.arithmetic', 'cugar.tools.text']);
     expect(await loadTools(registry, 'demo', 'cugar.tools.arithmetic')).toEqual(['add', 'calculate', 'divide', 'multiply', 'subtract']);
-    for (const id of ['./evil.ts', '../src/core/tools/text.ts', '/etc/passwd', 'https://example.com/x.js', 'cugar.tools.missing', 'cugar.tools', 'node:fs', 'cugar.tools.text/../x', 'constructor', '__proto__']) {
+    for (const id of [
+      './evil.ts',
+      '../src/core/tools/text.ts',
+      '/etc/passwd',
+      'https://example.com/x.js',
+      'cugar.tools.missing',
+      'cugar.tools',
+      'node:fs',
+      'cugar.tools.text/../x',
+      'constructor',
+      '__proto__',
+    ]) {
       await expect(loadTools(registry, 'demo', id)).rejects.toBeInstanceOf(PolicyViolationError);
     }
     // A conflicting module registers nothing.

@@ -17,7 +17,9 @@ describe('retrieval quality on the labelled set', () => {
   it('reports recall@5 for vector, keyword and hybrid; hybrid is at least as good as either', async () => {
     const recall = await evaluateRetrieval(corpus, labelled, 5);
     const top1 = await evaluateRetrieval(corpus, labelled, 1);
-    console.info(`recall@5 over ${labelled.length} queries: vector ${recall.vector.toFixed(3)}, keyword ${recall.keyword.toFixed(3)}, hybrid ${recall.hybrid.toFixed(3)}; recall@1: vector ${top1.vector.toFixed(3)}, keyword ${top1.keyword.toFixed(3)}, hybrid ${top1.hybrid.toFixed(3)}`);
+    console.info(
+      `recall@5 over ${labelled.length} queries: vector ${recall.vector.toFixed(3)}, keyword ${recall.keyword.toFixed(3)}, hybrid ${recall.hybrid.toFixed(3)}; recall@1: vector ${top1.vector.toFixed(3)}, keyword ${top1.keyword.toFixed(3)}, hybrid ${top1.hybrid.toFixed(3)}`,
+    );
     expect(recall.hybrid).toBeGreaterThanOrEqual(recall.vector);
     expect(recall.hybrid).toBeGreaterThanOrEqual(recall.keyword);
     expect(recall.hybrid).toBeGreaterThanOrEqual(0.8);

@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Coordinator, PolicyEnforcer, Planner, RoundRobinPolicy, ToolRegistry, Worker, registerBuiltinTools, type JournalEvent, type RunInputs } from '../../src/core/index.ts';
+import {
+  Coordinator,
+  PolicyEnforcer,
+  Planner,
+  RoundRobinPolicy,
+  ToolRegistry,
+  Worker,
+  registerBuiltinTools,
+  type JournalEvent,
+  type RunInputs,
+} from '../../src/core/index.ts';
 import { createSequentialIds, sealEvent } from '../../src/core/testing.ts';
 import { Reflector } from '../../src/core/orchestrator/autonomy.ts';
 import { applyEvent, initialRunState, type RunState } from '../../src/core/orchestrator/runState.ts';
@@ -33,7 +43,12 @@ function context(register?: (registry: ToolRegistry) => void): StageContext {
   const registry = new ToolRegistry();
   registerBuiltinTools(registry);
   register?.(registry);
-  return { policy: new PolicyEnforcer(), planner: new Planner({ ids: createSequentialIds('p') }), coordinator: new Coordinator([new Worker({ id: 'w1' })], new RoundRobinPolicy()), registry: registry.sandbox('demo') };
+  return {
+    policy: new PolicyEnforcer(),
+    planner: new Planner({ ids: createSequentialIds('p') }),
+    coordinator: new Coordinator([new Worker({ id: 'w1' })], new RoundRobinPolicy()),
+    registry: registry.sandbox('demo'),
+  };
 }
 
 /** Fold entries into the state as the session would, with a clock that ticks by 1 ms. */
@@ -76,7 +91,9 @@ describe('stage decisions, without a store', () => {
   });
 
   it('the approval gate pauses a guarded call until its exact arguments are approved', () => {
-    const ctx = context((r) => r.register('demo', 'pay', { description: 'pay an invoice', parameters: z.object({ amount: z.number() }), requiresApproval: true, handler: () => 'paid' }));
+    const ctx = context((r) =>
+      r.register('demo', 'pay', { description: 'pay an invoice', parameters: z.object({ amount: z.number() }), requiresApproval: true, handler: () => 'paid' }),
+    );
     const state = start({ plan: [{ name: 'step-0', tool: 'pay', input: { amount: 3 }, index: 0 }] });
     fold(state, planRun(state, ctx).entries);
     fold(state, routeSteps(state, ctx));
@@ -93,7 +110,13 @@ describe('stage decisions, without a store', () => {
 
   it('the budget gate warns near a ceiling and refuses past it, before anything starts', () => {
     const ctx = context();
-    const state = start({ budget: { callCeiling: 1, warnThreshold: 0.5 }, plan: [{ name: 'step-0', tool: 'add', input: { a: 1, b: 1 }, index: 0 }, { name: 'step-1', tool: 'add', input: { a: 2, b: 2 }, index: 1 }] });
+    const state = start({
+      budget: { callCeiling: 1, warnThreshold: 0.5 },
+      plan: [
+        { name: 'step-0', tool: 'add', input: { a: 1, b: 1 }, index: 0 },
+        { name: 'step-1', tool: 'add', input: { a: 2, b: 2 }, index: 1 },
+      ],
+    });
     fold(state, planRun(state, ctx).entries);
     fold(state, routeSteps(state, ctx));
     const add = ctx.registry.resolve('demo', 'add');
@@ -101,7 +124,19 @@ describe('stage decisions, without a store', () => {
     if ('refused' in first) throw new Error('the first call fits the budget');
     expect(first.entries.map(([type]) => type)).toEqual(['budget_warning', 'tool_call_start']);
     fold(state, first.entries);
-    fold(state, [['tool_call_complete', { stepId: 'step-0', attempt: 1, argsHash: 'h1', output: 2, durationMs: 0, health: { score: 1, signals: { latency: 1, repetition: 1, substance: 1 }, action: 'continue' } }]]);
+    fold(state, [
+      [
+        'tool_call_complete',
+        {
+          stepId: 'step-0',
+          attempt: 1,
+          argsHash: 'h1',
+          output: 2,
+          durationMs: 0,
+          health: { score: 1, signals: { latency: 1, repetition: 1, substance: 1 }, action: 'continue' },
+        },
+      ],
+    ]);
     const second = reserveCall(state, nextStep(state)!, add, { a: 2, b: 2 }, 'h2', undefined);
     expect('refused' in second && second.refused.map(([type]) => type)).toEqual(['budget_exceeded']);
   });
@@ -112,7 +147,18 @@ describe('stage decisions, without a store', () => {
     fold(state, planRun(state, ctx).entries);
     fold(state, routeSteps(state, ctx));
     const step = nextStep(state)!;
-    fold(state, [['tool_call_error', { stepId: step.stepId, attempt: 0, error: { name: 'E', code: 'broken', message: 'x', failureMode: 'AGENT', retryable: false }, retryable: false, final: true }]]);
+    fold(state, [
+      [
+        'tool_call_error',
+        {
+          stepId: step.stepId,
+          attempt: 0,
+          error: { name: 'E', code: 'broken', message: 'x', failureMode: 'AGENT', retryable: false },
+          retryable: false,
+          final: true,
+        },
+      ],
+    ]);
     expect(afterFinalFailure(state, step)).toEqual({ replan: { exclude: ['add'], reason: 'step-0 (add) failed: broken' } });
     step.error = { name: 'E', code: 'denied', message: 'x', failureMode: 'POLICY', retryable: false };
     expect(afterFinalFailure(state, step)).toMatchObject({ stop: { stopReason: 'failed', error: { code: 'denied' } } });

@@ -18,16 +18,20 @@ function bruteForce(vectors: Array<{ id: string; v: number[] }>, query: number[]
 describe('TopK', () => {
   it('keeps the k best with ties broken by id, whatever the insertion order', () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 5 }), fc.string({ minLength: 1, maxLength: 3 })), { minLength: 1, maxLength: 60 }), fc.integer({ min: 1, max: 10 }), (items, k) => {
-        const unique = [...new Map(items.map(([s, id]) => [id, s])).entries()];
-        const top = new TopK(k);
-        unique.forEach(([id, s], i) => top.push(s, id, i));
-        const expected = unique
-          .map(([id, score]) => ({ id, score }))
-          .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
-          .slice(0, k);
-        expect(top.sorted().map(({ id, score }) => ({ id, score }))).toEqual(expected);
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 5 }), fc.string({ minLength: 1, maxLength: 3 })), { minLength: 1, maxLength: 60 }),
+        fc.integer({ min: 1, max: 10 }),
+        (items, k) => {
+          const unique = [...new Map(items.map(([s, id]) => [id, s])).entries()];
+          const top = new TopK(k);
+          unique.forEach(([id, s], i) => top.push(s, id, i));
+          const expected = unique
+            .map(([id, score]) => ({ id, score }))
+            .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
+            .slice(0, k);
+          expect(top.sorted().map(({ id, score }) => ({ id, score }))).toEqual(expected);
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -38,16 +42,21 @@ describe('FlatVectorIndex', () => {
     const dim = 8;
     const vec = fc.array(fc.integer({ min: -5, max: 5 }), { minLength: dim, maxLength: dim });
     fc.assert(
-      fc.property(fc.uniqueArray(fc.record({ id: fc.string({ minLength: 1, maxLength: 4 }), v: vec }), { selector: (r) => r.id, minLength: 1, maxLength: 40 }), vec, fc.integer({ min: 1, max: 12 }), (records, query, k) => {
-        const index = new FlatVectorIndex(dim);
-        index.upsert(records.map(({ id, v }) => ({ id, vector: Float32Array.from(v) })));
-        const hits = index.search(Float32Array.from(query), { k });
-        if (query.every((x) => x === 0)) return hits.length === 0;
-        const expected = bruteForce(records, query, k);
-        expect(hits.map((h) => h.id)).toEqual(expected.map((e) => e.id));
-        hits.forEach((h, i) => expect(h.score).toBeCloseTo(expected[i]!.score, 5));
-        return true;
-      }),
+      fc.property(
+        fc.uniqueArray(fc.record({ id: fc.string({ minLength: 1, maxLength: 4 }), v: vec }), { selector: (r) => r.id, minLength: 1, maxLength: 40 }),
+        vec,
+        fc.integer({ min: 1, max: 12 }),
+        (records, query, k) => {
+          const index = new FlatVectorIndex(dim);
+          index.upsert(records.map(({ id, v }) => ({ id, vector: Float32Array.from(v) })));
+          const hits = index.search(Float32Array.from(query), { k });
+          if (query.every((x) => x === 0)) return hits.length === 0;
+          const expected = bruteForce(records, query, k);
+          expect(hits.map((h) => h.id)).toEqual(expected.map((e) => e.id));
+          hits.forEach((h, i) => expect(h.score).toBeCloseTo(expected[i]!.score, 5));
+          return true;
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -110,7 +119,10 @@ describe('FlatVectorIndex', () => {
       [{ id: 'z', vector: Float32Array.of(Infinity, 1) }],
       [{ id: '', vector: Float32Array.of(1, 1) }],
       [{ id: 'w', vector: [1, 1] as unknown as Float32Array }],
-      [{ id: 'good', vector: Float32Array.of(1, 0) }, { id: 'bad', vector: Float32Array.of(1) }],
+      [
+        { id: 'good', vector: Float32Array.of(1, 0) },
+        { id: 'bad', vector: Float32Array.of(1) },
+      ],
     ];
     for (const batch of bad) expect(() => index.upsert(batch)).toThrow(ValidationError);
     expect(index.ids()).toEqual(['ok']);
@@ -126,7 +138,14 @@ describe('InMemoryVectorBackend', () => {
     await backend.connect();
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.record({ profile: fc.constantFrom('alpha', 'beta', 'gamma'), id: fc.constantFrom('1', '2', '3', '4'), v: fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 4, maxLength: 4 }) }), { maxLength: 30 }),
+        fc.array(
+          fc.record({
+            profile: fc.constantFrom('alpha', 'beta', 'gamma'),
+            id: fc.constantFrom('1', '2', '3', '4'),
+            v: fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 4, maxLength: 4 }),
+          }),
+          { maxLength: 30 },
+        ),
         async (writes) => {
           const fresh = new InMemoryVectorBackend(4);
           await fresh.connect();

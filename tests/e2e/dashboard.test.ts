@@ -69,14 +69,20 @@ describe('dashboard (remote mode, served by the Node host)', () => {
     await page.getByRole('button', { name: /step-0 add #1/ }).click();
     await expect.poll(() => page.getByRole('region', { name: 'Span detail' }).textContent()).toContain('"a": 2');
     expect(await page.getByRole('region', { name: 'Span detail' }).textContent()).toContain('Output5');
-    await page.getByRole('group', { name: 'This run' }).getByText(/Calls 2/).waitFor();
+    await page
+      .getByRole('group', { name: 'This run' })
+      .getByText(/Calls 2/)
+      .waitFor();
     await noViolations(page, 'run');
     await page.screenshot({ path: join(shots, 'trace.png'), fullPage: true });
 
     // A step that needs a person: the badge counts it, the inbox approves it, the run finishes.
     await runGoal(page, 'send_message(to="ops", text="deploy finished")');
     await page.getByRole('heading', { name: /needs approval/ }).waitFor();
-    await page.getByRole('navigation').getByRole('link', { name: /Approvals/ }).click();
+    await page
+      .getByRole('navigation')
+      .getByRole('link', { name: /Approvals/ })
+      .click();
     await expect.poll(() => page.getByLabel('1 pending').count()).toBe(1);
     await noViolations(page, 'approvals');
     await page.getByLabel('Reason').fill('checked with the team');
@@ -101,9 +107,13 @@ describe('dashboard (remote mode, served by the Node host)', () => {
     await noViolations(page, 'audit');
 
     // Import the first run's exported journal: it verifies and replays identically; a tampered copy shows its broken link.
-    const runs = (await (await fetch(`${server.url}/v1/runs?status=completed`, { headers: { authorization: `Bearer ${server.localToken}` } })).json()) as { runs: Array<{ runId: string; goal: string }> };
+    const runs = (await (await fetch(`${server.url}/v1/runs?status=completed`, { headers: { authorization: `Bearer ${server.localToken}` } })).json()) as {
+      runs: Array<{ runId: string; goal: string }>;
+    };
     const first = runs.runs.find((r) => r.goal.startsWith('add'))!;
-    const ndjson = await (await fetch(`${server.url}/v1/runs/${first.runId}/journal?format=ndjson`, { headers: { authorization: `Bearer ${server.localToken}` } })).text();
+    const ndjson = await (
+      await fetch(`${server.url}/v1/runs/${first.runId}/journal?format=ndjson`, { headers: { authorization: `Bearer ${server.localToken}` } })
+    ).text();
     await page.getByLabel(/Journal file/).setInputFiles({ name: 'run.ndjson', mimeType: 'application/x-ndjson', buffer: Buffer.from(ndjson) });
     await page.getByText(/the chain of \d+ events verifies/).waitFor();
     await page.getByRole('button', { name: 'Replay this journal' }).click();
@@ -120,7 +130,11 @@ describe('dashboard (remote mode, served by the Node host)', () => {
     registerBuiltinTools(registry, 'demo');
     const elsewhere = new InMemoryStore();
     const foreign = await new Orchestrator({ registry, store: elsewhere, ids: createSequentialIds('laptop') }).start('add 40 and 2', 'demo');
-    await page.getByLabel(/Journal file/).setInputFiles({ name: 'laptop.ndjson', mimeType: 'application/x-ndjson', buffer: Buffer.from(exportJournal(await elsewhere.readJournal(foreign.runId))) });
+    await page.getByLabel(/Journal file/).setInputFiles({
+      name: 'laptop.ndjson',
+      mimeType: 'application/x-ndjson',
+      buffer: Buffer.from(exportJournal(await elsewhere.readJournal(foreign.runId))),
+    });
     await page.getByText(/the chain of \d+ events verifies/).waitFor();
     await page.getByRole('button', { name: "Add it to this store's runs" }).click();
     await page.getByText(`Imported: ${foreign.runId}`).waitFor();
@@ -197,7 +211,10 @@ describe('dashboard (remote mode, served by the Node host)', () => {
     await runGoal(page, 'send_message(to="ops", text="offline and fine")');
     await page.getByRole('heading', { name: /needs approval/ }).waitFor();
     await page.reload();
-    await page.getByRole('navigation').getByRole('link', { name: /Approvals/ }).click();
+    await page
+      .getByRole('navigation')
+      .getByRole('link', { name: /Approvals/ })
+      .click();
     await expect.poll(() => page.getByLabel('1 pending').count()).toBe(1);
     await page.getByRole('button', { name: 'Approve', exact: true }).click();
     await page.getByText('Nothing is waiting for you.').waitFor();
@@ -225,7 +242,9 @@ describe('dashboard (remote mode, served by the Node host)', () => {
     await expect.poll(() => page.locator('.span-row').count()).toBe(1);
     expect(await page.locator('.span-row').first().textContent()).toContain('resumed (was running)');
     await page.getByRole('combobox', { name: /^Show/ }).selectOption('tool');
-    await expect.poll(async () => (await page.locator('.span-row .span-label').allTextContents()).map((l) => l.split(' ').slice(0, 2).join(' '))).toEqual(['step-0 wait', 'step-1 wait', 'step-2 add']);
+    await expect
+      .poll(async () => (await page.locator('.span-row .span-label').allTextContents()).map((l) => l.split(' ').slice(0, 2).join(' ')))
+      .toEqual(['step-0 wait', 'step-1 wait', 'step-2 add']);
     await noViolations(page, 'resumed run');
     await page.screenshot({ path: join(shots, 'resumed.png'), fullPage: true });
     await context.close();
@@ -240,7 +259,10 @@ describe('dashboard (remote mode, served by the Node host)', () => {
     await page.screenshot({ path: join(shots, 'narrow.png'), fullPage: true });
     // Every screen, including a run's trace with a span open.
     for (const screen of ['Playground', 'Approvals', 'Memory', 'Tools', 'Audit']) {
-      await page.getByRole('navigation').getByRole('link', { name: new RegExp(`^${screen}`) }).click();
+      await page
+        .getByRole('navigation')
+        .getByRole('link', { name: new RegExp(`^${screen}`) })
+        .click();
       await page.getByRole('heading', { level: 1 }).first().waitFor();
       expect(await overflow(), screen).toBeLessThanOrEqual(0);
     }

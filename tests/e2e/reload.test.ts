@@ -32,7 +32,10 @@ describe('Chromium: reload the page in the middle of a run', () => {
     const steps = 12;
     await page.evaluate(([id, n]) => (globalThis as unknown as Api).cugarReload.start(id, n), ['reload-run', steps] as const);
     // Wait until a few steps are done, then reload mid-run.
-    await page.waitForFunction(async () => (await (globalThis as unknown as Api).cugarReload.progress('reload-run')) >= 3, undefined, { polling: 20, timeout: 20_000 });
+    await page.waitForFunction(async () => (await (globalThis as unknown as Api).cugarReload.progress('reload-run')) >= 3, undefined, {
+      polling: 20,
+      timeout: 20_000,
+    });
     const before = await page.evaluate(() => (globalThis as unknown as Api).cugarReload.progress('reload-run'));
     expect(before).toBeLessThan(steps);
     await page.reload();

@@ -50,7 +50,11 @@ describe('<cugar-agent> in a plain HTML page', () => {
     await remote.getByRole('button', { name: 'Run' }).click();
     await expect.poll(() => remote.locator('output').textContent()).toContain('Waiting for approval of send_message');
     const seen = await (await events).jsonValue();
-    expect(seen.map((e) => `${e.id} ${e.type} ${e.status}`)).toEqual(['local cugar-result completed', 'remote cugar-result completed', 'remote cugar-approval paused']);
+    expect(seen.map((e) => `${e.id} ${e.type} ${e.status}`)).toEqual([
+      'local cugar-result completed',
+      'remote cugar-result completed',
+      'remote cugar-approval paused',
+    ]);
     // The theme comes from CSS custom properties set by the host page.
     const accent = await remote.evaluate((el) => getComputedStyle(el.shadowRoot!.querySelector('button')!).backgroundColor);
     expect(accent).toBe('rgb(109, 40, 217)');

@@ -8,16 +8,24 @@ import { ADMIN, DEMO, OTHER, TOKENS, WAIT, caller, describeApiConformance } from
 import { createRuntime } from '../../src/api/runtime.ts';
 import { SqliteStore } from '../../src/edge/sqliteStore.ts';
 
-
 async function setup(options: Partial<Parameters<typeof createApp>[1]> = {}) {
   const runtime = await createRuntime(new SqliteStore(':memory:'), parseConfig({}).config);
-  runtime.registry.register('demo', 'transfer', { description: 'Transfer money to an account', parameters: z.object({ amount: z.number().positive(), to: z.string() }), requiresApproval: true, handler: ({ amount, to }) => `sent ${amount} to ${to}` });
+  runtime.registry.register('demo', 'transfer', {
+    description: 'Transfer money to an account',
+    parameters: z.object({ amount: z.number().positive(), to: z.string() }),
+    requiresApproval: true,
+    handler: ({ amount, to }) => `sent ${amount} to ${to}`,
+  });
   runtime.registry.register('other', 'echo', { description: 'echo', parameters: z.object({ message: z.string() }), handler: ({ message }) => message });
   const app = createApp(runtime, { tokens: { [ADMIN]: '*', [DEMO]: ['demo'], [OTHER]: ['other'] }, rateLimit: { perSecond: 1000, burst: 5000 }, ...options });
   const call = (method: string, path: string, init: { token?: string | null; body?: unknown; headers?: Record<string, string> } = {}) =>
     app.request(path, {
       method,
-      headers: { ...(init.token === null ? {} : { authorization: `Bearer ${init.token ?? DEMO}` }), ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers },
+      headers: {
+        ...(init.token === null ? {} : { authorization: `Bearer ${init.token ?? DEMO}` }),
+        ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...init.headers,
+      },
       ...(init.body !== undefined ? { body: typeof init.body === 'string' ? init.body : JSON.stringify(init.body) } : {}),
     });
   return { runtime, app, call };
@@ -64,7 +72,8 @@ describe('API security', () => {
       expect(wrong.status, `${route} with a wrong token`).toBe(401);
       const other = await app.request(url, { method, headers: headers(OTHER), ...(body ? { body } : {}) });
       // Listing routes filter by the token's profiles; checking an uploaded journal reads no stored data.
-      if (!['GET /v1/runs', 'GET /v1/approvals', 'GET /v1/audit', 'POST /v1/audit/journal'].includes(route)) expect([403, 404], `${route} with another profile's token`).toContain(other.status);
+      if (!['GET /v1/runs', 'GET /v1/approvals', 'GET /v1/audit', 'POST /v1/audit/journal'].includes(route))
+        expect([403, 404], `${route} with another profile's token`).toContain(other.status);
       samples[route] = { path: url, body };
     }
     // Listing routes never show another profile's data.
@@ -76,8 +85,12 @@ describe('API security', () => {
     const { app } = await setup();
     type Schema = { $ref?: string; type?: string | string[]; properties?: Record<string, unknown>; anyOf?: Schema[]; oneOf?: Schema[] };
     type Operation = { responses: Record<string, { content?: Record<string, { schema?: Schema }> }> };
-    const doc = (await (await app.request('/openapi.json')).json()) as { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Schema> } };
-    const resolve = (schema: Schema | undefined): Schema | undefined => (schema?.$ref ? resolve(doc.components.schemas[schema.$ref.replace('#/components/schemas/', '')]) : schema);
+    const doc = (await (await app.request('/openapi.json')).json()) as {
+      paths: Record<string, Record<string, Operation>>;
+      components: { schemas: Record<string, Schema> };
+    };
+    const resolve = (schema: Schema | undefined): Schema | undefined =>
+      schema?.$ref ? resolve(doc.components.schemas[schema.$ref.replace('#/components/schemas/', '')]) : schema;
     // An object with named properties (a union: every member one), never a bare record.
     const describes = (schema: Schema | undefined): boolean => {
       const resolved = resolve(schema);
@@ -115,7 +128,9 @@ describe('API security', () => {
     const bodies = fc.oneof(
       fc.string({ maxLength: 200 }),
       fc.jsonValue().map((v) => JSON.stringify(v)),
-      fc.record({ goal: value, profile: value, metadata: value, preferences: value, budget: value, plan: value }, { requiredKeys: [] }).map((v) => JSON.stringify(v)),
+      fc
+        .record({ goal: value, profile: value, metadata: value, preferences: value, budget: value, plan: value }, { requiredKeys: [] })
+        .map((v) => JSON.stringify(v)),
       fc.record({ goal: fc.string(), profile: fc.constantFrom('demo', 'other', '../x', ''), extra: value }).map((v) => JSON.stringify(v)),
       fc.constant(JSON.stringify({ goal: 'x'.repeat(70 * 1024), profile: 'demo' })),
     );
@@ -128,7 +143,10 @@ describe('API security', () => {
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
         const payload = (await res.json().catch(() => undefined)) as { error?: { code: string; message: string } } | undefined;
         if (res.status >= 400) expect(payload?.error?.code, `${path} ${res.status}`).toBeTypeOf('string');
-        return res.status < 500 && (res.status >= 400 || path === '/v1/query' || path === '/v1/plan' || path === '/v1/runs' || path === '/v1/ingest' || path === '/v1/memory/facts');
+        return (
+          res.status < 500 &&
+          (res.status >= 400 || path === '/v1/query' || path === '/v1/plan' || path === '/v1/runs' || path === '/v1/ingest' || path === '/v1/memory/facts')
+        );
       }),
       { numRuns: 2000 },
     );
@@ -142,7 +160,9 @@ describe('API security', () => {
   it('makes one run for 50 concurrent duplicates of an Idempotency-Key, and 422 for a different body', async () => {
     const { call, runtime } = await setup();
     const body = { goal: 'add 2 and 2', profile: 'demo' };
-    const responses = await Promise.all(Array.from({ length: 50 }, () => call('POST', '/v1/runs', { body, headers: { 'idempotency-key': 'same-key', ...WAIT } })));
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, () => call('POST', '/v1/runs', { body, headers: { 'idempotency-key': 'same-key', ...WAIT } })),
+    );
     const runs = await Promise.all(responses.map((r) => r.json() as Promise<{ runId: string; status: string }>));
     expect(new Set(runs.map((r) => r.runId)).size).toBe(1);
     expect(runs.every((r) => r.status === 'completed')).toBe(true);
@@ -153,7 +173,10 @@ describe('API security', () => {
     expect(await later.json()).toMatchObject({ runId: runs[0]!.runId, status: 'completed' });
     // While the keyed run is still going, duplicates are accepted again with the same run.
     const slow = { goal: 'wait(ms=1000); add(a=1, b=1)', profile: 'demo' };
-    const [a, b] = await Promise.all([call('POST', '/v1/runs', { body: slow, headers: { 'idempotency-key': 'slow-key' } }), call('POST', '/v1/runs', { body: slow, headers: { 'idempotency-key': 'slow-key' } })]);
+    const [a, b] = await Promise.all([
+      call('POST', '/v1/runs', { body: slow, headers: { 'idempotency-key': 'slow-key' } }),
+      call('POST', '/v1/runs', { body: slow, headers: { 'idempotency-key': 'slow-key' } }),
+    ]);
     expect([a.status, b.status]).toEqual([202, 202]);
     expect(a.headers.get('location')).toBe(b.headers.get('location'));
     const mismatch = await call('POST', '/v1/runs', { body: { ...body, goal: 'add 3 and 3' }, headers: { 'idempotency-key': 'same-key' } });
@@ -182,4 +205,3 @@ describe('API security', () => {
     expect(evil.headers.get('access-control-allow-origin')).toBeNull();
   });
 });
-

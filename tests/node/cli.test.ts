@@ -13,7 +13,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function cugar(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [join(root, 'src/cli/bin.mjs'), ...args], { cwd: root, env: { ...process.env, NO_COLOR: '1', ...env }, timeout: 60_000 });
+    const { stdout, stderr } = await run(process.execPath, [join(root, 'src/cli/bin.mjs'), ...args], {
+      cwd: root,
+      env: { ...process.env, NO_COLOR: '1', ...env },
+      timeout: 60_000,
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code: number; stdout: string; stderr: string };
@@ -47,8 +51,14 @@ describe('the cugar command', () => {
     const result = await cugar(['ingest', a, b, '--json', ...data]);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ documents: 2 });
-    const progress = result.stderr.trim().split('\n').map((line) => JSON.parse(line) as { event: string; done: number; total: number });
-    expect(progress.map((p) => [p.done, p.total])).toEqual([[1, 2], [2, 2]]);
+    const progress = result.stderr
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { event: string; done: number; total: number });
+    expect(progress.map((p) => [p.done, p.total])).toEqual([
+      [1, 2],
+      [2, 2],
+    ]);
     const hits = JSON.parse((await cugar(['query', 'varroa', '--json', ...data])).stdout) as Array<{ path: string }>;
     expect(hits[0]!.path).toBe('bees.md');
   });
@@ -78,7 +88,12 @@ describe('the cugar command', () => {
       writeFileSync(doc, 'Remote ingest goes through the event stream.');
       const ingested = await cugar(['ingest', doc, '--json'], env);
       expect(JSON.parse(ingested.stdout)).toMatchObject({ documents: 1 });
-      expect(ingested.stderr.trim().split('\n').map((line) => JSON.parse(line) as { done: number })).toEqual([expect.objectContaining({ done: 1, total: 1 })]);
+      expect(
+        ingested.stderr
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line) as { done: number }),
+      ).toEqual([expect.objectContaining({ done: 1, total: 1 })]);
       const tools = JSON.parse((await cugar(['tools', '--json'], env)).stdout) as Array<{ name: string }>;
       expect(tools.map((t) => t.name)).toContain('rag_query');
       expect((await cugar(['tools'], { ...env, CUGAR_TOKEN: 'wrong-token' })).code).toBe(2);

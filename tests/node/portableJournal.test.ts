@@ -4,7 +4,17 @@ import { join } from 'node:path';
 import { IDBKeyRange, indexedDB } from 'fake-indexeddb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Orchestrator, ToolRegistry, exportJournal, importJournal, parseJournal, registerBuiltinTools, replay, verifyJournal, type Store } from '../../src/core/index.ts';
+import {
+  Orchestrator,
+  ToolRegistry,
+  exportJournal,
+  importJournal,
+  parseJournal,
+  registerBuiltinTools,
+  replay,
+  verifyJournal,
+  type Store,
+} from '../../src/core/index.ts';
 import { SqliteStore } from '../../src/edge/sqliteStore.ts';
 import { IndexedDbStore } from '../../src/web/indexedDbStore.ts';
 
@@ -14,7 +24,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function registry(sent: number[]) {
   const r = new ToolRegistry();
   registerBuiltinTools(r);
-  r.register('demo', 'pay', { description: 'pay an invoice', parameters: z.object({ amount: z.number() }), requiresApproval: true, handler: ({ amount }) => (sent.push(amount), `paid ${amount}`) });
+  r.register('demo', 'pay', {
+    description: 'pay an invoice',
+    parameters: z.object({ amount: z.number() }),
+    requiresApproval: true,
+    handler: ({ amount }) => (sent.push(amount), `paid ${amount}`),
+  });
   return r;
 }
 

@@ -22,7 +22,12 @@ describe('retry sleeps', () => {
           return i;
         },
       });
-      const orchestrator = new Orchestrator({ registry, store: new InMemoryStore(), ids: createSequentialIds('sleep'), retry: { maxAttempts: 5, baseDelay: 1, maxDelay: 1, jitter: 0 } });
+      const orchestrator = new Orchestrator({
+        registry,
+        store: new InMemoryStore(),
+        ids: createSequentialIds('sleep'),
+        retry: { maxAttempts: 5, baseDelay: 1, maxDelay: 1, jitter: 0 },
+      });
       const outcome = await orchestrator.start('retry a lot', 'demo', { plan: Array.from({ length: 5 }, (_, i) => ({ tool: 'flaky', input: { i } })) });
       expect(outcome.status).toBe('completed');
       // 20 delayed retries on one run's signal: more than Node's default limit of 10 listeners.

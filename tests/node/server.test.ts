@@ -46,7 +46,11 @@ describe('Node host over loopback', () => {
     expect(server.localToken).toMatch(/^[0-9a-f]{48}$/);
     expect((await fetch(`${server.url}/v1/health`)).status).toBe(200);
     expect((await fetch(`${server.url}/v1/runs`)).status).toBe(401);
-    const run = await fetch(`${server.url}/v1/runs`, { method: 'POST', headers: { authorization: `Bearer ${server.localToken}`, 'content-type': 'application/json', prefer: 'wait=20' }, body: JSON.stringify({ goal: 'calculate (2 + 3) * 4', profile: 'demo' }) });
+    const run = await fetch(`${server.url}/v1/runs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.localToken}`, 'content-type': 'application/json', prefer: 'wait=20' },
+      body: JSON.stringify({ goal: 'calculate (2 + 3) * 4', profile: 'demo' }),
+    });
     expect(await run.json()).toMatchObject({ status: 'completed', outputs: { 'step-0': 20 } });
     expect((await fetch(`${server.url}/`)).headers.get('content-type')).toContain('text/html');
   });
@@ -59,27 +63,48 @@ describe('Node host over loopback', () => {
     const auth = `Authorization: Bearer ${server.localToken}\r\n`;
     const big = 'x'.repeat(64 * 1024);
     // Announced too large: refused before reading.
-    expect(await raw(`POST /v1/runs HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}Content-Type: application/json\r\nContent-Length: ${5 * 1024 * 1024}\r\n\r\n{`)).toMatch(/^HTTP\/1\.1 4\d\d/);
+    expect(
+      await raw(`POST /v1/runs HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}Content-Type: application/json\r\nContent-Length: ${5 * 1024 * 1024}\r\n\r\n{`),
+    ).toMatch(/^HTTP\/1\.1 4\d\d/);
     // Chunked past the limit.
     const chunks = [Buffer.from(`POST /v1/runs HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`)];
     for (let i = 0; i < 20; i++) chunks.push(Buffer.from(`${big.length.toString(16)}\r\n${big}\r\n`));
     chunks.push(Buffer.from('0\r\n\r\n'));
     expect(await raw(chunks)).toMatch(/^HTTP\/1\.1 4\d\d/);
     // Both framings at once (request smuggling): refused by the parser.
-    expect(await raw(`POST /v1/runs HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}Content-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`)).toMatch(/^HTTP\/1\.1 4\d\d/);
+    expect(await raw(`POST /v1/runs HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}Content-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`)).toMatch(
+      /^HTTP\/1\.1 4\d\d/,
+    );
     // Malformed chunk sizes.
-    expect(await raw(`POST /v1/runs HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}Transfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n`)).toMatch(/^HTTP\/1\.1 4\d\d/);
+    expect(await raw(`POST /v1/runs HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}Transfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n`)).toMatch(
+      /^HTTP\/1\.1 4\d\d/,
+    );
     // Invalid JSON.
-    expect(await raw(`POST /v1/runs HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}Content-Type: application/json\r\nContent-Length: 5\r\n\r\n{"a":`)).toMatch(/^HTTP\/1\.1 400/);
+    expect(await raw(`POST /v1/runs HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}Content-Type: application/json\r\nContent-Length: 5\r\n\r\n{"a":`)).toMatch(
+      /^HTTP\/1\.1 400/,
+    );
     // The server is still fine.
     expect((await fetch(`${server.url}/v1/health`)).status).toBe(200);
   });
 
   it('fires approval deadlines on its own: a paused run times out and finishes with no request driving it', { timeout: 30_000 }, async () => {
-    const timed = await startServer({ port: 0, dataDir: join(dir, 'timeouts'), corpusDir: join(dir, 'no-corpus'), approval: { timeoutMs: 300, onTimeout: 'approve' }, sweepIntervalMs: 100, log: () => undefined });
+    const timed = await startServer({
+      port: 0,
+      dataDir: join(dir, 'timeouts'),
+      corpusDir: join(dir, 'no-corpus'),
+      approval: { timeoutMs: 300, onTimeout: 'approve' },
+      sweepIntervalMs: 100,
+      log: () => undefined,
+    });
     try {
       const headers = { authorization: `Bearer ${timed.localToken}`, 'content-type': 'application/json' };
-      const paused = (await (await fetch(`${timed.url}/v1/runs?wait=20`, { method: 'POST', headers, body: JSON.stringify({ goal: 'send_message(to="ops", text="nightly report")', profile: 'demo' }) })).json()) as { runId: string; status: string };
+      const paused = (await (
+        await fetch(`${timed.url}/v1/runs?wait=20`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ goal: 'send_message(to="ops", text="nightly report")', profile: 'demo' }),
+        })
+      ).json()) as { runId: string; status: string };
       expect(paused.status).toBe('paused');
       // Only the store is read from here on: nothing but the host's timer can move the run.
       const store = timed.runtime.store;
@@ -116,14 +141,19 @@ describe('Node host restart', () => {
         let body: { status: string; outputs?: Record<string, unknown> } = { status };
         for (let i = 0; i < 100 && status === 'running'; i++) {
           await new Promise((resolve) => setTimeout(resolve, 50));
-          body = (await (await fetch(`${restarted.url}/v1/runs/${done.runId}`, { headers: { authorization: `Bearer ${restarted.localToken}` } })).json()) as typeof body;
+          body = (await (
+            await fetch(`${restarted.url}/v1/runs/${done.runId}`, { headers: { authorization: `Bearer ${restarted.localToken}` } })
+          ).json()) as typeof body;
           status = body.status;
         }
         expect(body).toMatchObject({ status: 'completed', outputs: { 'step-0': 5, 'step-1': 20 } });
         const resumed = await restarted.runtime.store.readJournal(done.runId);
         expect(resumed.filter((e) => e.type === 'run_resumed')).toHaveLength(1);
         // The step that had started re-ran under its idempotency key; the one before did not.
-        expect(resumed.filter((e) => e.type === 'tool_call_complete').map((e) => e.type === 'tool_call_complete' && e.data.stepId)).toEqual(['step-0', 'step-1']);
+        expect(resumed.filter((e) => e.type === 'tool_call_complete').map((e) => e.type === 'tool_call_complete' && e.data.stepId)).toEqual([
+          'step-0',
+          'step-1',
+        ]);
       } finally {
         await restarted.close();
       }

@@ -29,7 +29,16 @@ describe('SqliteStore', () => {
     const store = new SqliteStore(path);
     const a = sealEvent(undefined, 'ok-run', 'stage', 1, { stage: 'initialize' });
     const b = sealEvent(undefined, 'bad-run', 'stage', 1, { stage: 'initialize' });
-    const run = (e: typeof a) => ({ runId: e.runId, traceId: 't', profile: 'demo', goal: 'g', status: 'running' as const, createdAt: 1, updatedAt: 1, head: { seq: 0, hash: e.hash } });
+    const run = (e: typeof a) => ({
+      runId: e.runId,
+      traceId: 't',
+      profile: 'demo',
+      goal: 'g',
+      status: 'running' as const,
+      createdAt: 1,
+      updatedAt: 1,
+      head: { seq: 0, hash: e.hash },
+    });
     await store.append({ runId: 'ok-run', events: [a], expectedHead: null, run: run(a) });
     await store.append({ runId: 'bad-run', events: [b], expectedHead: null, run: run(b) });
     await store.close();

@@ -18,7 +18,11 @@ export function caller(fetcher: (path: string, init: RequestInit) => Promise<Res
   return (method, path, init = {}) =>
     fetcher(path, {
       method,
-      headers: { ...(init.token === null ? {} : { authorization: `Bearer ${init.token ?? DEMO}` }), ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers },
+      headers: {
+        ...(init.token === null ? {} : { authorization: `Bearer ${init.token ?? DEMO}` }),
+        ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...init.headers,
+      },
       ...(init.body !== undefined ? { body: typeof init.body === 'string' ? init.body : JSON.stringify(init.body) } : {}),
     });
 }
@@ -41,16 +45,23 @@ export function describeApiConformance(name: string, start: () => Promise<{ call
       expect(await (await call('GET', '/v1/health', { token: null })).json()).toEqual({ status: 'ok', version: '0.1.0' });
       const doc = (await (await call('GET', '/openapi.json', { token: null })).json()) as { openapi: string; paths: Record<string, unknown> };
       expect(doc.openapi).toBe('3.1.0');
-      expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/v1/runs', '/v1/runs/{runId}', '/v1/approvals/{approvalId}', '/v1/ingest', '/v1/query', '/v1/plan']));
+      expect(Object.keys(doc.paths)).toEqual(
+        expect.arrayContaining(['/v1/runs', '/v1/runs/{runId}', '/v1/approvals/{approvalId}', '/v1/ingest', '/v1/query', '/v1/plan']),
+      );
     });
 
     it('lists tools, plans a dry run, runs a goal, and exposes journal, trace, OTLP and audit', async () => {
       const tools = (await (await call('GET', '/v1/profiles/demo/tools')).json()) as { tools: Array<{ name: string }> };
       expect(tools.tools.map((t) => t.name)).toEqual(expect.arrayContaining(['add', 'rag_query', 'send_message']));
-      const plan = (await (await call('POST', '/v1/plan', { body: { goal: 'add 2 and 3', profile: 'demo' } })).json()) as { steps: unknown[]; candidates: unknown[] };
+      const plan = (await (await call('POST', '/v1/plan', { body: { goal: 'add 2 and 3', profile: 'demo' } })).json()) as {
+        steps: unknown[];
+        candidates: unknown[];
+      };
       expect(plan.steps).toHaveLength(1);
       expect(plan.candidates.length).toBeGreaterThan(1);
-      const run = (await (await call('POST', '/v1/runs', { body: { goal: 'add 2 and 3 then multiply the result by 4', profile: 'demo' }, headers: WAIT })).json()) as { runId: string };
+      const run = (await (
+        await call('POST', '/v1/runs', { body: { goal: 'add 2 and 3 then multiply the result by 4', profile: 'demo' }, headers: WAIT })
+      ).json()) as { runId: string };
       expect(run).toMatchObject({ status: 'completed', outputs: { 'step-0': 5, 'step-1': 20 } });
       const journal = (await (await call('GET', `/v1/runs/${run.runId}/journal`)).json()) as { events: JournalEvent[] };
       expect(verifyJournal(journal.events).ok).toBe(true);
@@ -58,7 +69,9 @@ export function describeApiConformance(name: string, start: () => Promise<{ call
       expect(ndjson.trim().split('\n')).toHaveLength(journal.events.length);
       const trace = (await (await call('GET', `/v1/runs/${run.runId}/trace`)).json()) as { records: unknown[] };
       expect(trace.records.length).toBe(journal.events.length);
-      const otlp = (await (await call('GET', `/v1/runs/${run.runId}/otlp`)).json()) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: Array<{ name: string; traceId: string; spanId: string; attributes: Array<{ key: string }> }> }> }> };
+      const otlp = (await (await call('GET', `/v1/runs/${run.runId}/otlp`)).json()) as {
+        resourceSpans: Array<{ scopeSpans: Array<{ spans: Array<{ name: string; traceId: string; spanId: string; attributes: Array<{ key: string }> }> }> }>;
+      };
       const spans = otlp.resourceSpans[0]!.scopeSpans[0]!.spans;
       expect(spans.map((s) => s.name)).toEqual(['invoke_agent demo', 'execute_tool add', 'execute_tool multiply']);
       expect(spans.every((s) => /^[0-9a-f]{32}$/.test(s.traceId) && /^[0-9a-f]{16}$/.test(s.spanId))).toBe(true);
@@ -70,11 +83,17 @@ export function describeApiConformance(name: string, start: () => Promise<{ call
     });
 
     it('filters runs by tool and time, and reports run and profile budgets with warnings before the ceiling', async () => {
-      const run = (await (await call('POST', '/v1/runs', { body: { goal: 'add 2 and 3 then multiply the result by 4', profile: 'demo', budget: { callCeiling: 2 } }, headers: WAIT })).json()) as { runId: string; createdAt?: number; usage: { calls: number }; budget: { run: { callCeiling: number; warnThreshold: number } } };
+      const run = (await (
+        await call('POST', '/v1/runs', {
+          body: { goal: 'add 2 and 3 then multiply the result by 4', profile: 'demo', budget: { callCeiling: 2 } },
+          headers: WAIT,
+        })
+      ).json()) as { runId: string; createdAt?: number; usage: { calls: number }; budget: { run: { callCeiling: number; warnThreshold: number } } };
       expect(run).toMatchObject({ status: 'completed', usage: { calls: 2 }, budget: { run: { callCeiling: 2, warnThreshold: 0.8 } } });
       const trace = (await (await call('GET', `/v1/runs/${run.runId}/trace`)).json()) as { records: Array<{ type: string; data: Record<string, unknown> }> };
       expect(trace.records.filter((r) => r.type === 'budget_warning').map((r) => r.data['dimensions'])).toEqual([['calls']]);
-      const listed = async (query: string) => ((await (await call('GET', `/v1/runs?${query}`)).json()) as { runs: Array<{ runId: string; tools?: string[]; createdAt: number }> }).runs;
+      const listed = async (query: string) =>
+        ((await (await call('GET', `/v1/runs?${query}`)).json()) as { runs: Array<{ runId: string; tools?: string[]; createdAt: number }> }).runs;
       const mine = (await listed('tool=multiply')).find((r) => r.runId === run.runId)!;
       expect(mine.tools).toEqual(['add', 'multiply']);
       expect((await listed('tool=send_message')).map((r) => r.runId)).not.toContain(run.runId);
@@ -92,7 +111,12 @@ export function describeApiConformance(name: string, start: () => Promise<{ call
       const response = await call('POST', '/v1/runs', { body: { goal: 'wait(ms=1500); add(a=2, b=3)', profile: 'demo' } });
       expect(response.status).toBe(202);
       const accepted = (await response.json()) as { runId: string; traceId: string; status: string; links: { self: string; events: string } };
-      expect(accepted).toEqual({ runId: accepted.runId, traceId: expect.any(String), status: 'running', links: { self: `/v1/runs/${accepted.runId}`, events: `/v1/runs/${accepted.runId}/events` } });
+      expect(accepted).toEqual({
+        runId: accepted.runId,
+        traceId: expect.any(String),
+        status: 'running',
+        links: { self: `/v1/runs/${accepted.runId}`, events: `/v1/runs/${accepted.runId}/events` },
+      });
       expect(response.headers.get('location')).toBe(accepted.links.self);
       // Answered before the run finished: the run is durable and still going.
       expect(await (await call('GET', accepted.links.self)).json()).toMatchObject({ runId: accepted.runId, traceId: accepted.traceId, status: 'running' });
@@ -119,8 +143,12 @@ export function describeApiConformance(name: string, start: () => Promise<{ call
       const again = await call('POST', '/v1/runs', { body: { goal: 'add 1 and 2', profile: 'demo', runId } });
       expect(again.status).toBe(409);
       expect(((await again.json()) as { error: { code: string } }).error.code).toBe('run_exists');
-      for (const bad of ['short', 'has space here', '-leading-dash', 'x'.repeat(200)]) expect((await call('POST', '/v1/runs', { body: { goal: 'add 1 and 2', profile: 'demo', runId: bad } })).status).toBe(400);
-      expect((await call('POST', '/v1/runs', { body: { goal: 'add 1 and 2', profile: 'demo', runId: `${runId}-2` }, headers: { 'idempotency-key': 'k-chosen' } })).status).toBe(400);
+      for (const bad of ['short', 'has space here', '-leading-dash', 'x'.repeat(200)])
+        expect((await call('POST', '/v1/runs', { body: { goal: 'add 1 and 2', profile: 'demo', runId: bad } })).status).toBe(400);
+      expect(
+        (await call('POST', '/v1/runs', { body: { goal: 'add 1 and 2', profile: 'demo', runId: `${runId}-2` }, headers: { 'idempotency-key': 'k-chosen' } }))
+          .status,
+      ).toBe(400);
       expect((await call('GET', `/v1/runs/${runId}-2`)).status).toBe(404);
     });
 
@@ -146,12 +174,14 @@ export function describeApiConformance(name: string, start: () => Promise<{ call
     });
 
     it('pauses for approval, lists it, and continues after the decision', async () => {
-      const paused = (await (await call('POST', '/v1/runs', { body: { goal: 'send_message(to="ops", text="deploy finished")', profile: 'demo' }, headers: WAIT })).json()) as { runId: string; status: string; pendingApproval: { approvalId: string } };
+      const paused = (await (
+        await call('POST', '/v1/runs', { body: { goal: 'send_message(to="ops", text="deploy finished")', profile: 'demo' }, headers: WAIT })
+      ).json()) as { runId: string; status: string; pendingApproval: { approvalId: string } };
       expect(paused.status).toBe('paused');
       const id = encodeURIComponent(paused.pendingApproval.approvalId);
       const list = (await (await call('GET', '/v1/approvals?status=pending')).json()) as { approvals: Array<{ approvalId: string }> };
       expect(list.approvals.map((a) => a.approvalId)).toContain(paused.pendingApproval.approvalId);
-      expect((await call('POST', `/v1/approvals/${id}`, { body: { decision: 'edit', args: { to: '' , text: 'x' } } })).status).toBe(400);
+      expect((await call('POST', `/v1/approvals/${id}`, { body: { decision: 'edit', args: { to: '', text: 'x' } } })).status).toBe(400);
       const done = await call('POST', `/v1/approvals/${id}`, { body: { decision: 'approve', reason: 'ok' } });
       expect(await done.json()).toMatchObject({ status: 'completed', outputs: { 'step-0': { queued: true, to: 'ops' } } });
       expect((await call('POST', `/v1/approvals/${id}`, { body: { decision: 'approve' } })).status).toBe(409);
@@ -161,11 +191,22 @@ export function describeApiConformance(name: string, start: () => Promise<{ call
     });
 
     it('ingests with progress events and answers queries', async () => {
-      const stream = await call('POST', '/v1/ingest', { body: { profile: 'demo', documents: [{ path: 'bees-c.md', text: 'Varroa mites weaken honey bee colonies.' }, { path: 'tea-c.txt', text: 'Oolong tea is steeped several times.' }] }, headers: { accept: 'text/event-stream' } });
+      const stream = await call('POST', '/v1/ingest', {
+        body: {
+          profile: 'demo',
+          documents: [
+            { path: 'bees-c.md', text: 'Varroa mites weaken honey bee colonies.' },
+            { path: 'tea-c.txt', text: 'Oolong tea is steeped several times.' },
+          ],
+        },
+        headers: { accept: 'text/event-stream' },
+      });
       const text = await stream.text();
       expect(text.match(/event: progress/g)).toHaveLength(2);
       expect(text).toContain('event: done');
-      const hits = (await (await call('POST', '/v1/query', { body: { profile: 'demo', query: 'varroa mites', k: 2 } })).json()) as { hits: Array<{ path: string }> };
+      const hits = (await (await call('POST', '/v1/query', { body: { profile: 'demo', query: 'varroa mites', k: 2 } })).json()) as {
+        hits: Array<{ path: string }>;
+      };
       expect(hits.hits[0]!.path).toBe('bees-c.md');
       expect((await call('POST', '/v1/ingest', { body: { profile: 'demo', documents: [{ path: 'x.txt', text: '' }] } })).status).toBe(400);
       expect((await call('GET', '/v1/memory/facts?profile=demo&namespace=nothing-here')).status).toBe(404);
@@ -189,7 +230,9 @@ export function describeApiConformance(name: string, start: () => Promise<{ call
 
     it('makes one run for 50 concurrent duplicates of an Idempotency-Key, and 422 for a different body', async () => {
       const body = { goal: 'add 4 and 4', profile: 'demo' };
-      const responses = await Promise.all(Array.from({ length: 50 }, () => call('POST', '/v1/runs', { body, headers: { 'idempotency-key': 'conformance-key', ...WAIT } })));
+      const responses = await Promise.all(
+        Array.from({ length: 50 }, () => call('POST', '/v1/runs', { body, headers: { 'idempotency-key': 'conformance-key', ...WAIT } })),
+      );
       const runs = await Promise.all(responses.map((r) => r.json() as Promise<{ runId: string; status: string }>));
       expect(new Set(runs.map((r) => r.runId)).size).toBe(1);
       expect(runs.every((r) => r.status === 'completed')).toBe(true);
@@ -198,7 +241,9 @@ export function describeApiConformance(name: string, start: () => Promise<{ call
     });
 
     it('replays what an SSE client missed from Last-Event-ID, then streams live events until the run ends', async () => {
-      const paused = (await (await call('POST', '/v1/runs', { body: { goal: 'send_message(to="qa", text="ready")', profile: 'demo' }, headers: WAIT })).json()) as { runId: string; head: { seq: number }; pendingApproval: { approvalId: string } };
+      const paused = (await (
+        await call('POST', '/v1/runs', { body: { goal: 'send_message(to="qa", text="ready")', profile: 'demo' }, headers: WAIT })
+      ).json()) as { runId: string; head: { seq: number }; pendingApproval: { approvalId: string } };
       const response = await call('GET', `/v1/runs/${paused.runId}/events`, { headers: { 'last-event-id': '3', accept: 'text/event-stream' } });
       const reader = response.body!.getReader();
       const decoder = new TextDecoder();

@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import { InMemoryStore, ToolRegistry, registerBuiltinTools, type AppendBatch, type ApprovalRecord, type JournalEvent, type RunSummary, type Store } from '../../src/core/index.ts';
+import {
+  InMemoryStore,
+  ToolRegistry,
+  registerBuiltinTools,
+  type AppendBatch,
+  type ApprovalRecord,
+  type JournalEvent,
+  type RunSummary,
+  type Store,
+} from '../../src/core/index.ts';
 
 /** Thrown by {@link CrashingStore} to stand for the process dying before a write lands. */
 export class Crash extends Error {

@@ -58,7 +58,14 @@ function runChild(script: string, args: string[], killAfterMs: number | undefine
  * Run a kill campaign: `kills` worker processes, each SIGKILLed at a seeded random moment
  * while it runs plans against one SQLite file, then one process that finishes everything.
  */
-export async function killCampaign(options: { dir: string; kills: number; runs: number; steps: number; seed: number; maxDelayMs?: number }): Promise<KillReport> {
+export async function killCampaign(options: {
+  dir: string;
+  kills: number;
+  runs: number;
+  steps: number;
+  seed: number;
+  maxDelayMs?: number;
+}): Promise<KillReport> {
   const started = performance.now();
   mkdirSync(options.dir, { recursive: true });
   // The bundle lives in the checkout so it resolves better-sqlite3 from node_modules.

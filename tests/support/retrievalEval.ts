@@ -7,7 +7,11 @@ export interface LabelledQuery {
 }
 
 /** recall@k per mode: the share of queries with a relevant document among the top k hits. */
-export async function evaluateRetrieval(corpus: Array<{ path: string; text: string }>, queries: readonly LabelledQuery[], k = 5): Promise<Record<RetrievalMode, number>> {
+export async function evaluateRetrieval(
+  corpus: Array<{ path: string; text: string }>,
+  queries: readonly LabelledQuery[],
+  k = 5,
+): Promise<Record<RetrievalMode, number>> {
   const embedder = new HashingEmbedder({ dimension: 256 });
   const vectors = new InMemoryVectorBackend(256);
   await vectors.connect();

@@ -1,6 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ConflictError, HashingEmbedder, Orchestrator, RagIndex, RagLoader, RagRetriever, ToolRegistry, ValidationError, registerBuiltinTools, replay, verifyJournal, type AppendBatch, type HostStore, type JournalEvent, type RunSummary, type Store } from '../../src/core/index.ts';
+import {
+  ConflictError,
+  HashingEmbedder,
+  Orchestrator,
+  RagIndex,
+  RagLoader,
+  RagRetriever,
+  ToolRegistry,
+  ValidationError,
+  registerBuiltinTools,
+  replay,
+  verifyJournal,
+  type AppendBatch,
+  type HostStore,
+  type JournalEvent,
+  type RunSummary,
+  type Store,
+} from '../../src/core/index.ts';
 import { sealEvent } from '../../src/core/testing.ts';
 
 /** How the suite gets stores: a fresh one, and the same data opened again (a restart). */
@@ -14,14 +31,27 @@ export interface StoreFactory {
 
 function summary(events: readonly JournalEvent[], patch: Partial<RunSummary> = {}): RunSummary {
   const last = events.at(-1)!;
-  return { runId: last.runId, traceId: `trace-${last.runId}`, profile: 'demo', goal: 'g', status: 'running', createdAt: events[0]!.at, updatedAt: last.at, head: { seq: last.seq, hash: last.hash }, ...patch };
+  return {
+    runId: last.runId,
+    traceId: `trace-${last.runId}`,
+    profile: 'demo',
+    goal: 'g',
+    status: 'running',
+    createdAt: events[0]!.at,
+    updatedAt: last.at,
+    head: { seq: last.seq, hash: last.hash },
+    ...patch,
+  };
 }
 
 function chain(runId: string, count: number, after?: JournalEvent): JournalEvent[] {
   const events: JournalEvent[] = [];
   let previous = after;
   for (let i = 0; i < count; i++) {
-    const event = sealEvent(previous, runId, 'tool_call_complete', 1_000 + (previous ? previous.seq + 1 : 0), { stepId: `step-${i}`, output: { i, text: 'ünïcode ✓' } } as never);
+    const event = sealEvent(previous, runId, 'tool_call_complete', 1_000 + (previous ? previous.seq + 1 : 0), {
+      stepId: `step-${i}`,
+      output: { i, text: 'ünïcode ✓' },
+    } as never);
     events.push(event);
     previous = event;
   }
@@ -55,7 +85,9 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
       const first = chain('r2', 2);
       await store.append(batch(first, null, { profileUsage: { profile: 'demo', delta: { cost: 1, calls: 1, tokens: 0 } } }));
       const stale = chain('r2', 1, first[0]);
-      await expect(store.append(batch(stale, first[0]!, { profileUsage: { profile: 'demo', delta: { cost: 5, calls: 5, tokens: 5 } } }))).rejects.toMatchObject({ code: 'head_mismatch' });
+      await expect(store.append(batch(stale, first[0]!, { profileUsage: { profile: 'demo', delta: { cost: 5, calls: 5, tokens: 5 } } }))).rejects.toMatchObject(
+        { code: 'head_mismatch' },
+      );
       await expect(store.append(batch(chain('r2', 1), null))).rejects.toBeInstanceOf(ConflictError);
       const forged = { ...chain('r2', 1, first.at(-1))[0]!, prev: first[0]!.hash };
       await expect(store.append(batch([forged], first.at(-1)!))).rejects.toBeInstanceOf(ValidationError);
@@ -92,7 +124,24 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         await store.append(
           batch(events, null, {
             run: summary(events, { status: r.status, profile: r.profile, traceId: r.trace, createdAt: 1_000 + i }),
-            approvals: r.status === 'paused' ? [{ approvalId: `ap-${r.id}`, runId: r.id, traceId: r.trace, profile: r.profile, stepId: 'step-0', tool: 'x', args: { n: 1 }, argsHash: 'h', reason: 'needs a human', status: 'pending', requestedAt: 5 }] : [],
+            approvals:
+              r.status === 'paused'
+                ? [
+                    {
+                      approvalId: `ap-${r.id}`,
+                      runId: r.id,
+                      traceId: r.trace,
+                      profile: r.profile,
+                      stepId: 'step-0',
+                      tool: 'x',
+                      args: { n: 1 },
+                      argsHash: 'h',
+                      reason: 'needs a human',
+                      status: 'pending',
+                      requestedAt: 5,
+                    },
+                  ]
+                : [],
             profileUsage: { profile: r.profile, delta: { cost: 0.5, calls: 1, tokens: 10 } },
           }),
         );
@@ -135,7 +184,12 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
       const registry = new ToolRegistry();
       registerBuiltinTools(registry);
       const sent: number[] = [];
-      registry.register('demo', 'pay', { description: 'pay an invoice', parameters: z.object({ amount: z.number() }), requiresApproval: true, handler: ({ amount }) => (sent.push(amount), `paid ${amount}`) });
+      registry.register('demo', 'pay', {
+        description: 'pay an invoice',
+        parameters: z.object({ amount: z.number() }),
+        requiresApproval: true,
+        handler: ({ amount }) => (sent.push(amount), `paid ${amount}`),
+      });
       let store = await factory.open();
       const paused = await new Orchestrator({ registry, store }).start('add 1 and 2 then pay(amount=3)', 'demo');
       expect(paused.status).toBe('paused');
@@ -161,7 +215,14 @@ export function describeMemoryConformance(name: string, factory: { open(): Promi
   describe(`Memory conformance: ${name}`, () => {
     it('keeps facts per profile and namespace', async () => {
       const store = await factory.open();
-      const fact = (id: string, profile: string, namespace: string, at: number) => ({ id, profile, namespace, value: { id }, at, timestamp: new Date(at).toISOString() });
+      const fact = (id: string, profile: string, namespace: string, at: number) => ({
+        id,
+        profile,
+        namespace,
+        value: { id },
+        at,
+        timestamp: new Date(at).toISOString(),
+      });
       await store.putFacts([fact('f1', 'p1', 'notes', 1), fact('f2', 'p1', 'notes', 2), fact('f3', 'p1', 'prefs', 3), fact('f4', 'p2', 'notes', 4)]);
       expect((await store.queryFacts('p1', { namespace: 'notes' })).map((f) => f.id)).toEqual(['f2', 'f1']);
       expect((await store.queryFacts('p2')).map((f) => f.id)).toEqual(['f4']);

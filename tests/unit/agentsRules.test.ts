@@ -38,7 +38,9 @@ async function lintRules(file: string, code: string): Promise<string[]> {
 /** A checker-backed rule: the tree is clean, and the sample is caught. */
 function sourceRule(rule: string, sample: { file: string; code: string }) {
   return async () => {
-    const violations = files.flatMap((file) => checkSource(file, read(file), file.startsWith('src/core/') && !file.endsWith('.test.ts'))).filter((v) => v.rule === rule);
+    const violations = files
+      .flatMap((file) => checkSource(file, read(file), file.startsWith('src/core/') && !file.endsWith('.test.ts')))
+      .filter((v) => v.rule === rule);
     expect(violations).toEqual([]);
     expect(checkSource(sample.file, sample.code, sample.file.startsWith('src/core/')).map((v) => v.rule)).toContain(rule);
   };
@@ -73,10 +75,14 @@ const CHECKS: Record<string, () => Promise<void> | void> = {
   'no-eval': sourceRule('no-eval', { file: 'src/api/sample.ts', code: `const f = new Function('return 1');` }),
   'core-folder': sourceRule('core-folder', { file: 'src/core/store/sample.ts', code: `import { Orchestrator } from '../orchestrator/orchestrator.ts';` }),
   'layer-direction': async () => {
-    expect(await lintRules('src/web/sample.ts', `import { startServer } from '../edge/nodeServer.ts';\nexport { startServer };\n`)).toContain('no-restricted-imports');
+    expect(await lintRules('src/web/sample.ts', `import { startServer } from '../edge/nodeServer.ts';\nexport { startServer };\n`)).toContain(
+      'no-restricted-imports',
+    );
     expect(await lintRules('src/api/sample.ts', `import { main } from '../cli/main.ts';\nexport { main };\n`)).toContain('no-restricted-imports');
     expect(await lintRules('src/core/sample.ts', `import { createApp } from '../api/app.ts';\nexport { createApp };\n`)).toContain('no-restricted-imports');
-    expect(await lintRules('src/cli/sample.ts', `import { startServer } from '../edge/nodeServer.ts';\nexport { startServer };\n`)).not.toContain('no-restricted-imports');
+    expect(await lintRules('src/cli/sample.ts', `import { startServer } from '../edge/nodeServer.ts';\nexport { startServer };\n`)).not.toContain(
+      'no-restricted-imports',
+    );
   },
   'zod-namespace': async () => {
     expect(await lintRules('src/core/sample.ts', `import { z } from 'zod';\nexport const s = z.string();\n`)).toContain('no-restricted-syntax');
@@ -94,11 +100,22 @@ const CHECKS: Record<string, () => Promise<void> | void> = {
     for (const entry of entries) expect(wildcards(read(entry)), entry).toBe(0);
     expect(wildcards(`export * from './errors.ts';\nexport { a } from './a.ts';\n`)).toBe(1);
     const pkg = JSON.parse(read('package.json')) as { exports: Record<string, { import: string }> };
-    expect(Object.values(pkg.exports).map((e) => e.import.replace(/^\.\//, '')).sort()).toEqual([...entries].sort());
+    expect(
+      Object.values(pkg.exports)
+        .map((e) => e.import.replace(/^\.\//, ''))
+        .sort(),
+    ).toEqual([...entries].sort());
   },
   'file-size': () => {
     expect(overLimit(new Map(files.map((file) => [file, read(file)])))).toEqual([]);
-    expect(overLimit(new Map([['src/core/big.ts', 'const x = 1;\n'.repeat(401)], ['src/core/small.ts', 'const x = 1;\n'.repeat(399)]]))).toEqual(['src/core/big.ts']);
+    expect(
+      overLimit(
+        new Map([
+          ['src/core/big.ts', 'const x = 1;\n'.repeat(401)],
+          ['src/core/small.ts', 'const x = 1;\n'.repeat(399)],
+        ]),
+      ),
+    ).toEqual(['src/core/big.ts']);
   },
   'journal-compat': () => {
     // The check is the suite that parses, verifies, folds and replays the recorded journals.

@@ -11,7 +11,11 @@ describe('approval settings from a host environment', () => {
   });
 
   it('names the bad value', () => {
-    for (const env of [{ CUGAR_APPROVAL_TIMEOUT_MS: 'soon' }, { CUGAR_APPROVAL_TIMEOUT_MS: '-1' }, { CUGAR_APPROVAL_TIMEOUT_MS: '10', CUGAR_APPROVAL_ON_TIMEOUT: 'maybe' }]) {
+    for (const env of [
+      { CUGAR_APPROVAL_TIMEOUT_MS: 'soon' },
+      { CUGAR_APPROVAL_TIMEOUT_MS: '-1' },
+      { CUGAR_APPROVAL_TIMEOUT_MS: '10', CUGAR_APPROVAL_ON_TIMEOUT: 'maybe' },
+    ]) {
       expect(() => parseApprovalPolicy(env)).toThrow(ValidationError);
     }
     expect(() => parseApprovalPolicy({ CUGAR_APPROVAL_ON_TIMEOUT: 'maybe', CUGAR_APPROVAL_TIMEOUT_MS: '10' })).toThrow(/CUGAR_APPROVAL_ON_TIMEOUT/);

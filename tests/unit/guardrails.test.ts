@@ -49,7 +49,10 @@ describe('guardrails (code as policy)', () => {
       [`setTimeout('alert(1)', 1);`, 'no-eval'],
     ] as const;
     for (const [code, rule] of bad) {
-      expect(checkSource('src/core/x/sample.ts', code, true).map((v) => v.rule), code).toContain(rule);
+      expect(
+        checkSource('src/core/x/sample.ts', code, true).map((v) => v.rule),
+        code,
+      ).toContain(rule);
     }
     // Inside the core, the journal and routing folders never import the orchestrator.
     for (const [file, code] of [
@@ -57,7 +60,10 @@ describe('guardrails (code as policy)', () => {
       ['src/core/routing/coordinator.ts', `export { resolveReferences } from '../orchestrator/executor.ts';`],
       ['src/core/journal/replay.ts', `const m = await import('../orchestrator/orchestrator.ts');`],
     ] as const) {
-      expect(checkSource(file, code, true).map((v) => v.rule), `${file}: ${code}`).toContain('core-folder');
+      expect(
+        checkSource(file, code, true).map((v) => v.rule),
+        `${file}: ${code}`,
+      ).toContain('core-folder');
     }
     expect(checkSource('src/core/orchestrator/runSession.ts', `import { sealEvent } from '../journal/journal.ts';`, true)).toEqual([]);
     expect(checkSource('src/core/journal/replay.ts', `import { canonicalJson } from './canonicalJson.ts';`, true)).toEqual([]);
@@ -65,6 +71,8 @@ describe('guardrails (code as policy)', () => {
     expect(checkSource('src/edge/server.ts', `import { readFile } from 'node:fs';`, false)).toEqual([]);
     expect(checkSource('src/edge/server.ts', `eval(code)`, false).map((v) => v.rule)).toEqual(['no-eval']);
     // Words in strings, comments and property names are not uses.
-    expect(checkSource('src/core/x/ok.ts', `// the document window\nconst s = 'process the document'; const o = { document: 1 }; o.document;`, true)).toEqual([]);
+    expect(checkSource('src/core/x/ok.ts', `// the document window\nconst s = 'process the document'; const o = { document: 1 }; o.document;`, true)).toEqual(
+      [],
+    );
   });
 });

@@ -9,16 +9,37 @@ export interface GuardrailViolation {
 }
 
 /** Packages the core must never import: hosts, storage adapters, UI. */
-const FORBIDDEN_PACKAGES = /^(?:node:|dexie$|dexie\/|hono$|hono\/|@hono\/|react$|react\/|react-dom|better-sqlite3|@cloudflare\/|fs$|path$|os$|child_process$|crypto$|http$|https$|net$|url$|buffer$|process$|worker_threads$|stream$)/;
+const FORBIDDEN_PACKAGES =
+  /^(?:node:|dexie$|dexie\/|hono$|hono\/|@hono\/|react$|react\/|react-dom|better-sqlite3|@cloudflare\/|fs$|path$|os$|child_process$|crypto$|http$|https$|net$|url$|buffer$|process$|worker_threads$|stream$)/;
 /** Globals that exist only in a DOM page or only in Node. */
-const FORBIDDEN_GLOBALS = new Set(['window', 'document', 'localStorage', 'sessionStorage', 'HTMLElement', 'navigator', 'location', 'indexedDB', 'process', 'Buffer', 'require', '__dirname', '__filename', 'global', 'module']);
+const FORBIDDEN_GLOBALS = new Set([
+  'window',
+  'document',
+  'localStorage',
+  'sessionStorage',
+  'HTMLElement',
+  'navigator',
+  'location',
+  'indexedDB',
+  'process',
+  'Buffer',
+  'require',
+  '__dirname',
+  '__filename',
+  'global',
+  'module',
+]);
 const HOST_FOLDERS = /(?:^|\/)src\/(?:api|edge|web|cli)(?:\/|$)/;
 /**
  * Folders of the core that sit below others: the journal's projections and the routing policies
  * are used by the orchestrator, so they must not import it back.
  */
 const CORE_FOLDER_RULES: ReadonlyArray<{ from: RegExp; forbidden: RegExp; detail: string }> = [
-  { from: /^src\/core\/(?:journal|routing|schema|store)\//, forbidden: /^src\/core\/orchestrator\//, detail: 'journal/, routing/, schema/ and store/ sit below the orchestrator and must not import it' },
+  {
+    from: /^src\/core\/(?:journal|routing|schema|store)\//,
+    forbidden: /^src\/core\/orchestrator\//,
+    detail: 'journal/, routing/, schema/ and store/ sit below the orchestrator and must not import it',
+  },
 ];
 
 function lineOf(source: ts.SourceFile, node: ts.Node): number {
@@ -28,8 +49,24 @@ function lineOf(source: ts.SourceFile, node: ts.Node): number {
 function isReference(node: ts.Identifier): boolean {
   const parent = node.parent;
   if (ts.isPropertyAccessExpression(parent) && parent.name === node) return false;
-  if ((ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent) || ts.isMethodDeclaration(parent) || ts.isPropertySignature(parent) || ts.isMethodSignature(parent)) && parent.name === node) return false;
-  if ((ts.isVariableDeclaration(parent) || ts.isParameter(parent) || ts.isFunctionDeclaration(parent) || ts.isClassDeclaration(parent) || ts.isBindingElement(parent)) && parent.name === node) return false;
+  if (
+    (ts.isPropertyAssignment(parent) ||
+      ts.isPropertyDeclaration(parent) ||
+      ts.isMethodDeclaration(parent) ||
+      ts.isPropertySignature(parent) ||
+      ts.isMethodSignature(parent)) &&
+    parent.name === node
+  )
+    return false;
+  if (
+    (ts.isVariableDeclaration(parent) ||
+      ts.isParameter(parent) ||
+      ts.isFunctionDeclaration(parent) ||
+      ts.isClassDeclaration(parent) ||
+      ts.isBindingElement(parent)) &&
+    parent.name === node
+  )
+    return false;
   if (ts.isImportSpecifier(parent) || ts.isExportSpecifier(parent) || ts.isTypeReferenceNode(parent) || ts.isQualifiedName(parent)) return false;
   if (ts.isShorthandPropertyAssignment(parent)) return true;
   return true;
@@ -50,7 +87,8 @@ export function checkSource(file: string, text: string, isCore: boolean): Guardr
     if (specifier.startsWith('.')) {
       const resolved = new URL(specifier, `file:///${file}`).pathname.slice(1);
       if (HOST_FOLDERS.test(resolved) || !resolved.startsWith('src/core/')) add(node, 'core-import', `imports ${specifier} from outside src/core`);
-      for (const rule of CORE_FOLDER_RULES) if (rule.from.test(file) && rule.forbidden.test(resolved)) add(node, 'core-folder', `imports ${specifier}: ${rule.detail}`);
+      for (const rule of CORE_FOLDER_RULES)
+        if (rule.from.test(file) && rule.forbidden.test(resolved)) add(node, 'core-folder', `imports ${specifier}: ${rule.detail}`);
     } else if (!/^(?:zod|@noble\/hashes)(?:\/|$)/.test(specifier)) {
       add(node, 'core-import', `imports package ${specifier}; the core depends on zod and @noble/hashes only`);
     }
@@ -69,10 +107,16 @@ export function checkSource(file: string, text: string, isCore: boolean): Guardr
       }
       if (ts.isIdentifier(callee) && callee.text === 'eval') add(node, 'no-eval', 'calls eval');
       if (ts.isIdentifier(callee) && callee.text === 'Function') add(node, 'no-eval', 'calls Function()');
-      if (ts.isIdentifier(callee) && (callee.text === 'setTimeout' || callee.text === 'setInterval') && first && ts.isStringLiteralLike(first)) add(node, 'no-eval', `${callee.text} with a string`);
+      if (ts.isIdentifier(callee) && (callee.text === 'setTimeout' || callee.text === 'setInterval') && first && ts.isStringLiteralLike(first))
+        add(node, 'no-eval', `${callee.text} with a string`);
     }
     if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'Function') add(node, 'no-eval', 'new Function');
-    if (ts.isPropertyAccessExpression(node) && node.name.text === 'eval' && ts.isIdentifier(node.expression) && ['globalThis', 'window', 'self'].includes(node.expression.text)) {
+    if (
+      ts.isPropertyAccessExpression(node) &&
+      node.name.text === 'eval' &&
+      ts.isIdentifier(node.expression) &&
+      ['globalThis', 'window', 'self'].includes(node.expression.text)
+    ) {
       add(node, 'no-eval', `${node.expression.text}.eval`);
     }
     if (isCore && ts.isIdentifier(node) && FORBIDDEN_GLOBALS.has(node.text) && isReference(node)) {

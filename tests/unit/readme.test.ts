@@ -21,7 +21,10 @@ describe('README examples', () => {
       writeFileSync(file, code);
       const output = execFileSync(process.execPath, ['--import', 'tsx', file], { cwd: root, encoding: 'utf8', timeout: 60_000 });
       const expected = [...code.matchAll(/console\.log\(.*\); \/\/ (.*)$/gm)].map((m) => m[1]!.trim());
-      const lines = output.trim().split('\n').map((l) => l.trim());
+      const lines = output
+        .trim()
+        .split('\n')
+        .map((l) => l.trim());
       expect(lines).toHaveLength(expected.length);
       expected.forEach((want, j) => expect(lines[j]).toBe(want));
     });

@@ -25,7 +25,9 @@ describe('Cloudflare Worker: approval deadlines fire on a Durable Object alarm',
   afterAll(async () => dispose?.());
 
   it('times a paused run out by its policy and finishes it', async () => {
-    const paused = (await (await call('POST', '/v1/runs', { body: { goal: 'send_message(to="ops", text="deploy finished")', profile: 'demo' }, headers: WAIT })).json()) as {
+    const paused = (await (
+      await call('POST', '/v1/runs', { body: { goal: 'send_message(to="ops", text="deploy finished")', profile: 'demo' }, headers: WAIT })
+    ).json()) as {
       runId: string;
       status: string;
       pendingApproval: { deadline?: number };
@@ -38,7 +40,9 @@ describe('Cloudflare Worker: approval deadlines fire on a Durable Object alarm',
       status = ((await (await call('GET', `/v1/runs/${paused.runId}`)).json()) as { status: string }).status;
     }
     expect(status).toBe('failed');
-    const { events } = (await (await call('GET', `/v1/runs/${paused.runId}/journal`)).json()) as { events: Array<{ type: string; data: Record<string, unknown> }> };
+    const { events } = (await (await call('GET', `/v1/runs/${paused.runId}/journal`)).json()) as {
+      events: Array<{ type: string; data: Record<string, unknown> }>;
+    };
     expect(events.filter((e) => e.type === 'approval_timeout').map((e) => e.data['action'])).toEqual(['reject']);
     expect(events.at(-1)).toMatchObject({ type: 'run_completed', data: { success: false, stopReason: 'approval_rejected' } });
     const approvals = (await (await call('GET', '/v1/approvals?status=pending')).json()) as { approvals: unknown[] };

@@ -17,7 +17,17 @@ async function crash(env: DurableObjectBindings, name: string, batch: AppendBatc
   const directory = env.DIRECTORY.get(env.DIRECTORY.idFromName(`${name}/directory`));
   const last = batch.events.at(-1)!;
   const attempt = crypto.randomUUID();
-  const entry: StagedEntry = { attempt, object: `${name}/${batch.runId}`, runId: batch.runId, seq: last.seq, hash: last.hash, run: batch.run, approvals: [...(batch.approvals ?? [])], ...(batch.profileUsage ? { usage: batch.profileUsage } : {}), stagedAt: Date.now() - staleFor };
+  const entry: StagedEntry = {
+    attempt,
+    object: `${name}/${batch.runId}`,
+    runId: batch.runId,
+    seq: last.seq,
+    hash: last.hash,
+    run: batch.run,
+    approvals: [...(batch.approvals ?? [])],
+    ...(batch.profileUsage ? { usage: batch.profileUsage } : {}),
+    stagedAt: Date.now() - staleFor,
+  };
   await directory.stage(entry);
   if (at === 'before-write') return false;
   if (at === 'late-write') await directory.listRuns({});

@@ -21,12 +21,19 @@ export function approvalRoutes(runtime: Runtime) {
         const { status, profile } = c.req.valid('query');
         if (profile) requireProfile(c, profile);
         const principal = principalOf(c);
-        const approvals = (await runtime.orchestrator.listApprovals({ ...(status ? { status } : {}), ...(profile ? { profile } : {}) })).filter((a) => mayUse(principal, a.profile));
+        const approvals = (await runtime.orchestrator.listApprovals({ ...(status ? { status } : {}), ...(profile ? { profile } : {}) })).filter((a) =>
+          mayUse(principal, a.profile),
+        );
         return c.json({ approvals: redact(approvals) }, 200);
       },
     )
     .openapi(
-      createRoute({ method: 'post', path: '/v1/approvals/{approvalId}', request: { params: ApprovalParam, body: jsonBody(DecisionBody) }, responses: { 200: jsonResponse(RunOutcomeSchema, 'The run after the decision'), ...errorResponses } }),
+      createRoute({
+        method: 'post',
+        path: '/v1/approvals/{approvalId}',
+        request: { params: ApprovalParam, body: jsonBody(DecisionBody) },
+        responses: { 200: jsonResponse(RunOutcomeSchema, 'The run after the decision'), ...errorResponses },
+      }),
       async (c) => {
         const { approvalId } = c.req.valid('param');
         const decision = c.req.valid('json');

@@ -2,7 +2,18 @@ import { createRoute } from '@hono/zod-openapi';
 import { importJournal, parseJournal, redact, replay, verifyJournal, type JournalEvent } from '../../core/index.ts';
 import { HttpError, createRouter } from '../errors.ts';
 import type { Runtime } from '../runtime.ts';
-import { AuditSchema, ImportedSchema, JournalBody, JournalVerificationSchema, ReplaySchema, RunParam, RunVerificationSchema, errorResponses, jsonBody, jsonResponse } from '../schemas.ts';
+import {
+  AuditSchema,
+  ImportedSchema,
+  JournalBody,
+  JournalVerificationSchema,
+  ReplaySchema,
+  RunParam,
+  RunVerificationSchema,
+  errorResponses,
+  jsonBody,
+  jsonResponse,
+} from '../schemas.ts';
 import { mayUse, principalOf, requireProfile } from '../security.ts';
 import { loadRun } from './runs.ts';
 
@@ -16,35 +27,74 @@ function profileOf(events: readonly JournalEvent[]): string {
 /** Audit: verify stored and uploaded journals, import one as a run, replay one. */
 export function auditRoutes(runtime: Runtime) {
   return createRouter()
-    .openapi(createRoute({ method: 'get', path: '/v1/audit/runs/{runId}', request: { params: RunParam }, responses: { 200: jsonResponse(RunVerificationSchema, 'Chain verification of one run against its recorded head'), ...errorResponses } }), async (c) => {
-      const { runId } = c.req.valid('param');
-      const summary = await loadRun(runtime, c, runId);
-      return c.json({ runId, ...verifyJournal(await runtime.store.readJournal(runId), summary.head) }, 200);
-    })
-    .openapi(createRoute({ method: 'get', path: '/v1/audit', responses: { 200: jsonResponse(AuditSchema, 'Chain verification of every run the token may see'), ...errorResponses } }), async (c) => {
-      const principal = principalOf(c);
-      const results = [];
-      for (const run of (await runtime.store.listRuns()).filter((r) => mayUse(principal, r.profile))) {
-        const result = verifyJournal(await runtime.store.readJournal(run.runId), run.head);
-        results.push({ runId: run.runId, ok: result.ok, ...(result.ok ? {} : { seq: result.seq, reason: result.reason }) });
-      }
-      return c.json({ ok: results.every((r) => r.ok), runs: results }, 200);
-    })
-    .openapi(createRoute({ method: 'post', path: '/v1/audit/journal', request: { body: jsonBody(JournalBody) }, responses: { 200: jsonResponse(JournalVerificationSchema, 'Verification of an uploaded journal (NDJSON or a JSON array)'), ...errorResponses } }), (c) => {
-      const events = parseJournal(c.req.valid('json').journal);
-      return c.json({ runId: events[0]?.runId ?? null, ...verifyJournal(events) }, 200);
-    })
     .openapi(
-      createRoute({ method: 'post', path: '/v1/journals', request: { body: jsonBody(JournalBody) }, responses: { 200: jsonResponse(ImportedSchema, 'The imported run: its chain verified and its journal stored as it was'), ...errorResponses } }),
+      createRoute({
+        method: 'get',
+        path: '/v1/audit/runs/{runId}',
+        request: { params: RunParam },
+        responses: { 200: jsonResponse(RunVerificationSchema, 'Chain verification of one run against its recorded head'), ...errorResponses },
+      }),
+      async (c) => {
+        const { runId } = c.req.valid('param');
+        const summary = await loadRun(runtime, c, runId);
+        return c.json({ runId, ...verifyJournal(await runtime.store.readJournal(runId), summary.head) }, 200);
+      },
+    )
+    .openapi(
+      createRoute({
+        method: 'get',
+        path: '/v1/audit',
+        responses: { 200: jsonResponse(AuditSchema, 'Chain verification of every run the token may see'), ...errorResponses },
+      }),
+      async (c) => {
+        const principal = principalOf(c);
+        const results = [];
+        for (const run of (await runtime.store.listRuns()).filter((r) => mayUse(principal, r.profile))) {
+          const result = verifyJournal(await runtime.store.readJournal(run.runId), run.head);
+          results.push({ runId: run.runId, ok: result.ok, ...(result.ok ? {} : { seq: result.seq, reason: result.reason }) });
+        }
+        return c.json({ ok: results.every((r) => r.ok), runs: results }, 200);
+      },
+    )
+    .openapi(
+      createRoute({
+        method: 'post',
+        path: '/v1/audit/journal',
+        request: { body: jsonBody(JournalBody) },
+        responses: { 200: jsonResponse(JournalVerificationSchema, 'Verification of an uploaded journal (NDJSON or a JSON array)'), ...errorResponses },
+      }),
+      (c) => {
+        const events = parseJournal(c.req.valid('json').journal);
+        return c.json({ runId: events[0]?.runId ?? null, ...verifyJournal(events) }, 200);
+      },
+    )
+    .openapi(
+      createRoute({
+        method: 'post',
+        path: '/v1/journals',
+        request: { body: jsonBody(JournalBody) },
+        responses: { 200: jsonResponse(ImportedSchema, 'The imported run: its chain verified and its journal stored as it was'), ...errorResponses },
+      }),
       async (c) => {
         const events = parseJournal(c.req.valid('json').journal);
         requireProfile(c, profileOf(events));
         return c.json(await importJournal(runtime.store, events), 200);
       },
     )
-    .openapi(createRoute({ method: 'post', path: '/v1/replay', request: { body: jsonBody(JournalBody) }, responses: { 200: jsonResponse(ReplaySchema, 'Replay of an uploaded journal against recorded results: identical, or the first divergence'), ...errorResponses } }), async (c) => {
-      const events = parseJournal(c.req.valid('json').journal);
-      requireProfile(c, profileOf(events));
-      return c.json(redact(await replay(events, runtime.registry)), 200);
-    });
+    .openapi(
+      createRoute({
+        method: 'post',
+        path: '/v1/replay',
+        request: { body: jsonBody(JournalBody) },
+        responses: {
+          200: jsonResponse(ReplaySchema, 'Replay of an uploaded journal against recorded results: identical, or the first divergence'),
+          ...errorResponses,
+        },
+      }),
+      async (c) => {
+        const events = parseJournal(c.req.valid('json').journal);
+        requireProfile(c, profileOf(events));
+        return c.json(redact(await replay(events, runtime.registry)), 200);
+      },
+    );
 }

@@ -4,5 +4,7 @@ import { HealthSchema, jsonResponse } from '../schemas.ts';
 
 /** `GET /v1/health`: public, for load balancers and uptime checks. */
 export function healthRoutes() {
-  return createRouter().openapi(createRoute({ method: 'get', path: '/v1/health', responses: { 200: jsonResponse(HealthSchema, 'The server is up') } }), (c) => c.json({ status: 'ok' as const, version: '0.1.0' }, 200));
+  return createRouter().openapi(createRoute({ method: 'get', path: '/v1/health', responses: { 200: jsonResponse(HealthSchema, 'The server is up') } }), (c) =>
+    c.json({ status: 'ok' as const, version: '0.1.0' }, 200),
+  );
 }

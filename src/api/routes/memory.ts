@@ -18,7 +18,10 @@ export function memoryRoutes(runtime: Runtime) {
         responses: {
           200: {
             description: 'What was ingested, or with Accept: text/event-stream, `progress` events and a final `done` (or `error`) event',
-            content: { 'application/json': { schema: IngestReportSchema }, 'text/event-stream': { schema: z.string().openapi({ example: 'event: progress\ndata: {"done":1,"total":2,"path":"a.md","chunks":3}\n\n' }) } },
+            content: {
+              'application/json': { schema: IngestReportSchema },
+              'text/event-stream': { schema: z.string().openapi({ example: 'event: progress\ndata: {"done":1,"total":2,"path":"a.md","chunks":3}\n\n' }) },
+            },
           },
           ...errorResponses,
         },
@@ -29,7 +32,9 @@ export function memoryRoutes(runtime: Runtime) {
         if (c.req.header('accept')?.includes('text/event-stream')) {
           return streamSSE(c, async (stream) => {
             try {
-              const report = await runtime.loader.ingest(profile, documents, { onProgress: (p) => void stream.writeSSE({ event: 'progress', data: JSON.stringify(p) }) });
+              const report = await runtime.loader.ingest(profile, documents, {
+                onProgress: (p) => void stream.writeSSE({ event: 'progress', data: JSON.stringify(p) }),
+              });
               await stream.writeSSE({ event: 'done', data: JSON.stringify(report) });
             } catch (error) {
               const typed = toCugarError(error);
@@ -40,11 +45,19 @@ export function memoryRoutes(runtime: Runtime) {
         return c.json(await runtime.loader.ingest(profile, documents), 200);
       },
     )
-    .openapi(createRoute({ method: 'post', path: '/v1/query', request: { body: jsonBody(QueryBody) }, responses: { 200: jsonResponse(z.object({ hits: z.array(RagHitSchema) }), 'Scored passages'), ...errorResponses } }), async (c) => {
-      const { profile, query, k, mode } = c.req.valid('json');
-      requireProfile(c, profile);
-      return c.json({ hits: await runtime.retriever.search(profile, query, { k, mode }) }, 200);
-    })
+    .openapi(
+      createRoute({
+        method: 'post',
+        path: '/v1/query',
+        request: { body: jsonBody(QueryBody) },
+        responses: { 200: jsonResponse(z.object({ hits: z.array(RagHitSchema) }), 'Scored passages'), ...errorResponses },
+      }),
+      async (c) => {
+        const { profile, query, k, mode } = c.req.valid('json');
+        requireProfile(c, profile);
+        return c.json({ hits: await runtime.retriever.search(profile, query, { k, mode }) }, 200);
+      },
+    )
     .openapi(
       createRoute({
         method: 'get',
@@ -59,10 +72,18 @@ export function memoryRoutes(runtime: Runtime) {
         return c.json({ facts: redact(facts), namespaces: await runtime.memory.namespaces(profile) }, 200);
       },
     )
-    .openapi(createRoute({ method: 'post', path: '/v1/memory/facts', request: { body: jsonBody(FactBody) }, responses: { 200: jsonResponse(FactSchema, 'The stored fact'), ...errorResponses } }), async (c) => {
-      const { profile, namespace, value, key } = c.req.valid('json');
-      requireProfile(c, profile);
-      // The memory manager checks that the value is plain JSON.
-      return c.json(await runtime.memory.storeFact(profile, namespace, value as JsonValue, key === undefined ? {} : { key }), 200);
-    });
+    .openapi(
+      createRoute({
+        method: 'post',
+        path: '/v1/memory/facts',
+        request: { body: jsonBody(FactBody) },
+        responses: { 200: jsonResponse(FactSchema, 'The stored fact'), ...errorResponses },
+      }),
+      async (c) => {
+        const { profile, namespace, value, key } = c.req.valid('json');
+        requireProfile(c, profile);
+        // The memory manager checks that the value is plain JSON.
+        return c.json(await runtime.memory.storeFact(profile, namespace, value as JsonValue, key === undefined ? {} : { key }), 200);
+      },
+    );
 }

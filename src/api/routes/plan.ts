@@ -7,7 +7,12 @@ import { requireProfile } from '../security.ts';
 /** `POST /v1/plan`: a dry run of the planner, with every candidate and its scores. */
 export function planRoutes(runtime: Runtime) {
   return createRouter().openapi(
-    createRoute({ method: 'post', path: '/v1/plan', request: { body: jsonBody(PlanBody) }, responses: { 200: jsonResponse(PlanResponseSchema, 'A dry-run plan with every candidate and its scores'), ...errorResponses } }),
+    createRoute({
+      method: 'post',
+      path: '/v1/plan',
+      request: { body: jsonBody(PlanBody) },
+      responses: { 200: jsonResponse(PlanResponseSchema, 'A dry-run plan with every candidate and its scores'), ...errorResponses },
+    }),
     (c) => {
       const { goal, profile, preferences } = c.req.valid('json');
       requireProfile(c, profile);

@@ -9,7 +9,12 @@ import { requireProfile } from '../security.ts';
 export function profileRoutes(runtime: Runtime) {
   return createRouter()
     .openapi(
-      createRoute({ method: 'get', path: '/v1/profiles/{profile}/tools', request: { params: ProfileParam }, responses: { 200: jsonResponse(z.object({ tools: z.array(ToolInfoSchema) }), 'Tools with their JSON Schemas'), ...errorResponses } }),
+      createRoute({
+        method: 'get',
+        path: '/v1/profiles/{profile}/tools',
+        request: { params: ProfileParam },
+        responses: { 200: jsonResponse(z.object({ tools: z.array(ToolInfoSchema) }), 'Tools with their JSON Schemas'), ...errorResponses },
+      }),
       (c) => {
         const { profile } = c.req.valid('param');
         requireProfile(c, profile);
@@ -17,7 +22,12 @@ export function profileRoutes(runtime: Runtime) {
       },
     )
     .openapi(
-      createRoute({ method: 'get', path: '/v1/profiles/{profile}/budget', request: { params: ProfileParam }, responses: { 200: jsonResponse(ProfileBudgetSchema, "The profile's shared ceilings (if any) and what its runs have spent"), ...errorResponses } }),
+      createRoute({
+        method: 'get',
+        path: '/v1/profiles/{profile}/budget',
+        request: { params: ProfileParam },
+        responses: { 200: jsonResponse(ProfileBudgetSchema, "The profile's shared ceilings (if any) and what its runs have spent"), ...errorResponses },
+      }),
       async (c) => {
         const { profile } = c.req.valid('param');
         requireProfile(c, profile);

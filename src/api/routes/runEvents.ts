@@ -21,11 +21,20 @@ export function runEventRoutes(runtime: Runtime) {
       path: '/v1/runs/{runId}/events',
       request: {
         params: RunParam,
-        query: z.object({ lastEventId: z.string().max(20).optional().openapi({ description: 'Same as the Last-Event-ID header, for clients that cannot set headers' }) }),
+        query: z.object({
+          lastEventId: z.string().max(20).optional().openapi({ description: 'Same as the Last-Event-ID header, for clients that cannot set headers' }),
+        }),
         headers: z.object({ 'last-event-id': z.string().max(20).optional() }),
       },
       responses: {
-        200: { description: 'Journal events after Last-Event-ID, then live ones until the run ends', content: { 'text/event-stream': { schema: z.string().openapi({ example: 'id: 4\nevent: tool_call_start\ndata: {"runId":"run_…","seq":4,"type":"tool_call_start",…}\n\n' }) } } },
+        200: {
+          description: 'Journal events after Last-Event-ID, then live ones until the run ends',
+          content: {
+            'text/event-stream': {
+              schema: z.string().openapi({ example: 'id: 4\nevent: tool_call_start\ndata: {"runId":"run_…","seq":4,"type":"tool_call_start",…}\n\n' }),
+            },
+          },
+        },
         ...errorResponses,
       },
     }),

@@ -73,7 +73,14 @@ async function pollWithin(runtime: Runtime, runId: string, ms: number): Promise<
   }
 }
 
-const StartQuery = z.object({ wait: z.coerce.number().int().min(0).optional().openapi({ description: 'Seconds to wait for the run to complete, fail or pause before answering 202 (also `Prefer: wait=N`); capped' }) });
+const StartQuery = z.object({
+  wait: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .openapi({ description: 'Seconds to wait for the run to complete, fail or pause before answering 202 (also `Prefer: wait=N`); capped' }),
+});
 
 /**
  * A run's outcome outlives the request that started it: on a Worker only `waitUntil` keeps
@@ -89,7 +96,9 @@ function keepAliveFor(c: Context, log: (line: string) => void): KeepAlive {
     waitUntil = undefined;
   }
   return (runId, outcome) => {
-    const reported = outcome.catch((error: unknown) => log(`run ${runId} stopped with an error: ${redactText(error instanceof Error ? error.message : String(error))}`));
+    const reported = outcome.catch((error: unknown) =>
+      log(`run ${runId} stopped with an error: ${redactText(error instanceof Error ? error.message : String(error))}`),
+    );
     waitUntil?.(reported);
   };
 }
@@ -116,9 +125,19 @@ export function runRoutes(runtime: Runtime, starter: RunStarter, { maxWaitSecond
       createRoute({
         method: 'post',
         path: '/v1/runs',
-        request: { body: jsonBody(RunBody), query: StartQuery, headers: z.object({ 'idempotency-key': z.string().min(1).max(200).optional(), prefer: z.string().max(200).optional().openapi({ description: '`wait=N`: wait up to N seconds for the outcome', example: 'wait=10' }) }) },
+        request: {
+          body: jsonBody(RunBody),
+          query: StartQuery,
+          headers: z.object({
+            'idempotency-key': z.string().min(1).max(200).optional(),
+            prefer: z.string().max(200).optional().openapi({ description: '`wait=N`: wait up to N seconds for the outcome', example: 'wait=10' }),
+          }),
+        },
         responses: {
-          200: jsonResponse(RunOutcomeSchema, 'The run completed, failed or paused within the requested wait (or, for a repeated Idempotency-Key, already had)'),
+          200: jsonResponse(
+            RunOutcomeSchema,
+            'The run completed, failed or paused within the requested wait (or, for a repeated Idempotency-Key, already had)',
+          ),
           202: { ...jsonResponse(RunAcceptedSchema, 'The run is durable and running; follow links.events'), headers: z.object({ Location: z.string() }) },
           ...errorResponses,
           422: idempotencyMismatch,
@@ -158,23 +177,43 @@ export function runRoutes(runtime: Runtime, starter: RunStarter, { maxWaitSecond
         if (profile) requireProfile(c, profile);
         const principal = principalOf(c);
         const runs = (await runtime.store.listRuns({ ...(status ? { status } : {}), ...(profile ? { profile } : {}) }))
-          .filter((r) => mayUse(principal, r.profile) && (!tool || (r.tools ?? []).includes(tool)) && (since === undefined || r.createdAt >= since) && (until === undefined || r.createdAt < until))
+          .filter(
+            (r) =>
+              mayUse(principal, r.profile) &&
+              (!tool || (r.tools ?? []).includes(tool)) &&
+              (since === undefined || r.createdAt >= since) &&
+              (until === undefined || r.createdAt < until),
+          )
           .slice(0, limit);
         return c.json({ runs: redact(runs) }, 200);
       },
     )
-    .openapi(createRoute({ method: 'get', path: '/v1/runs/{runId}', request: { params: RunParam }, responses: { 200: jsonResponse(RunOutcomeSchema, 'The run as its journal stands'), ...errorResponses } }), async (c) => {
-      const { runId } = c.req.valid('param');
-      await loadRun(runtime, c, runId);
-      return c.json(outcomeBody(await runtime.orchestrator.getRun(runId)), 200);
-    })
+    .openapi(
+      createRoute({
+        method: 'get',
+        path: '/v1/runs/{runId}',
+        request: { params: RunParam },
+        responses: { 200: jsonResponse(RunOutcomeSchema, 'The run as its journal stands'), ...errorResponses },
+      }),
+      async (c) => {
+        const { runId } = c.req.valid('param');
+        await loadRun(runtime, c, runId);
+        return c.json(outcomeBody(await runtime.orchestrator.getRun(runId)), 200);
+      },
+    )
     .openapi(
       createRoute({
         method: 'get',
         path: '/v1/runs/{runId}/journal',
         request: { params: RunParam, query: z.object({ format: z.enum(['json', 'ndjson']).default('json') }) },
         responses: {
-          200: { description: 'The hash-chained journal: JSON, or one event per line with format=ndjson', content: { 'application/json': { schema: z.object({ events: z.array(JournalEventResponseSchema) }) }, 'application/x-ndjson': { schema: z.string() } } },
+          200: {
+            description: 'The hash-chained journal: JSON, or one event per line with format=ndjson',
+            content: {
+              'application/json': { schema: z.object({ events: z.array(JournalEventResponseSchema) }) },
+              'application/x-ndjson': { schema: z.string() },
+            },
+          },
           ...errorResponses,
         },
       }),
@@ -188,24 +227,56 @@ export function runRoutes(runtime: Runtime, starter: RunStarter, { maxWaitSecond
         return c.json({ events: journal }, 200);
       },
     )
-    .openapi(createRoute({ method: 'get', path: '/v1/runs/{runId}/trace', request: { params: RunParam }, responses: { 200: jsonResponse(z.object({ records: z.array(TraceRecordSchema) }), 'Trace records with timestamps and durations'), ...errorResponses } }), async (c) => {
-      const { runId } = c.req.valid('param');
-      await loadRun(runtime, c, runId);
-      return c.json({ records: redact(toTraceRecords(await runtime.store.readJournal(runId))) }, 200);
-    })
-    .openapi(createRoute({ method: 'get', path: '/v1/runs/{runId}/otlp', request: { params: RunParam }, responses: { 200: jsonResponse(OtlpExportSchema, 'OTLP/HTTP JSON following the GenAI conventions'), ...errorResponses } }), async (c) => {
-      const { runId } = c.req.valid('param');
-      await loadRun(runtime, c, runId);
-      return c.json(redact(toOtlp(await runtime.store.readJournal(runId))), 200);
-    })
-    .openapi(createRoute({ method: 'post', path: '/v1/runs/{runId}/resume', request: { params: RunParam }, responses: { 200: jsonResponse(RunOutcomeSchema, 'The resumed run'), ...errorResponses } }), async (c) => {
-      const { runId } = c.req.valid('param');
-      await loadRun(runtime, c, runId);
-      return c.json(outcomeBody(await runtime.orchestrator.resume(runId)), 200);
-    })
-    .openapi(createRoute({ method: 'post', path: '/v1/runs/{runId}/cancel', request: { params: RunParam }, responses: { 200: jsonResponse(RunOutcomeSchema, 'The cancelled run'), ...errorResponses } }), async (c) => {
-      const { runId } = c.req.valid('param');
-      await loadRun(runtime, c, runId);
-      return c.json(outcomeBody(await runtime.orchestrator.cancel(runId, 'cancelled through the API')), 200);
-    });
+    .openapi(
+      createRoute({
+        method: 'get',
+        path: '/v1/runs/{runId}/trace',
+        request: { params: RunParam },
+        responses: { 200: jsonResponse(z.object({ records: z.array(TraceRecordSchema) }), 'Trace records with timestamps and durations'), ...errorResponses },
+      }),
+      async (c) => {
+        const { runId } = c.req.valid('param');
+        await loadRun(runtime, c, runId);
+        return c.json({ records: redact(toTraceRecords(await runtime.store.readJournal(runId))) }, 200);
+      },
+    )
+    .openapi(
+      createRoute({
+        method: 'get',
+        path: '/v1/runs/{runId}/otlp',
+        request: { params: RunParam },
+        responses: { 200: jsonResponse(OtlpExportSchema, 'OTLP/HTTP JSON following the GenAI conventions'), ...errorResponses },
+      }),
+      async (c) => {
+        const { runId } = c.req.valid('param');
+        await loadRun(runtime, c, runId);
+        return c.json(redact(toOtlp(await runtime.store.readJournal(runId))), 200);
+      },
+    )
+    .openapi(
+      createRoute({
+        method: 'post',
+        path: '/v1/runs/{runId}/resume',
+        request: { params: RunParam },
+        responses: { 200: jsonResponse(RunOutcomeSchema, 'The resumed run'), ...errorResponses },
+      }),
+      async (c) => {
+        const { runId } = c.req.valid('param');
+        await loadRun(runtime, c, runId);
+        return c.json(outcomeBody(await runtime.orchestrator.resume(runId)), 200);
+      },
+    )
+    .openapi(
+      createRoute({
+        method: 'post',
+        path: '/v1/runs/{runId}/cancel',
+        request: { params: RunParam },
+        responses: { 200: jsonResponse(RunOutcomeSchema, 'The cancelled run'), ...errorResponses },
+      }),
+      async (c) => {
+        const { runId } = c.req.valid('param');
+        await loadRun(runtime, c, runId);
+        return c.json(outcomeBody(await runtime.orchestrator.cancel(runId, 'cancelled through the API')), 200);
+      },
+    );
 }

@@ -6,7 +6,12 @@ import { wordCharLength } from './tokenize.ts';
 /** Options of {@link HashingEmbedder}. */
 export const HashingEmbedderOptionsSchema = z.object({
   /** Length of every vector. Default 256. */
-  dimension: z.number().int().min(1).max(1 << 20).default(256),
+  dimension: z
+    .number()
+    .int()
+    .min(1)
+    .max(1 << 20)
+    .default(256),
   /** Add ordered word pairs as features. Default `true`. */
   bigrams: z.boolean().default(true),
   /** Seed mixed into every hash: different seeds give independent feature spaces. Default 0. */

@@ -26,7 +26,7 @@ export function tokenize(text: string): string[] {
   const lower = text.toLowerCase();
   const words: string[] = [];
   let start = -1;
-  for (let i = 0; i < lower.length; ) {
+  for (let i = 0; i < lower.length;) {
     const span = wordCharLength(lower, i);
     if (span > 0) {
       if (start < 0) start = i;
@@ -43,8 +43,56 @@ export function tokenize(text: string): string[] {
 
 /** Common English words that carry little meaning for ranking. */
 export const ENGLISH_STOP_WORDS: readonly string[] = [
-  'a', 'an', 'and', 'are', 'as', 'at', 'be', 'but', 'by', 'can', 'could', 'do', 'does', 'for', 'from', 'have', 'has',
-  'how', 'i', 'if', 'in', 'into', 'is', 'it', 'its', 'me', 'my', 'of', 'on', 'or', 'please', 'so', 'that', 'the',
-  'their', 'then', 'there', 'these', 'this', 'to', 'us', 'was', 'we', 'what', 'when', 'which', 'who', 'will', 'with',
-  'would', 'you', 'your',
+  'a',
+  'an',
+  'and',
+  'are',
+  'as',
+  'at',
+  'be',
+  'but',
+  'by',
+  'can',
+  'could',
+  'do',
+  'does',
+  'for',
+  'from',
+  'have',
+  'has',
+  'how',
+  'i',
+  'if',
+  'in',
+  'into',
+  'is',
+  'it',
+  'its',
+  'me',
+  'my',
+  'of',
+  'on',
+  'or',
+  'please',
+  'so',
+  'that',
+  'the',
+  'their',
+  'then',
+  'there',
+  'these',
+  'this',
+  'to',
+  'us',
+  'was',
+  'we',
+  'what',
+  'when',
+  'which',
+  'who',
+  'will',
+  'with',
+  'would',
+  'you',
+  'your',
 ];

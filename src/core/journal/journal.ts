@@ -1,6 +1,13 @@
 import * as z from 'zod';
 import { ValidationError } from '../errors.ts';
-import { JOURNAL_EVENT_TYPES, JournalEventSchema, type JournalEvent, type JournalEventData, type JournalEventOf, type JournalEventType } from '../schema/journalEvent.ts';
+import {
+  JOURNAL_EVENT_TYPES,
+  JournalEventSchema,
+  type JournalEvent,
+  type JournalEventData,
+  type JournalEventOf,
+  type JournalEventType,
+} from '../schema/journalEvent.ts';
 import { canonicalJson } from './canonicalJson.ts';
 import { sha256Hex } from './sha256.ts';
 
@@ -20,7 +27,13 @@ export function hashEvent(event: Omit<JournalEvent, 'hash'>): string {
  * Seal the next event after `previous` (or the first one). `data` must be canonical JSON
  * data; it is stored as given, so callers hand in fresh objects.
  */
-export function sealEvent<T extends JournalEventType>(previous: Pick<JournalEvent, 'seq' | 'hash'> | undefined, runId: string, type: T, at: number, data: JournalEventData<T>): JournalEventOf<T> {
+export function sealEvent<T extends JournalEventType>(
+  previous: Pick<JournalEvent, 'seq' | 'hash'> | undefined,
+  runId: string,
+  type: T,
+  at: number,
+  data: JournalEventData<T>,
+): JournalEventOf<T> {
   const unsealed = { runId, seq: previous ? previous.seq + 1 : 0, type, at, data, prev: previous ? previous.hash : GENESIS_HASH };
   return { ...unsealed, hash: hashEvent(unsealed as unknown as Omit<JournalEvent, 'hash'>) } as unknown as JournalEventOf<T>;
 }
@@ -60,9 +73,7 @@ export function isWellFormed(value: unknown): value is JournalEvent {
 }
 
 /** What {@link verifyJournal} found. */
-export type VerifyResult =
-  | { ok: true; head: JournalHead | undefined; count: number }
-  | { ok: false; seq: number; reason: string; count: number };
+export type VerifyResult = { ok: true; head: JournalHead | undefined; count: number } | { ok: false; seq: number; reason: string; count: number };
 
 /**
  * Check a journal's chain: contiguous `seq` from 0, one `runId`, each `prev` equal to the
@@ -77,11 +88,17 @@ export function verifyJournal(events: readonly unknown[], head?: JournalHead): V
     // The common case is checked by hand (it runs for every event of large journals); zod explains the rest.
     if (!isWellFormed(candidate)) {
       const parsed = JournalEventSchema.safeParse(candidate);
-      return { ok: false, seq: i, reason: `event ${i} is malformed: ${parsed.success ? 'unexpected shape' : (parsed.error.issues[0]?.message ?? 'invalid')}`, count: events.length };
+      return {
+        ok: false,
+        seq: i,
+        reason: `event ${i} is malformed: ${parsed.success ? 'unexpected shape' : (parsed.error.issues[0]?.message ?? 'invalid')}`,
+        count: events.length,
+      };
     }
     const event = candidate;
     if (event.seq !== i) return { ok: false, seq: i, reason: `expected seq ${i}, found ${event.seq}`, count: events.length };
-    if (previous && event.runId !== previous.runId) return { ok: false, seq: i, reason: `run id changes from ${previous.runId} to ${event.runId}`, count: events.length };
+    if (previous && event.runId !== previous.runId)
+      return { ok: false, seq: i, reason: `run id changes from ${previous.runId} to ${event.runId}`, count: events.length };
     const expectedPrev = previous ? previous.hash : GENESIS_HASH;
     if (event.prev !== expectedPrev) return { ok: false, seq: i, reason: 'prev does not match the previous hash', count: events.length };
     let hash: string;
@@ -94,8 +111,10 @@ export function verifyJournal(events: readonly unknown[], head?: JournalHead): V
     previous = event;
   }
   if (head) {
-    if (!previous || previous.seq < head.seq) return { ok: false, seq: previous ? previous.seq + 1 : 0, reason: `journal is truncated: the recorded head is seq ${head.seq}`, count: events.length };
-    if (previous.seq !== head.seq || previous.hash !== head.hash) return { ok: false, seq: Math.min(previous.seq, head.seq), reason: 'journal does not end at the recorded head', count: events.length };
+    if (!previous || previous.seq < head.seq)
+      return { ok: false, seq: previous ? previous.seq + 1 : 0, reason: `journal is truncated: the recorded head is seq ${head.seq}`, count: events.length };
+    if (previous.seq !== head.seq || previous.hash !== head.hash)
+      return { ok: false, seq: Math.min(previous.seq, head.seq), reason: 'journal does not end at the recorded head', count: events.length };
   }
   return { ok: true, head: previous ? { seq: previous.seq, hash: previous.hash } : undefined, count: events.length };
 }
@@ -133,7 +152,10 @@ export function parseJournal(text: string): JournalEvent[] {
     const parsed = JournalEventSchema.safeParse(row);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      throw new ValidationError(`journal event ${i} is malformed: ${issue ? `${issue.path.join('.') || '(event)'}: ${issue.message}` : 'invalid'}`, { code: 'invalid_journal', details: { index: i } });
+      throw new ValidationError(`journal event ${i} is malformed: ${issue ? `${issue.path.join('.') || '(event)'}: ${issue.message}` : 'invalid'}`, {
+        code: 'invalid_journal',
+        details: { index: i },
+      });
     }
     // The row as it came, not zod's copy: hashes cover the exact data, unknown keys included.
     return row as JournalEvent;

@@ -71,7 +71,11 @@ export function toOtlp(journal: readonly JournalEvent[], serviceName = 'cugar'):
         attribute('cugar.goal', inputs?.goal ?? ''),
         attribute('cugar.journal.head', last.hash),
       ],
-      status: completed ? (completed.data.success ? { code: 1 } : { code: 2, message: completed.data.error?.message ?? completed.data.stopReason }) : { code: 0 },
+      status: completed
+        ? completed.data.success
+          ? { code: 1 }
+          : { code: 2, message: completed.data.error?.message ?? completed.data.stopReason }
+        : { code: 0 },
     },
   ];
   for (const call of pairToolCalls(journal)) {
@@ -99,7 +103,9 @@ export function toOtlp(journal: readonly JournalEvent[], serviceName = 'cugar'):
     });
   }
   return {
-    resourceSpans: [{ resource: { attributes: [attribute('service.name', serviceName)] }, scopeSpans: [{ scope: { name: 'cugar', version: '0.1.0' }, spans }] }],
+    resourceSpans: [
+      { resource: { attributes: [attribute('service.name', serviceName)] }, scopeSpans: [{ scope: { name: 'cugar', version: '0.1.0' }, spans }] },
+    ],
   };
 }
 
@@ -142,7 +148,10 @@ const OtlpInputSchema = z
                           startTimeUnixNano: Nanos,
                           endTimeUnixNano: Nanos,
                           attributes: AttributesSchema,
-                          status: z.object({ code: z.union([z.number(), z.string()]).optional(), message: z.string().optional() }).loose().optional(),
+                          status: z
+                            .object({ code: z.union([z.number(), z.string()]).optional(), message: z.string().optional() })
+                            .loose()
+                            .optional(),
                         })
                         .loose(),
                     )
@@ -183,11 +192,15 @@ function plainValue(value: unknown): unknown {
   if (v['boolValue'] !== undefined) return v['boolValue'];
   if (v['bytesValue'] !== undefined) return v['bytesValue'];
   if (v['arrayValue'] !== undefined) return ((v['arrayValue'] as { values?: unknown[] }).values ?? []).map(plainValue);
-  if (v['kvlistValue'] !== undefined) return Object.fromEntries(((v['kvlistValue'] as { values?: Array<{ key: string; value?: unknown }> }).values ?? []).map((kv) => [kv.key, plainValue(kv.value)]));
+  if (v['kvlistValue'] !== undefined)
+    return Object.fromEntries(
+      ((v['kvlistValue'] as { values?: Array<{ key: string; value?: unknown }> }).values ?? []).map((kv) => [kv.key, plainValue(kv.value)]),
+    );
   return null;
 }
 
-const attributesOf = (list: ReadonlyArray<{ key: string; value?: unknown }> | undefined) => Object.fromEntries((list ?? []).map((a) => [a.key, plainValue(a.value)]));
+const attributesOf = (list: ReadonlyArray<{ key: string; value?: unknown }> | undefined) =>
+  Object.fromEntries((list ?? []).map((a) => [a.key, plainValue(a.value)]));
 const STATUS_CODES: Record<string, number> = { STATUS_CODE_UNSET: 0, STATUS_CODE_OK: 1, STATUS_CODE_ERROR: 2 };
 
 /**
@@ -237,7 +250,10 @@ export function readOtlp(input: unknown): OtlpSpanView[] {
     else roots.push(span);
   }
   const ordered: OtlpSpanView[] = [];
-  const stack = roots.sort(byStart).reverse().map((span) => ({ span, depth: 0 }));
+  const stack = roots
+    .sort(byStart)
+    .reverse()
+    .map((span) => ({ span, depth: 0 }));
   const seen = new Set<string>();
   while (stack.length) {
     const { span, depth } = stack.pop()!;

@@ -69,7 +69,12 @@ export function pairApprovals<E extends EventLike>(journal: readonly E[]): Array
   const spans = new Map<string, ApprovalSpan<E>>();
   for (const event of journal as readonly EventLike[]) {
     if (event.type === 'approval_requested') {
-      spans.set(event.data.approvalId, { approvalId: event.data.approvalId, stepId: event.data.stepId, tool: event.data.tool, requested: event as Of<E, 'approval_requested'> });
+      spans.set(event.data.approvalId, {
+        approvalId: event.data.approvalId,
+        stepId: event.data.stepId,
+        tool: event.data.tool,
+        requested: event as Of<E, 'approval_requested'>,
+      });
     } else if (event.type === 'approval_received' || event.type === 'approval_timeout') {
       const span = spans.get(event.data.approvalId);
       if (!span || span.decided) continue;

@@ -32,7 +32,8 @@ export function toTraceRecords(journal: readonly JournalEvent[]): TraceRecord[] 
   const profile = inputs?.profile ?? '';
   const durations = new Map<number, number>();
   for (const call of pairToolCalls(journal)) if (call.end && call.durationMs !== undefined) durations.set(call.end.seq, call.durationMs);
-  for (const approval of pairApprovals(journal)) if (approval.decided && approval.waitedMs !== undefined) durations.set(approval.decided.seq, approval.waitedMs);
+  for (const approval of pairApprovals(journal))
+    if (approval.decided && approval.waitedMs !== undefined) durations.set(approval.decided.seq, approval.waitedMs);
   // A stage lasts until the next stage begins or the run completes: one pass from the end.
   let nextBoundary: JournalEvent | undefined;
   for (let i = journal.length - 1; i >= 0; i--) {

@@ -48,7 +48,10 @@ export class MemoryManager {
 
   constructor(options: MemoryManagerOptions) {
     if (options.vectors.dimension !== options.embedder.dimension) {
-      throw new ValidationError(`the vector backend holds ${options.vectors.dimension}-dimensional vectors but the embedder makes ${options.embedder.dimension}`, { code: 'dimension_mismatch' });
+      throw new ValidationError(
+        `the vector backend holds ${options.vectors.dimension}-dimensional vectors but the embedder makes ${options.embedder.dimension}`,
+        { code: 'dimension_mismatch' },
+      );
     }
     this.#store = options.store;
     this.#vectors = options.vectors;
@@ -110,7 +113,9 @@ export class MemoryManager {
     if (text.length > MAX_MEMORY_TEXT) throw new ValidationError(`text to remember is longer than ${MAX_MEMORY_TEXT} characters`, { code: 'text_too_large' });
     const recordId = id ?? this.#ids.next('mem');
     const at = this.#clock.now();
-    await this.#vectors.upsert(profile, [{ id: recordId, vector: this.#embedder.embed(text), metadata: { ...metadata, text, profile, timestamp: new Date(at).toISOString() } }]);
+    await this.#vectors.upsert(profile, [
+      { id: recordId, vector: this.#embedder.embed(text), metadata: { ...metadata, text, profile, timestamp: new Date(at).toISOString() } },
+    ]);
     return recordId;
   }
 
@@ -140,7 +145,8 @@ export class MemoryManager {
     const parsed = parseOrThrow(MemoryStateSchema, state, 'memory state', 'invalid_memory_state');
     const target = parseOrThrow(ProfileNameSchema, profile ?? parsed.profile, 'profile', 'invalid_profile');
     for (const v of parsed.vectors) {
-      if (v.vector.length !== this.#vectors.dimension) throw new ValidationError(`vector ${v.id} has ${v.vector.length} dimensions, expected ${this.#vectors.dimension}`, { code: 'dimension_mismatch' });
+      if (v.vector.length !== this.#vectors.dimension)
+        throw new ValidationError(`vector ${v.id} has ${v.vector.length} dimensions, expected ${this.#vectors.dimension}`, { code: 'dimension_mismatch' });
     }
     await this.#vectors.upsert(
       target,

@@ -55,7 +55,11 @@ export class Controller {
    * candidate tool, its scores and the reason it was or was not chosen. Writes nothing.
    */
   plan(goal: string, profile: string, options: Omit<RunOptions, 'signal'> = {}): Plan {
-    const request = parseOrThrow(GoalRequestSchema, { goal, profile, metadata: options.metadata, preferences: options.preferences, traceId: options.traceId }, 'goal request');
+    const request = parseOrThrow(
+      GoalRequestSchema,
+      { goal, profile, metadata: options.metadata, preferences: options.preferences, traceId: options.traceId },
+      'goal request',
+    );
     if (!this.#registry.hasProfile(request.profile)) {
       throw new NotFoundError(`unknown profile "${request.profile}"`, { code: 'unknown_profile', details: { profile: request.profile } });
     }

@@ -1,7 +1,6 @@
 import { ExecutionContextSchema, type ExecutionContextData } from '../schema/context.ts';
 import { parseOrThrow } from '../schema/validate.ts';
 
-
 type Optional = 'userId' | 'memoryScope' | 'conversationId' | 'sessionId' | 'parentContext';
 
 /**

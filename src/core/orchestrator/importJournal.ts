@@ -12,10 +12,15 @@ import type { Store } from '../store/store.ts';
  */
 export async function importJournal(store: Store, events: readonly JournalEvent[]): Promise<{ runId: string; events: number }> {
   const verified = verifyJournal(events);
-  if (!verified.ok) throw new ValidationError(`the journal does not verify at seq ${verified.seq}: ${verified.reason}`, { code: 'journal_invalid', details: { seq: verified.seq } });
+  if (!verified.ok)
+    throw new ValidationError(`the journal does not verify at seq ${verified.seq}: ${verified.reason}`, {
+      code: 'journal_invalid',
+      details: { seq: verified.seq },
+    });
   const first = events[0];
   if (!first) throw new ValidationError('the journal is empty', { code: 'journal_invalid' });
-  if (await store.getRun(first.runId)) throw new ConflictError(`run ${first.runId} already exists here`, { code: 'run_exists', details: { runId: first.runId } });
+  if (await store.getRun(first.runId))
+    throw new ConflictError(`run ${first.runId} already exists here`, { code: 'run_exists', details: { runId: first.runId } });
   const state = projectRun(events);
   await store.append({ runId: first.runId, events, expectedHead: null, run: summarize(state), approvals: [...state.approvals.values()] });
   return { runId: first.runId, events: events.length };

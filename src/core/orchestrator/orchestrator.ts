@@ -20,7 +20,14 @@ import { InMemoryStore } from '../store/inMemoryStore.ts';
 import type { ApprovalFilter, ApprovalRecord, Store } from '../store/store.ts';
 import type { ToolRegistry } from '../tools/toolRegistry.ts';
 import { ExecutionContext } from './executionContext.ts';
-import { ApprovalDecisionSchema, StartOptionsSchema, type ApprovalDecision, type ApprovalPolicy, type OrchestratorOptions, type StartOptions } from './options.ts';
+import {
+  ApprovalDecisionSchema,
+  StartOptionsSchema,
+  type ApprovalDecision,
+  type ApprovalPolicy,
+  type OrchestratorOptions,
+  type StartOptions,
+} from './options.ts';
 import { partialResult } from './partialResult.ts';
 import { createRetryPolicy, type RetryPolicy } from './retryPolicy.ts';
 import { outcomeOf, type RunOutcome } from './runOutcome.ts';
@@ -158,7 +165,10 @@ export class Orchestrator {
     if (state.status === 'failed') {
       const mode = failureModeOf(state.error);
       if (!partialResult([], undefined, mode).recoverable) {
-        throw new ConflictError(`run ${runId} failed with a ${mode} failure, which resuming cannot fix`, { code: 'run_not_recoverable', details: { failureMode: mode } });
+        throw new ConflictError(`run ${runId} failed with a ${mode} failure, which resuming cannot fix`, {
+          code: 'run_not_recoverable',
+          details: { failureMode: mode },
+        });
       }
     }
     const run = this.#sessions.activate(state);
@@ -194,14 +204,25 @@ export class Orchestrator {
     const state = await this.#load(record.runId);
     const current = state.approvals.get(approvalId);
     if (!current || current.status !== 'pending' || state.pendingApprovalId !== approvalId) {
-      throw new ConflictError(`approval ${approvalId} is already ${current?.status ?? 'resolved'}`, { code: 'approval_already_resolved', details: { status: current?.status } });
+      throw new ConflictError(`approval ${approvalId} is already ${current?.status ?? 'resolved'}`, {
+        code: 'approval_already_resolved',
+        details: { status: current?.status },
+      });
     }
     const at = this.#clock.now();
-    let received: Entry = entry('approval_received', { approvalId, decision: input.decision, argsHash: current.argsHash, reason: input.reason, by: input.by }, at);
+    let received: Entry = entry(
+      'approval_received',
+      { approvalId, decision: input.decision, argsHash: current.argsHash, reason: input.reason, by: input.by },
+      at,
+    );
     if (input.decision === 'edit') {
       const tool = this.#registry.resolve(state.inputs.profile, current.tool);
       const args = toJsonData(this.#policy.checkStep(state.inputs.profile, tool, input.args)) as Record<string, unknown>;
-      received = entry('approval_received', { approvalId, decision: 'edit', argsHash: sha256Hex(canonicalJson(args)), reason: input.reason, by: input.by, args }, at);
+      received = entry(
+        'approval_received',
+        { approvalId, decision: 'edit', argsHash: sha256Hex(canonicalJson(args)), reason: input.reason, by: input.by, args },
+        at,
+      );
     }
     const run = this.#sessions.activate(state);
     if (current.deadline !== undefined && at >= current.deadline) {
@@ -209,7 +230,10 @@ export class Orchestrator {
       const action = state.inputs.approval.onTimeout;
       await this.#appendOrRelease(run, [entry('approval_timeout', { approvalId, action }, at)]);
       this.#sessions.release(record.runId);
-      throw new ConflictError(`approval ${approvalId} expired and was ${action === 'approve' ? 'approved' : 'rejected'} by policy`, { code: 'approval_expired', details: { action } });
+      throw new ConflictError(`approval ${approvalId} expired and was ${action === 'approve' ? 'approved' : 'rejected'} by policy`, {
+        code: 'approval_expired',
+        details: { action },
+      });
     }
     await this.#appendOrRelease(run, [received]);
     if (!continueRun) {

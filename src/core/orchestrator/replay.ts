@@ -21,7 +21,8 @@ export interface Divergence {
 }
 
 /** What {@link replay} found. */
-export type ReplayResult = { ok: true; events: number; head: { seq: number; hash: string } | undefined } | { ok: false; events: number; divergence: Divergence };
+export type ReplayResult =
+  { ok: true; events: number; head: { seq: number; hash: string } | undefined } | { ok: false; events: number; divergence: Divergence };
 
 class Interrupt extends Error {}
 class Diverged extends Error {
@@ -107,10 +108,15 @@ export interface ReplayOptions {
 export async function replay(journal: readonly JournalEvent[], registry: ToolRegistry, options: ReplayOptions = {}): Promise<ReplayResult> {
   const { verifyTools } = parseOptions(registry, options);
   const verified = verifyJournal(journal);
-  if (!verified.ok) throw new ValidationError(`the journal does not verify at seq ${verified.seq}: ${verified.reason}`, { code: 'journal_invalid', details: { seq: verified.seq } });
+  if (!verified.ok)
+    throw new ValidationError(`the journal does not verify at seq ${verified.seq}: ${verified.reason}`, {
+      code: 'journal_invalid',
+      details: { seq: verified.seq },
+    });
   const first = journal[0];
   if (!first) return { ok: true, events: 0, head: undefined };
-  if (first.type !== 'stage' || !first.data.inputs) throw new ValidationError('the journal does not start with a run', { code: 'journal_invalid', details: { seq: 0 } });
+  if (first.type !== 'stage' || !first.data.inputs)
+    throw new ValidationError('the journal does not start with a run', { code: 'journal_invalid', details: { seq: 0 } });
   const inputs = first.data.inputs;
   const runId = first.runId;
 
@@ -127,21 +133,28 @@ export async function replay(journal: readonly JournalEvent[], registry: ToolReg
   for (const tool of registry.definitions(inputs.profile)) {
     recordedRegistry.register(inputs.profile, tool.name, {
       ...tool,
-      handler: verifyTools && tool.idempotent ? tool.handler : (_input: unknown, context: { attempt: number; runId: string; idempotencyKey: string }) => {
-        const stepId = context.idempotencyKey.slice(runId.length + 1);
-        const result = journal.find(
-          (e): e is JournalEvent & { type: 'tool_call_complete' | 'tool_call_error' } =>
-            e.seq >= store.written && (e.type === 'tool_call_complete' || e.type === 'tool_call_error') && e.data.stepId === stepId && e.data.attempt === context.attempt,
-        );
-        if (!result) throw new Exhausted();
-        if (result.type === 'tool_call_error') throw errorFromInfo(result.data.error);
-        return result.data.output;
-      },
+      handler:
+        verifyTools && tool.idempotent
+          ? tool.handler
+          : (_input: unknown, context: { attempt: number; runId: string; idempotencyKey: string }) => {
+              const stepId = context.idempotencyKey.slice(runId.length + 1);
+              const result = journal.find(
+                (e): e is JournalEvent & { type: 'tool_call_complete' | 'tool_call_error' } =>
+                  e.seq >= store.written &&
+                  (e.type === 'tool_call_complete' || e.type === 'tool_call_error') &&
+                  e.data.stepId === stepId &&
+                  e.data.attempt === context.attempt,
+              );
+              if (!result) throw new Exhausted();
+              if (result.type === 'tool_call_error') throw errorFromInfo(result.data.error);
+              return result.data.output;
+            },
     });
   }
   const profileUsage = async (): Promise<BudgetUsage> => {
     for (const e of journal) {
-      if (e.seq >= store.written && (e.type === 'tool_call_start' || e.type === 'budget_exceeded') && e.data.profileUsedBefore !== undefined) return e.data.profileUsedBefore;
+      if (e.seq >= store.written && (e.type === 'tool_call_start' || e.type === 'budget_exceeded') && e.data.profileUsedBefore !== undefined)
+        return e.data.profileUsedBefore;
     }
     return { ...ZERO_USAGE };
   };
@@ -156,7 +169,11 @@ export async function replay(journal: readonly JournalEvent[], registry: ToolReg
     autonomy: inputs.autonomy,
     sleep: async () => undefined,
     readProfileUsage: profileUsage,
-    recordedRetry: (stepId, attempt) => journal.find((e): e is JournalEvent & { type: 'tool_call_error' } => e.seq >= store.written && e.type === 'tool_call_error' && e.data.stepId === stepId && e.data.attempt === attempt)?.data.retryable,
+    recordedRetry: (stepId, attempt) =>
+      journal.find(
+        (e): e is JournalEvent & { type: 'tool_call_error' } =>
+          e.seq >= store.written && e.type === 'tool_call_error' && e.data.stepId === stepId && e.data.attempt === attempt,
+      )?.data.retryable,
     ...(inputs.stepTimeoutMs !== undefined ? { stepTimeoutMs: inputs.stepTimeoutMs } : {}),
     config: { plannerMaxSteps: inputs.maxSteps },
   });

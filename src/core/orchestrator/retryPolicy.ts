@@ -3,8 +3,15 @@ import type { Random } from '../ports.ts';
 import { RetryPolicyConfigSchema, type RetryPolicyConfig, type RetryPolicyInput } from '../schema/retry.ts';
 import { parseOrThrow } from '../schema/validate.ts';
 
-
-const TERMINAL_NAMES = new Set(['ValidationError', 'ZodError', 'AuthenticationError', 'PermissionError', 'PolicyViolationError', 'NotFoundError', 'ConflictError']);
+const TERMINAL_NAMES = new Set([
+  'ValidationError',
+  'ZodError',
+  'AuthenticationError',
+  'PermissionError',
+  'PolicyViolationError',
+  'NotFoundError',
+  'ConflictError',
+]);
 const TRANSIENT_NAMES = new Set(['TimeoutError', 'ConnectionError', 'NetworkError', 'ResourceError']);
 
 /**
@@ -56,7 +63,11 @@ export function createRetryPolicy(input: RetryPolicyInput = {}): RetryPolicy {
     },
     delay(attempt, random) {
       const nominal =
-        config.strategy === 'linear' ? config.baseDelay * attempt : config.strategy === 'exponential' ? config.baseDelay * config.multiplier ** (attempt - 1) : 0;
+        config.strategy === 'linear'
+          ? config.baseDelay * attempt
+          : config.strategy === 'exponential'
+            ? config.baseDelay * config.multiplier ** (attempt - 1)
+            : 0;
       const draw = random.next();
       const jittered = nominal * (1 + config.jitter * (2 * draw - 1));
       return { delayMs: Math.round(Math.min(config.maxDelay, Math.max(0, jittered))), jitter: draw };

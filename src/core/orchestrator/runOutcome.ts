@@ -38,7 +38,15 @@ export function outcomeOf(state: RunState): RunOutcome {
     outputs: outputsOf(state),
     ...(state.stopReason ? { stopReason: state.stopReason } : {}),
     ...(state.error ? { error: state.error } : {}),
-    ...(state.status === 'failed' ? { partial: partialResult(completed.map((s) => s.stepId), completed.at(-1)?.output ?? null, failureModeOf(state.error)) } : {}),
+    ...(state.status === 'failed'
+      ? {
+          partial: partialResult(
+            completed.map((s) => s.stepId),
+            completed.at(-1)?.output ?? null,
+            failureModeOf(state.error),
+          ),
+        }
+      : {}),
     ...(pending ? { pendingApproval: structuredClone(pending) } : {}),
     usage: { ...state.usage },
     budget: { run: { ...state.inputs.budget }, ...(state.inputs.profileBudget ? { profile: { ...state.inputs.profileBudget } } : {}) },

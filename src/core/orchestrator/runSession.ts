@@ -87,7 +87,13 @@ export class RunSessions {
     const random = createSeededRandom(state.inputs.seed);
     for (let i = 0; i < state.randomDraws; i++) random.next();
     const { policy, planner, coordinator, requiresApproval } = this.#ports;
-    const context: StageContext = { policy, planner, coordinator, registry: registry.sandbox(state.inputs.profile), ...(requiresApproval ? { requiresApproval } : {}) };
+    const context: StageContext = {
+      policy,
+      planner,
+      coordinator,
+      registry: registry.sandbox(state.inputs.profile),
+      ...(requiresApproval ? { requiresApproval } : {}),
+    };
     const run: ActiveRun = { state, context, random, controller: new AbortController() };
     this.#active.set(state.runId, run);
     return run;
@@ -124,7 +130,8 @@ export class RunSessions {
     for (const event of events) applyEvent(state, event);
     const approvals = [];
     for (const event of events) {
-      if (event.type === 'approval_requested' || event.type === 'approval_received' || event.type === 'approval_timeout') approvals.push({ ...state.approvals.get(event.data.approvalId)! });
+      if (event.type === 'approval_requested' || event.type === 'approval_received' || event.type === 'approval_timeout')
+        approvals.push({ ...state.approvals.get(event.data.approvalId)! });
     }
     try {
       await this.#ports.store.append({

@@ -132,7 +132,17 @@ export function applyEvent(state: RunState, event: JournalEvent): void {
       state.steps = state.steps.filter((s) => s.status === 'completed');
       state.cursor = 0;
       for (const step of plan.steps) {
-        state.steps.push({ stepId: step.name, index: step.index, tool: step.tool, input: step.input, revision, status: 'pending', attempt: 0, nextAttempt: 1, approvedArgs: [] });
+        state.steps.push({
+          stepId: step.name,
+          index: step.index,
+          tool: step.tool,
+          input: step.input,
+          revision,
+          status: 'pending',
+          attempt: 0,
+          nextAttempt: 1,
+          approvedArgs: [],
+        });
       }
       if (revision > 0) state.replans = revision;
       break;

@@ -141,7 +141,16 @@ export class Planner {
     const steps: PlanStep[] = calls.map((call, index) => ({ name: `step-${index}`, tool: call.tool, input: call.input, index }));
     const candidates: PlanCandidate[] = calls.map((call, index) => {
       const tool = byName.get(call.tool)!;
-      return { tool: call.tool, clause: index, similarity: 1, cost: tool.cost, latency: tool.latency, score: 1, selected: true, reason: 'named explicitly in the goal' };
+      return {
+        tool: call.tool,
+        clause: index,
+        similarity: 1,
+        cost: tool.cost,
+        latency: tool.latency,
+        score: 1,
+        selected: true,
+        reason: 'named explicitly in the goal',
+      };
     });
     return { steps, candidates, source: 'pattern', stopReason: 'explicit_calls' };
   }
@@ -164,7 +173,9 @@ export class Planner {
       const scored = tools.map((tool) => {
         const sim = similarity.get(tool.name) ?? 0;
         const score =
-          (preferences.similarityWeight * sim + preferences.costWeight * (1 - tool.cost / maxCost) + preferences.latencyWeight * (1 - tool.latency / maxLatency)) /
+          (preferences.similarityWeight * sim +
+            preferences.costWeight * (1 - tool.cost / maxCost) +
+            preferences.latencyWeight * (1 - tool.latency / maxLatency)) /
           weightSum;
         return { tool, similarity: sim, score: round(score), relevant: sim >= minSimilarity && sim > 0 };
       });
@@ -177,12 +188,26 @@ export class Planner {
           : !entry.relevant
             ? `similarity ${entry.similarity} is below the floor ${minSimilarity}`
             : `outscored by ${best!.tool.name} (${best!.score} > ${entry.score})`;
-        candidates.push({ tool: entry.tool.name, clause: clauseIndex, similarity: entry.similarity, cost: entry.tool.cost, latency: entry.tool.latency, score: entry.score, selected, reason });
+        candidates.push({
+          tool: entry.tool.name,
+          clause: clauseIndex,
+          similarity: entry.similarity,
+          cost: entry.tool.cost,
+          latency: entry.tool.latency,
+          score: entry.score,
+          selected,
+          reason,
+        });
       }
       if (best) {
         const index = steps.length;
         const previous = steps[index - 1]?.name;
-        const input = fillSlots(best.tool.inputSchema as Record<string, unknown>, { clause, goal, tool: best.tool.name, ...(previous ? { previousStep: previous } : {}) });
+        const input = fillSlots(best.tool.inputSchema as Record<string, unknown>, {
+          clause,
+          goal,
+          tool: best.tool.name,
+          ...(previous ? { previousStep: previous } : {}),
+        });
         steps.push({ name: `step-${index}`, tool: best.tool.name, input, index });
       }
     });

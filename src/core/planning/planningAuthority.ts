@@ -3,7 +3,6 @@ import { ToolBudgetSchema, type BudgetUsage, type ToolBudget } from '../schema/b
 import type { PlanStage } from '../schema/plan.ts';
 import { parseOrThrow } from '../schema/validate.ts';
 
-
 const NEXT: Readonly<Record<PlanStage, readonly PlanStage[]>> = {
   CREATED: ['VALIDATED', 'FAILED'],
   VALIDATED: ['EXECUTING', 'FAILED'],
@@ -25,13 +24,10 @@ export function transitionPlan(from: PlanStage, to: PlanStage): boolean {
   return true;
 }
 
-
-
 /** Parse a budget; negative or non-finite ceilings throw a `ValidationError` (`invalid_budget`). */
 export function parseBudget(input: unknown): ToolBudget {
   return parseOrThrow(ToolBudgetSchema, input ?? {}, 'budget', 'invalid_budget');
 }
-
 
 export const ZERO_USAGE: Readonly<BudgetUsage> = Object.freeze({ cost: 0, calls: 0, tokens: 0 });
 
@@ -65,7 +61,8 @@ export function checkReservation(budget: ToolBudget, used: BudgetUsage, reservat
     const after = used[dimension] + reservation[dimension];
     // Tolerate float dust so a ceiling of 0.3 admits 0.1 + 0.2.
     if (after > ceiling + 1e-9 * Math.max(1, ceiling)) exceeded.push(dimension);
-    else if (after >= budget.warnThreshold * ceiling && used[dimension] < budget.warnThreshold * ceiling && reservation[dimension] > 0) warnings.push(dimension);
+    else if (after >= budget.warnThreshold * ceiling && used[dimension] < budget.warnThreshold * ceiling && reservation[dimension] > 0)
+      warnings.push(dimension);
   }
   return { exceeded, warnings };
 }

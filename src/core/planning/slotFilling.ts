@@ -13,18 +13,47 @@ export interface StepReference {
 
 /** Whether `value` is a {@link StepReference}. */
 export function isStepReference(value: unknown): value is StepReference {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 1 && typeof (value as StepReference).$ref === 'string';
+  return (
+    typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 1 && typeof (value as StepReference).$ref === 'string'
+  );
 }
 
 const NUMBER_WORDS: Readonly<Record<string, number>> = {
-  zero: 0, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10,
-  eleven: 11, twelve: 12, thirteen: 13, fourteen: 14, fifteen: 15, sixteen: 16, seventeen: 17, eighteen: 18,
-  nineteen: 19, twenty: 20, thirty: 30, forty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90, hundred: 100,
+  zero: 0,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  thirteen: 13,
+  fourteen: 14,
+  fifteen: 15,
+  sixteen: 16,
+  seventeen: 17,
+  eighteen: 18,
+  nineteen: 19,
+  twenty: 20,
+  thirty: 30,
+  forty: 40,
+  fifty: 50,
+  sixty: 60,
+  seventy: 70,
+  eighty: 80,
+  ninety: 90,
+  hundred: 100,
 };
 
 const QUOTED = /"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|“([^”]*)”|‘([^’]*)’/g;
 const URL_PATTERN = /\bhttps?:\/\/[^\s"'<>]+[^\s"'<>.,;:!?)]/gi;
-const PATH_PATTERN = /(?:^|[\s("'])((?:\.{1,2}\/|\/)?[\w.-]+(?:\/[\w.-]+)+|[\w-]+\.(?:txt|md|markdown|json|html?|csv|ts|js|py|yaml|yml|pdf))(?=$|[\s)"',;:!?])/gi;
+const PATH_PATTERN =
+  /(?:^|[\s("'])((?:\.{1,2}\/|\/)?[\w.-]+(?:\/[\w.-]+)+|[\w-]+\.(?:txt|md|markdown|json|html?|csv|ts|js|py|yaml|yml|pdf))(?=$|[\s)"',;:!?])/gi;
 const NUMBER_PATTERN = /(?<![\w.])[-−]?\d+(?:[.,]\d+)?(?:e[+-]?\d+)?(?![\w])/gi;
 const REFERENCE_WORDS = /\b(?:result|it|that|this|previous|answer|output|sum|product|total|difference|quotient)\b/i;
 const EXPRESSION_START = /(?:[-+(.\d]|\b(?:abs|sqrt|cbrt|exp|ln|log2?|sin|cos|tan|floor|ceil|round|min|max|pow|pi|tau)\b)/i;

@@ -86,13 +86,19 @@ function parseCallArguments(body: string, parameters: readonly string[]): Record
   // `tool({"a": 1})` or `tool({})`: a single JSON object is the whole input.
   if (parts.length === 1 && parts[0]!.startsWith('{')) {
     const value = parseLiteral(parts[0]!);
-    if (typeof value === 'object' && value !== null && !Array.isArray(value) && !(parameters.length === 1 && parameters[0] !== undefined && Object.keys(value).length > 0 && !Object.hasOwn(value, parameters[0]))) {
+    if (
+      typeof value === 'object' &&
+      value !== null &&
+      !Array.isArray(value) &&
+      !(parameters.length === 1 && parameters[0] !== undefined && Object.keys(value).length > 0 && !Object.hasOwn(value, parameters[0]))
+    ) {
       return value as Record<string, unknown>;
     }
   }
   const named = parts.map((part) => NAMED_ARGUMENT.exec(part));
   // A one-parameter tool called positionally keeps its argument whole, commas and all.
-  if (parameters.length === 1 && parts.length > 0 && named.every((m) => m === null)) return { [parameters[0]!]: parseLiteral(parts.length === 1 ? parts[0]! : body) };
+  if (parameters.length === 1 && parts.length > 0 && named.every((m) => m === null))
+    return { [parameters[0]!]: parseLiteral(parts.length === 1 ? parts[0]! : body) };
   const input: Record<string, unknown> = {};
   let positional = 0;
   for (let i = 0; i < parts.length; i++) {

@@ -13,7 +13,12 @@ export const ProfilePolicySchema = z.object({
   /** Tools that may never run. */
   deniedTools: z.array(z.string()).default([]),
   /** Largest step input, in bytes of JSON. Default 1 MiB. */
-  maxInputBytes: z.number().int().min(1).max(64 * 1024 * 1024).default(1024 * 1024),
+  maxInputBytes: z
+    .number()
+    .int()
+    .min(1)
+    .max(64 * 1024 * 1024)
+    .default(1024 * 1024),
 });
 export type ProfilePolicy = z.output<typeof ProfilePolicySchema>;
 export type ProfilePolicyInput = z.input<typeof ProfilePolicySchema>;
@@ -56,7 +61,10 @@ export class PolicyEnforcer {
   checkTool(profile: string, tool: ToolDefinition): void {
     const policy = this.policyFor(profile);
     if (policy.deniedTools.includes(tool.name) || (policy.allowedTools && !policy.allowedTools.includes(tool.name))) {
-      throw new PolicyViolationError(`tool "${tool.name}" is not allowed in profile "${profile}"`, { code: 'tool_not_allowed', details: { profile, tool: tool.name } });
+      throw new PolicyViolationError(`tool "${tool.name}" is not allowed in profile "${profile}"`, {
+        code: 'tool_not_allowed',
+        details: { profile, tool: tool.name },
+      });
     }
     if (tool.allowNetwork && !policy.allowNetwork) {
       throw new PolicyViolationError(`tool "${tool.name}" needs the network, which profile "${profile}" does not allow`, {

@@ -2,12 +2,56 @@
 export const REDACTED = '[REDACTED]';
 
 /** Words that make a key secret on their own. */
-const SECRET_WORDS = new Set(['password', 'passwd', 'pwd', 'passphrase', 'secret', 'secrets', 'token', 'apikey', 'auth', 'authorization', 'bearer', 'cookie', 'cookies', 'credential', 'credentials', 'privatekey', 'signature']);
+const SECRET_WORDS = new Set([
+  'password',
+  'passwd',
+  'pwd',
+  'passphrase',
+  'secret',
+  'secrets',
+  'token',
+  'apikey',
+  'auth',
+  'authorization',
+  'bearer',
+  'cookie',
+  'cookies',
+  'credential',
+  'credentials',
+  'privatekey',
+  'signature',
+]);
 /** Words that turn a key into a measure of a secret rather than the secret itself. */
-const NOT_SECRET_QUALIFIERS = new Set(['count', 'counts', 'ceiling', 'limit', 'usage', 'used', 'budget', 'length', 'type', 'expiry', 'expires', 'max', 'min', 'required', 'policy']);
+const NOT_SECRET_QUALIFIERS = new Set([
+  'count',
+  'counts',
+  'ceiling',
+  'limit',
+  'usage',
+  'used',
+  'budget',
+  'length',
+  'type',
+  'expiry',
+  'expires',
+  'max',
+  'min',
+  'required',
+  'policy',
+]);
 
 /** Word pairs that make a key secret (`api_key`, `privateKey`, `session-id`). */
-const SECRET_PAIRS = new Set(['api key', 'private key', 'access key', 'secret key', 'session id', 'client secret', 'refresh token', 'access token', 'set cookie']);
+const SECRET_PAIRS = new Set([
+  'api key',
+  'private key',
+  'access key',
+  'secret key',
+  'session id',
+  'client secret',
+  'refresh token',
+  'access token',
+  'set cookie',
+]);
 
 /** Value shapes that are secrets wherever they appear. Each keeps a short prefix so logs stay readable. */
 const SECRET_VALUES: ReadonlyArray<RegExp> = [

@@ -7,9 +7,41 @@ export const MAX_DOCUMENT_CHARS = 10 * 1024 * 1024;
 export const DOCUMENT_EXTENSIONS = ['.txt', '.md', '.markdown', '.html', '.htm', '.json'] as const;
 
 const ENTITIES: Readonly<Record<string, string>> = {
-  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', copy: '©', reg: '®', trade: '™', hellip: '…', mdash: '—', ndash: '–',
-  lsquo: '‘', rsquo: '’', ldquo: '“', rdquo: '”', eacute: 'é', egrave: 'è', ecirc: 'ê', agrave: 'à', aacute: 'á', ccedil: 'ç', ouml: 'ö',
-  uuml: 'ü', auml: 'ä', szlig: 'ß', ntilde: 'ñ', oacute: 'ó', iacute: 'í', uacute: 'ú', euro: '€', pound: '£', deg: '°', middot: '·', bull: '•',
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: ' ',
+  copy: '©',
+  reg: '®',
+  trade: '™',
+  hellip: '…',
+  mdash: '—',
+  ndash: '–',
+  lsquo: '‘',
+  rsquo: '’',
+  ldquo: '“',
+  rdquo: '”',
+  eacute: 'é',
+  egrave: 'è',
+  ecirc: 'ê',
+  agrave: 'à',
+  aacute: 'á',
+  ccedil: 'ç',
+  ouml: 'ö',
+  uuml: 'ü',
+  auml: 'ä',
+  szlig: 'ß',
+  ntilde: 'ñ',
+  oacute: 'ó',
+  iacute: 'í',
+  uacute: 'ú',
+  euro: '€',
+  pound: '£',
+  deg: '°',
+  middot: '·',
+  bull: '•',
 };
 
 function decodeEntities(text: string): string {
@@ -79,15 +111,24 @@ function looksBinary(text: string): boolean {
  * Empty, binary, oversized and unsupported documents are refused with a `ValidationError`.
  */
 export function extractText(path: string, content: string): string {
-  if (typeof path !== 'string' || path.trim() === '' || path.length > 1024) throw new ValidationError('a document needs a path of 1-1024 characters', { code: 'invalid_path' });
+  if (typeof path !== 'string' || path.trim() === '' || path.length > 1024)
+    throw new ValidationError('a document needs a path of 1-1024 characters', { code: 'invalid_path' });
   if (typeof content !== 'string') throw new ValidationError(`${path}: content must be text`, { code: 'invalid_document' });
-  if (content.length > MAX_DOCUMENT_CHARS) throw new ValidationError(`${path} is larger than ${MAX_DOCUMENT_CHARS / 1024 / 1024} MB`, { code: 'document_too_large', details: { path, size: content.length } });
+  if (content.length > MAX_DOCUMENT_CHARS)
+    throw new ValidationError(`${path} is larger than ${MAX_DOCUMENT_CHARS / 1024 / 1024} MB`, {
+      code: 'document_too_large',
+      details: { path, size: content.length },
+    });
   if (looksBinary(content)) throw new ValidationError(`${path} looks like a binary file`, { code: 'binary_document', details: { path } });
   const extension = path.toLowerCase().match(/\.[a-z0-9]+$/)?.[0] ?? '.txt';
   if (!(DOCUMENT_EXTENSIONS as readonly string[]).includes(extension)) {
-    throw new ValidationError(`${path}: unsupported document type ${extension}; use ${DOCUMENT_EXTENSIONS.join(', ')}`, { code: 'unsupported_document', details: { path } });
+    throw new ValidationError(`${path}: unsupported document type ${extension}; use ${DOCUMENT_EXTENSIONS.join(', ')}`, {
+      code: 'unsupported_document',
+      details: { path },
+    });
   }
-  const text = extension === '.html' || extension === '.htm' ? htmlToText(content) : extension === '.json' ? jsonToText(content) : content.replace(/\r\n?/g, '\n').trim();
+  const text =
+    extension === '.html' || extension === '.htm' ? htmlToText(content) : extension === '.json' ? jsonToText(content) : content.replace(/\r\n?/g, '\n').trim();
   if (!/[\p{L}\p{N}]/u.test(text)) throw new ValidationError(`${path} has no text`, { code: 'empty_document', details: { path } });
   return text;
 }

@@ -20,7 +20,9 @@ export class RagIndex {
     const missing = methods.filter((m) => typeof (backend as unknown as Record<string, unknown> | undefined)?.[m] !== 'function');
     if (!backend || missing.length) throw new ValidationError(`the vector backend lacks ${missing.join(', ') || 'everything'}`, { code: 'invalid_backend' });
     if (!Number.isInteger(backend.dimension) || backend.dimension !== embedder.dimension) {
-      throw new ValidationError(`the vector backend holds ${backend.dimension}-dimensional vectors but the embedder makes ${embedder.dimension}`, { code: 'invalid_backend' });
+      throw new ValidationError(`the vector backend holds ${backend.dimension}-dimensional vectors but the embedder makes ${embedder.dimension}`, {
+        code: 'invalid_backend',
+      });
     }
     this.backend = backend;
     this.embedder = embedder;

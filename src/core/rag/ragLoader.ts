@@ -28,7 +28,10 @@ export interface IngestReport {
   replaced: number;
 }
 
-const DocumentsSchema = z.array(z.object({ path: z.string(), text: z.string() })).min(1).max(100_000);
+const DocumentsSchema = z
+  .array(z.object({ path: z.string(), text: z.string() }))
+  .min(1)
+  .max(100_000);
 
 /**
  * Ingests documents for retrieval: extracts text (`.txt`, `.md`, `.html` without a DOM,
@@ -45,7 +48,11 @@ export class RagLoader {
     this.#chunk = parseOrThrow(ChunkOptionsSchema, chunk, 'chunk options', 'invalid_chunk_options');
   }
 
-  async ingest(profile: string, documents: readonly IngestDocument[], options: { onProgress?: (progress: IngestProgress) => void } = {}): Promise<IngestReport> {
+  async ingest(
+    profile: string,
+    documents: readonly IngestDocument[],
+    options: { onProgress?: (progress: IngestProgress) => void } = {},
+  ): Promise<IngestReport> {
     parseOrThrow(ProfileNameSchema, profile, 'profile', 'invalid_profile');
     parseOrThrow(DocumentsSchema, documents, 'documents', 'invalid_document');
     const paths = new Set<string>();

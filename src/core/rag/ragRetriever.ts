@@ -66,7 +66,8 @@ export class RagRetriever {
     const words = keywords.words(query);
     const depth = mode === 'hybrid' ? Math.max(FUSION_DEPTH, k) : k;
 
-    const vectorHits = mode === 'keyword' ? [] : (await this.#index.backend.search(profile, this.#index.embedder.embed(query), { k: depth })).filter((h) => h.score > 0);
+    const vectorHits =
+      mode === 'keyword' ? [] : (await this.#index.backend.search(profile, this.#index.embedder.embed(query), { k: depth })).filter((h) => h.score > 0);
     const keywordHits = mode === 'vector' ? [] : keywords.search(query, depth);
 
     const fused = new Map<string, { score: number; vectorScore?: number; keywordScore?: number; metadata: Record<string, unknown>; matched: string[] }>();

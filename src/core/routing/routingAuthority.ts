@@ -63,7 +63,11 @@ export class CapabilityBasedPolicy implements RoutingPolicy {
       });
     }
     const worker = capable[this.#turn++ % capable.length]!;
-    return { worker: worker.id, policy: this.name, reason: `${capable.length} of ${workers.length} workers offer [${request.capabilities.join(', ') || 'nothing special'}]` };
+    return {
+      worker: worker.id,
+      policy: this.name,
+      reason: `${capable.length} of ${workers.length} workers offer [${request.capabilities.join(', ') || 'nothing special'}]`,
+    };
   }
 }
 

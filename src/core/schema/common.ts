@@ -28,9 +28,7 @@ export const PROFILE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 export const ProfileNameSchema = z.string().regex(PROFILE_NAME_PATTERN, 'profile names are 1-64 letters, digits, "_" or "-", starting with a letter or digit');
 
 /** A tool name: a lowercase identifier, 1–64 characters. */
-export const ToolNameSchema = z
-  .string()
-  .regex(/^[a-z][a-z0-9_]{0,63}$/, 'tool names are 1-64 lowercase letters, digits or "_", starting with a letter');
+export const ToolNameSchema = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'tool names are 1-64 lowercase letters, digits or "_", starting with a letter');
 
 /** Any JSON value. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };

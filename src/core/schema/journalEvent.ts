@@ -131,16 +131,36 @@ export const JOURNAL_EVENT_DATA = {
     profileUsedBefore: BudgetUsageSchema.optional(),
     rerun: z.literal(true).optional(),
   }),
-  tool_call_complete: z.object({ stepId: z.string(), attempt: z.number().int().min(1), argsHash: z.string(), output: z.unknown(), durationMs: z.number().min(0), health: HealthReportSchema }),
+  tool_call_complete: z.object({
+    stepId: z.string(),
+    attempt: z.number().int().min(1),
+    argsHash: z.string(),
+    output: z.unknown(),
+    durationMs: z.number().min(0),
+    health: HealthReportSchema,
+  }),
   /** A failed attempt, or a step refused before it ran (attempt 0, no duration). */
-  tool_call_error: z.object({ stepId: z.string(), attempt: z.number().int().min(0), error: ErrorInfoSchema, retryable: z.boolean(), final: z.boolean(), durationMs: z.number().min(0).optional() }),
+  tool_call_error: z.object({
+    stepId: z.string(),
+    attempt: z.number().int().min(0),
+    error: ErrorInfoSchema,
+    retryable: z.boolean(),
+    final: z.boolean(),
+    durationMs: z.number().min(0).optional(),
+  }),
   retry_scheduled: z.object({ stepId: z.string(), attempt: z.number().int().min(1), delayMs: z.number().min(0), jitter: z.number() }),
   reflection: z.object({ trigger: z.enum(['low_health', 'run_end']), score: z.number().optional(), summary: z.string() }),
   replanned: z.object({ revision: z.number().int().min(1), excluded: z.array(z.string()), reason: z.string() }),
   run_paused: z.object({ reason: z.string(), approvalId: z.string().optional() }),
   run_resumed: z.object({ from: z.enum(RUN_STATUSES) }),
   run_cancelled: z.object({ reason: z.string() }),
-  run_completed: z.object({ success: z.boolean(), stopReason: z.string(), outputs: Args, error: ErrorInfoSchema.optional(), partial: PartialResultSchema.optional() }),
+  run_completed: z.object({
+    success: z.boolean(),
+    stopReason: z.string(),
+    outputs: Args,
+    error: ErrorInfoSchema.optional(),
+    partial: PartialResultSchema.optional(),
+  }),
 } as const;
 
 /** Every journal event type. */
@@ -158,7 +178,9 @@ const envelope = { runId: z.string().min(1).max(200), seq: z.number().int().min(
  * canonical JSON of the event without `hash`, and `prev` is the previous event's hash.
  * The only event model of the runtime: run state, trace, OTLP and the dashboard are projections of it.
  */
-export type JournalEvent = { [T in JournalEventType]: { runId: string; seq: number; type: T; at: number; data: JournalEventData<T>; prev: string; hash: string } }[JournalEventType];
+export type JournalEvent = {
+  [T in JournalEventType]: { runId: string; seq: number; type: T; at: number; data: JournalEventData<T>; prev: string; hash: string };
+}[JournalEventType];
 
 /** The journal event of one `type`. */
 export type JournalEventOf<T extends JournalEventType> = Extract<JournalEvent, { type: T }>;
@@ -166,7 +188,10 @@ export type JournalEventOf<T extends JournalEventType> = Extract<JournalEvent, {
 /** Validates a whole event, its data included, against the schema of its type. */
 export const JournalEventSchema = z.discriminatedUnion(
   'type',
-  JOURNAL_EVENT_TYPES.map((type) => z.object({ ...envelope, type: z.literal(type), data: JOURNAL_EVENT_DATA[type] })) as unknown as [z.ZodObject, ...z.ZodObject[]],
+  JOURNAL_EVENT_TYPES.map((type) => z.object({ ...envelope, type: z.literal(type), data: JOURNAL_EVENT_DATA[type] })) as unknown as [
+    z.ZodObject,
+    ...z.ZodObject[],
+  ],
 );
 
 /** Whether `event` is of type `type`, narrowing its data. */

@@ -22,7 +22,17 @@ export const ExecutionResultSchema = z.object({
   stopReason: z.string(),
   error: ErrorInfoSchema.optional(),
   /** The run's journal, redacted: every decision, in order. */
-  events: z.array(z.object({ runId: z.string(), seq: z.number().int(), type: z.enum(JOURNAL_EVENT_TYPES), at: z.number(), data: z.record(z.string(), z.unknown()), prev: Hex64, hash: Hex64 })),
+  events: z.array(
+    z.object({
+      runId: z.string(),
+      seq: z.number().int(),
+      type: z.enum(JOURNAL_EVENT_TYPES),
+      at: z.number(),
+      data: z.record(z.string(), z.unknown()),
+      prev: Hex64,
+      hash: Hex64,
+    }),
+  ),
   /** From the run's first event to its last, by the journal's clock. */
   durationMs: z.number().min(0),
 });

@@ -3,7 +3,11 @@ import type { ApprovalFilter, ApprovalRecord, RunFilter, RunSummary } from './st
 
 /** Whether `run` passes every field of `filter` that is set (`limit` is applied by {@link selectRuns}). */
 export function matchesRunFilter(run: RunSummary, filter: RunFilter): boolean {
-  return (!filter.status || run.status === filter.status) && (!filter.profile || run.profile === filter.profile) && (!filter.traceId || run.traceId === filter.traceId);
+  return (
+    (!filter.status || run.status === filter.status) &&
+    (!filter.profile || run.profile === filter.profile) &&
+    (!filter.traceId || run.traceId === filter.traceId)
+  );
 }
 
 /** The order every store lists runs in: newest first, ties broken by run id ascending. */
@@ -16,7 +20,8 @@ export function compareRuns(a: RunSummary, b: RunSummary): number {
  * limit into a query call this first; {@link selectRuns} calls it for the others.
  */
 export function checkRunLimit(filter: RunFilter): void {
-  if (filter.limit !== undefined && !(Number.isInteger(filter.limit) && filter.limit > 0)) throw new ValidationError('limit must be a positive integer', { code: 'invalid_filter' });
+  if (filter.limit !== undefined && !(Number.isInteger(filter.limit) && filter.limit > 0))
+    throw new ValidationError('limit must be a positive integer', { code: 'invalid_filter' });
 }
 
 /** The runs of `runs` that pass `filter`, in listing order ({@link compareRuns}), at most `filter.limit` of them. */
@@ -28,7 +33,11 @@ export function selectRuns(runs: Iterable<RunSummary>, filter: RunFilter = {}): 
 
 /** Whether `approval` passes every field of `filter` that is set. */
 export function matchesApprovalFilter(approval: ApprovalRecord, filter: ApprovalFilter): boolean {
-  return (!filter.status || approval.status === filter.status) && (!filter.profile || approval.profile === filter.profile) && (!filter.runId || approval.runId === filter.runId);
+  return (
+    (!filter.status || approval.status === filter.status) &&
+    (!filter.profile || approval.profile === filter.profile) &&
+    (!filter.runId || approval.runId === filter.runId)
+  );
 }
 
 /** The order every store lists approvals in: oldest request first, ties broken by approval id ascending. */

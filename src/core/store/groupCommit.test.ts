@@ -6,7 +6,9 @@ const turn = () => new Promise((resolve) => setTimeout(resolve, 0));
 describe('GroupCommit', () => {
   it('commits the items of one turn together, refusing only the ones the writer refused', async () => {
     const groups: string[][] = [];
-    const commits = new GroupCommit<string>({ commit: (items) => (groups.push([...items]), new Map(items.flatMap((item, i) => (item.startsWith('bad') ? [[i, new Error(item)]] : [])))) });
+    const commits = new GroupCommit<string>({
+      commit: (items) => (groups.push([...items]), new Map(items.flatMap((item, i) => (item.startsWith('bad') ? [[i, new Error(item)]] : [])))),
+    });
     const results = await Promise.allSettled(['a', 'bad-b', 'c'].map((item) => commits.enqueue(item)));
     expect(groups).toEqual([['a', 'bad-b', 'c']]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
@@ -32,11 +34,17 @@ describe('GroupCommit', () => {
     const second = [commits.enqueue(3), commits.enqueue(4)];
     await Promise.all([...first, ...second]);
     expect(most).toBe(1);
-    expect(groups).toEqual([[1, 2], [3, 4]]);
+    expect(groups).toEqual([
+      [1, 2],
+      [3, 4],
+    ]);
   });
 
   it('fails every item of a failed transaction, or retries them one at a time when told to', async () => {
-    const failing = new GroupCommit<string>({ commit: () => Promise.reject(new Error('disk')), failure: (error) => new Error(`wrapped ${(error as Error).message}`) });
+    const failing = new GroupCommit<string>({
+      commit: () => Promise.reject(new Error('disk')),
+      failure: (error) => new Error(`wrapped ${(error as Error).message}`),
+    });
     const all = await Promise.allSettled([failing.enqueue('a'), failing.enqueue('b')]);
     expect(all.map((r) => (r as PromiseRejectedResult).reason.message)).toEqual(['wrapped disk', 'wrapped disk']);
 

@@ -6,7 +6,13 @@ import type { AppendBatch, JournalHead } from '../index.ts';
 function append(runId: string, after: JournalEvent | undefined): AppendBatch & { last: JournalEvent } {
   const event = sealEvent(after, runId, 'stage', 1, { stage: 'initialize' });
   const head = { seq: event.seq, hash: event.hash };
-  return { runId, events: [event], expectedHead: after ? { seq: after.seq, hash: after.hash } : null, run: { runId, traceId: 't', profile: 'p', goal: 'g', status: 'running', createdAt: 1, updatedAt: 1, head }, last: event };
+  return {
+    runId,
+    events: [event],
+    expectedHead: after ? { seq: after.seq, hash: after.hash } : null,
+    run: { runId, traceId: 't', profile: 'p', goal: 'g', status: 'running', createdAt: 1, updatedAt: 1, head },
+    last: event,
+  };
 }
 
 const headOf = (event: JournalEvent): JournalHead => ({ seq: event.seq, hash: event.hash });

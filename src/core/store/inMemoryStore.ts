@@ -31,7 +31,8 @@ export class InMemoryStore implements HostStore {
     else this.#journals.set(batch.runId, [...events]);
     this.#runs.set(batch.runId, { ...batch.run, head: { ...batch.run.head } });
     for (const approval of batch.approvals ?? []) this.#approvals.set(approval.approvalId, structuredClone(approval));
-    if (batch.profileUsage) this.#usage.set(batch.profileUsage.profile, addUsage(this.#usage.get(batch.profileUsage.profile) ?? ZERO_USAGE, batch.profileUsage.delta));
+    if (batch.profileUsage)
+      this.#usage.set(batch.profileUsage.profile, addUsage(this.#usage.get(batch.profileUsage.profile) ?? ZERO_USAGE, batch.profileUsage.delta));
   }
 
   async readJournal(runId: string, fromSeq = 0): Promise<JournalEvent[]> {

@@ -1,7 +1,14 @@
 import { SystemError, ValidationError } from '../errors.ts';
 import { parseOrThrow } from '../schema/validate.ts';
 import { FlatVectorIndex } from '../vector/flatVectorIndex.ts';
-import { VectorProfileSchema, VectorSearchOptionsSchema, type VectorBackend, type VectorHit, type VectorRecord, type VectorSearchOptions } from '../vector/vectorBackend.ts';
+import {
+  VectorProfileSchema,
+  VectorSearchOptionsSchema,
+  type VectorBackend,
+  type VectorHit,
+  type VectorRecord,
+  type VectorSearchOptions,
+} from '../vector/vectorBackend.ts';
 
 /** One stored vector: its id, its Float32 values as little-endian bytes, and its JSON metadata. */
 export interface VectorRow {
@@ -34,7 +41,8 @@ export function vectorToBytes(vector: Float32Array): ArrayBuffer {
 /** Stored bytes back into a vector of `dimension` values; a wrong length is a `corrupt_row` {@link SystemError}. */
 export function vectorFromBytes(bytes: ArrayBuffer | Uint8Array, dimension: number, where: string): Float32Array {
   const length = bytes instanceof ArrayBuffer || bytes instanceof Uint8Array ? bytes.byteLength : 0;
-  if (length !== dimension * 4) throw new SystemError(`stored vector ${where} is corrupt (${length} bytes, expected ${dimension * 4})`, { code: 'corrupt_row' });
+  if (length !== dimension * 4)
+    throw new SystemError(`stored vector ${where} is corrupt (${length} bytes, expected ${dimension * 4})`, { code: 'corrupt_row' });
   const vector = new Float32Array(dimension);
   new Uint8Array(vector.buffer).set(bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes));
   return vector;
@@ -56,7 +64,8 @@ export class PersistedVectorBackend implements VectorBackend {
   readonly #loaded = new Map<string, Promise<FlatVectorIndex>>();
 
   constructor(dimension: number, rows: VectorRows) {
-    if (!Number.isInteger(dimension) || dimension < 1) throw new ValidationError(`dimension must be a positive integer, got ${dimension}`, { code: 'invalid_dimension' });
+    if (!Number.isInteger(dimension) || dimension < 1)
+      throw new ValidationError(`dimension must be a positive integer, got ${dimension}`, { code: 'invalid_dimension' });
     this.dimension = dimension;
     this.#rows = rows;
   }

@@ -25,10 +25,7 @@ const FUNCTIONS: Readonly<Record<string, { arity: [number, number]; apply: (...a
 
 const CONSTANTS: Readonly<Record<string, number>> = { pi: Math.PI, e: Math.E, tau: 2 * Math.PI };
 
-type Token =
-  | { kind: 'number'; value: number; at: number }
-  | { kind: 'name'; value: string; at: number }
-  | { kind: 'op'; value: string; at: number };
+type Token = { kind: 'number'; value: number; at: number } | { kind: 'name'; value: string; at: number } | { kind: 'op'; value: string; at: number };
 
 function fail(message: string, at: number, code = 'invalid_expression'): never {
   throw new ValidationError(`${message} at position ${at + 1}`, { code, details: { position: at } });
@@ -38,7 +35,7 @@ function lex(source: string): Token[] {
   const tokens: Token[] = [];
   const number = /\d+(?:\.\d*)?(?:e[+-]?\d+)?|\.\d+(?:e[+-]?\d+)?/iy;
   const name = /[a-z_][a-z0-9_]*/iy;
-  for (let i = 0; i < source.length; ) {
+  for (let i = 0; i < source.length;) {
     const c = source[i]!;
     if (c === ' ' || c === '\t' || c === '\n' || c === '\r') {
       i++;
@@ -85,13 +82,14 @@ function lex(source: string): Token[] {
  */
 export function evaluateExpression(source: string): number {
   if (typeof source !== 'string' || source.trim() === '') throw new ValidationError('the expression is empty', { code: 'invalid_expression' });
-  if (source.length > MAX_EXPRESSION_LENGTH) throw new ValidationError(`the expression is longer than ${MAX_EXPRESSION_LENGTH} characters`, { code: 'invalid_expression' });
+  if (source.length > MAX_EXPRESSION_LENGTH)
+    throw new ValidationError(`the expression is longer than ${MAX_EXPRESSION_LENGTH} characters`, { code: 'invalid_expression' });
   const tokens = lex(source);
   let position = 0;
   let depth = 0;
 
   const peek = (): Token | undefined => tokens[position];
-  const end = (): number => (tokens[position]?.at ?? source.length);
+  const end = (): number => tokens[position]?.at ?? source.length;
   const isOp = (value: string): boolean => {
     const token = peek();
     return token?.kind === 'op' && token.value === value;

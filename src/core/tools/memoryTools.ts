@@ -21,7 +21,10 @@ export function registerMemoryTools(registry: ToolRegistry, deps: { memory: Memo
       cost: 0.2,
       latency: 5,
       capabilities: ['memory'],
-      handler: async ({ text }, context) => ({ id: await deps.memory.storeText(context.profile, text, { source: 'remember', traceId: context.traceId }, `note:${context.idempotencyKey}`), remembered: text }),
+      handler: async ({ text }, context) => ({
+        id: await deps.memory.storeText(context.profile, text, { source: 'remember', traceId: context.traceId }, `note:${context.idempotencyKey}`),
+        remembered: text,
+      }),
       // Keyed by the idempotency key, so a re-run rewrites the same note instead of adding one.
       idempotent: true,
     }),
@@ -36,7 +39,8 @@ export function registerMemoryTools(registry: ToolRegistry, deps: { memory: Memo
       latency: 5,
       capabilities: ['memory'],
       idempotent: true,
-      handler: async ({ query, k }, context) => (await deps.memory.semanticSearch(context.profile, query, k)).map((hit) => ({ text: hit.text, score: Math.round(hit.score * 1000) / 1000 })),
+      handler: async ({ query, k }, context) =>
+        (await deps.memory.semanticSearch(context.profile, query, k)).map((hit) => ({ text: hit.text, score: Math.round(hit.score * 1000) / 1000 })),
     }),
   );
   registry.register(
@@ -49,7 +53,8 @@ export function registerMemoryTools(registry: ToolRegistry, deps: { memory: Memo
       latency: 10,
       capabilities: ['memory'],
       idempotent: true,
-      handler: async ({ query, k }, context) => (await deps.retriever.search(context.profile, query, { k })).map(({ path, chunk, score, snippet }) => ({ path, chunk, score, snippet })),
+      handler: async ({ query, k }, context) =>
+        (await deps.retriever.search(context.profile, query, { k })).map(({ path, chunk, score, snippet }) => ({ path, chunk, score, snippet })),
     }),
   );
   registry.register(

@@ -58,17 +58,23 @@ export class ToolRegistry {
     const validName = parseOrThrow(ToolNameSchema, name, 'tool name', 'invalid_tool_name');
     if (spec === null || typeof spec !== 'object') throw new ValidationError(`tool "${validName}": spec must be an object`, { code: 'invalid_tool_spec' });
     if (typeof spec.handler !== 'function') throw new ValidationError(`tool "${validName}": handler must be a function`, { code: 'invalid_tool_spec' });
-    if (!(spec.parameters instanceof z.ZodType)) throw new ValidationError(`tool "${validName}": parameters must be a zod schema`, { code: 'invalid_tool_spec' });
-    const meta = parseOrThrow(ToolMetaSchema, {
-      description: spec.description,
-      cost: spec.cost,
-      latency: spec.latency,
-      capabilities: spec.capabilities,
-      allowNetwork: spec.allowNetwork,
-      idempotent: spec.idempotent,
-      requiresApproval: spec.requiresApproval,
-      tokens: spec.tokens,
-    }, `tool "${validName}"`, 'invalid_tool_spec');
+    if (!(spec.parameters instanceof z.ZodType))
+      throw new ValidationError(`tool "${validName}": parameters must be a zod schema`, { code: 'invalid_tool_spec' });
+    const meta = parseOrThrow(
+      ToolMetaSchema,
+      {
+        description: spec.description,
+        cost: spec.cost,
+        latency: spec.latency,
+        capabilities: spec.capabilities,
+        allowNetwork: spec.allowNetwork,
+        idempotent: spec.idempotent,
+        requiresApproval: spec.requiresApproval,
+        tokens: spec.tokens,
+      },
+      `tool "${validName}"`,
+      'invalid_tool_spec',
+    );
     let inputSchema: Record<string, unknown>;
     try {
       inputSchema = z.toJSONSchema(spec.parameters, { unrepresentable: 'any' }) as Record<string, unknown>;
@@ -146,7 +152,10 @@ export class ToolRegistry {
       for (const [name, tool] of tools) {
         const existing = this.#profiles.get(profile)?.get(name);
         if (existing && !sameDefinition(existing, tool)) {
-          throw new ConflictError(`merge conflict: tool "${name}" differs in profile "${profile}"`, { code: 'duplicate_tool', details: { profile, tool: name } });
+          throw new ConflictError(`merge conflict: tool "${name}" differs in profile "${profile}"`, {
+            code: 'duplicate_tool',
+            details: { profile, tool: name },
+          });
         }
       }
     }

@@ -1,7 +1,15 @@
 import { SystemError, ValidationError } from '../errors.ts';
 import { parseOrThrow } from '../schema/validate.ts';
 import { TopK } from './topK.ts';
-import { RecordIdSchema, VectorProfileSchema, VectorSearchOptionsSchema, type VectorBackend, type VectorHit, type VectorRecord, type VectorSearchOptions } from './vectorBackend.ts';
+import {
+  RecordIdSchema,
+  VectorProfileSchema,
+  VectorSearchOptionsSchema,
+  type VectorBackend,
+  type VectorHit,
+  type VectorRecord,
+  type VectorSearchOptions,
+} from './vectorBackend.ts';
 
 /** Capacity grows by this factor: small enough that spare room stays under a quarter. */
 const GROWTH = 1.25;
@@ -55,10 +63,13 @@ export class FlatVectorIndex {
     parseOrThrow(RecordIdSchema, record.id, 'record id', 'invalid_record_id');
     if (!(record.vector instanceof Float32Array)) throw new ValidationError(`record ${record.id}: vector must be a Float32Array`, { code: 'invalid_vector' });
     if (record.vector.length !== this.dimension) {
-      throw new ValidationError(`record ${record.id}: vector has ${record.vector.length} dimensions, expected ${this.dimension}`, { code: 'dimension_mismatch' });
+      throw new ValidationError(`record ${record.id}: vector has ${record.vector.length} dimensions, expected ${this.dimension}`, {
+        code: 'dimension_mismatch',
+      });
     }
     for (let i = 0; i < record.vector.length; i++) {
-      if (!Number.isFinite(record.vector[i]!)) throw new ValidationError(`record ${record.id}: vector has a non-finite value at ${i}`, { code: 'non_finite_vector' });
+      if (!Number.isFinite(record.vector[i]!))
+        throw new ValidationError(`record ${record.id}: vector has a non-finite value at ${i}`, { code: 'non_finite_vector' });
     }
   }
 

@@ -13,7 +13,12 @@ export function ApprovalCard({ token, approval }: { token: string; approval: App
     mutationFn: (decision: 'approve' | 'reject' | 'edit') => {
       let parsed: Record<string, unknown> | undefined;
       if (decision === 'edit') parsed = JSON.parse(args) as Record<string, unknown>;
-      return unwrap(apiClient(token).v1.approvals[':approvalId'].$post({ param: { approvalId: encodeURIComponent(approval.approvalId) }, json: { decision, reason, ...(parsed ? { args: parsed } : {}) } }));
+      return unwrap(
+        apiClient(token).v1.approvals[':approvalId'].$post({
+          param: { approvalId: encodeURIComponent(approval.approvalId) },
+          json: { decision, reason, ...(parsed ? { args: parsed } : {}) },
+        }),
+      );
     },
     onSuccess: () => {
       setError(null);
@@ -57,18 +62,28 @@ export function ApprovalCard({ token, approval }: { token: string; approval: App
           {editing ? 'Cancel edit' : 'Edit arguments'}
         </button>
       </div>
-      {error ? <p role="alert" className="bad">{error}</p> : null}
+      {error ? (
+        <p role="alert" className="bad">
+          {error}
+        </p>
+      ) : null}
     </article>
   );
 }
 
 export function Approvals({ token }: { token: string }) {
-  const pending = useQuery({ queryKey: ['approvals', 'pending'], queryFn: () => unwrap(apiClient(token).v1.approvals.$get({ query: { status: 'pending' } })), refetchInterval: 3000 });
+  const pending = useQuery({
+    queryKey: ['approvals', 'pending'],
+    queryFn: () => unwrap(apiClient(token).v1.approvals.$get({ query: { status: 'pending' } })),
+    refetchInterval: 3000,
+  });
   return (
     <section aria-labelledby="approvals-title">
       <h1 id="approvals-title">Approvals</h1>
       {pending.data?.approvals.length === 0 ? <p>Nothing is waiting for you.</p> : null}
-      {pending.data?.approvals.map((approval) => <ApprovalCard key={approval.approvalId} token={token} approval={approval} />)}
+      {pending.data?.approvals.map((approval) => (
+        <ApprovalCard key={approval.approvalId} token={token} approval={approval} />
+      ))}
     </section>
   );
 }

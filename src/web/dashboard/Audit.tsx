@@ -36,7 +36,13 @@ async function otlpSpans(text: string): Promise<Span[]> {
       seqs: [],
       ...(typeof tool === 'string' ? { tool } : {}),
       ...(span.statusMessage ? { error: span.statusMessage } : {}),
-      extra: { traceId: span.traceId, spanId: span.spanId, ...(span.parentSpanId ? { parentSpanId: span.parentSpanId } : {}), ...(span.service ? { service: span.service } : {}), attributes: span.attributes },
+      extra: {
+        traceId: span.traceId,
+        spanId: span.spanId,
+        ...(span.parentSpanId ? { parentSpanId: span.parentSpanId } : {}),
+        ...(span.service ? { service: span.service } : {}),
+        attributes: span.attributes,
+      },
     } satisfies Span;
   });
 }
@@ -83,7 +89,9 @@ export function Audit({ token }: { token: string }) {
   const client = useQueryClient();
   const audit = useQuery({ queryKey: ['audit-all'], queryFn: () => unwrap(apiClient(token).v1.audit.$get()) });
   const [journal, setJournal] = useState<{ name: string; text: string } | null>(null);
-  const verify = useMutation({ mutationFn: (text: string): Promise<Verification> => unwrap(apiClient(token).v1.audit.journal.$post({ json: { journal: text } })) });
+  const verify = useMutation({
+    mutationFn: (text: string): Promise<Verification> => unwrap(apiClient(token).v1.audit.journal.$post({ json: { journal: text } })),
+  });
   const replay = useMutation({ mutationFn: (text: string): Promise<Replay> => unwrap(apiClient(token).v1.replay.$post({ json: { journal: text } })) });
   const store = useMutation({
     mutationFn: (text: string) => unwrap(apiClient(token).v1.journals.$post({ json: { journal: text } })),
@@ -117,7 +125,14 @@ export function Audit({ token }: { token: string }) {
       <ul>
         {audit.data?.runs.map((run) => (
           <li key={run.runId}>
-            <a href={`#/runs/${encodeURIComponent(run.runId)}`}>{run.runId}</a>: {run.ok ? <span className="ok">verified</span> : <span className="bad">broken at seq {run.seq} ({run.reason})</span>}
+            <a href={`#/runs/${encodeURIComponent(run.runId)}`}>{run.runId}</a>:{' '}
+            {run.ok ? (
+              <span className="ok">verified</span>
+            ) : (
+              <span className="bad">
+                broken at seq {run.seq} ({run.reason})
+              </span>
+            )}
           </li>
         ))}
       </ul>
@@ -127,13 +142,17 @@ export function Audit({ token }: { token: string }) {
         <label htmlFor="journal-file">Journal file (.ndjson or .json), or drop it here</label>
         <input id="journal-file" type="file" accept=".ndjson,.json,application/json" onChange={(e) => void load(e.target.files?.[0])} />
       </div>
-      {verify.error ? <p role="alert" className="bad">{(verify.error as Error).message}</p> : null}
+      {verify.error ? (
+        <p role="alert" className="bad">
+          {(verify.error as Error).message}
+        </p>
+      ) : null}
       {verify.data ? (
         <>
           <p role="status" className={verify.data.ok ? 'ok' : 'bad'}>
             {journal?.name}: {verify.data.ok ? `the chain of ${verify.data.count} events verifies` : `broken at seq ${verify.data.seq}: ${verify.data.reason}`}
           </p>
-          <ol className="journal" start={0} tabIndex={0} aria-label={`Events of ${journal?.name ?? "the journal"}`}>
+          <ol className="journal" start={0} tabIndex={0} aria-label={`Events of ${journal?.name ?? 'the journal'}`}>
             {lines.map((line, i) => (
               <li key={i} className={i === broken ? 'broken' : undefined} aria-current={i === broken ? 'true' : undefined}>
                 <code>{line.slice(0, 160)}</code>
@@ -160,7 +179,11 @@ export function Audit({ token }: { token: string }) {
           ) : null}
         </>
       ) : null}
-      {replay.error ? <p role="alert" className="bad">{(replay.error as Error).message}</p> : null}
+      {replay.error ? (
+        <p role="alert" className="bad">
+          {(replay.error as Error).message}
+        </p>
+      ) : null}
       {replay.data ? (
         replay.data.ok ? (
           <p role="status" className="ok">

@@ -50,8 +50,14 @@ export function BudgetMeters({ title, usage, budget }: { title: string; usage: U
             <label htmlFor={`${id}-${key}`} className="meter-label">
               {label}
             </label>{' '}
-            <meter id={`${id}-${key}`} min={0} max={Math.max(ceiling, used)} low={warnAt * ceiling} high={warnAt * ceiling} optimum={0} value={used} /> {round(used)} of {round(ceiling)}
-            {level === 'warn' ? <strong className="warn-text"> · {Math.round(share * 100)}% used, past the {Math.round(warnAt * 100)}% warning</strong> : null}
+            <meter id={`${id}-${key}`} min={0} max={Math.max(ceiling, used)} low={warnAt * ceiling} high={warnAt * ceiling} optimum={0} value={used} />{' '}
+            {round(used)} of {round(ceiling)}
+            {level === 'warn' ? (
+              <strong className="warn-text">
+                {' '}
+                · {Math.round(share * 100)}% used, past the {Math.round(warnAt * 100)}% warning
+              </strong>
+            ) : null}
             {level === 'over' ? <strong className="bad"> · ceiling reached</strong> : null}
           </p>
         );
@@ -62,7 +68,11 @@ export function BudgetMeters({ title, usage, budget }: { title: string; usage: U
 
 /** The profile's shared budget, refreshed while the page is open. */
 export function ProfileBudget({ token, profile }: { token: string; profile: string }) {
-  const budget = useQuery({ queryKey: ['budget', profile], queryFn: () => unwrap(client(token).v1.profiles[':profile'].budget.$get({ param: { profile: encodeURIComponent(profile) } })), refetchInterval: 5000 });
+  const budget = useQuery({
+    queryKey: ['budget', profile],
+    queryFn: () => unwrap(client(token).v1.profiles[':profile'].budget.$get({ param: { profile: encodeURIComponent(profile) } })),
+    refetchInterval: 5000,
+  });
   if (!budget.data) return null;
   return <BudgetMeters title={`Profile ${profile}`} usage={budget.data.usage} budget={budget.data.budget} />;
 }

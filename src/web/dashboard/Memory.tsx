@@ -31,8 +31,13 @@ export function Memory({ token, profile }: { token: string; profile: string }) {
   const [report, setReport] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [query, setQuery] = useState('');
-  const search = useMutation({ mutationFn: (q: string): Promise<{ hits: Hit[] }> => unwrap(apiClient(token).v1.query.$post({ json: { profile, query: q, k: 5 } })) });
-  const facts = useQuery({ queryKey: ['facts', profile], queryFn: (): Promise<{ facts: Fact[]; namespaces: string[] }> => unwrap(apiClient(token).v1.memory.facts.$get({ query: { profile, limit: '100' } })) });
+  const search = useMutation({
+    mutationFn: (q: string): Promise<{ hits: Hit[] }> => unwrap(apiClient(token).v1.query.$post({ json: { profile, query: q, k: 5 } })),
+  });
+  const facts = useQuery({
+    queryKey: ['facts', profile],
+    queryFn: (): Promise<{ facts: Fact[]; namespaces: string[] }> => unwrap(apiClient(token).v1.memory.facts.$get({ query: { profile, limit: '100' } })),
+  });
 
   const ingest = async (files: FileList | null) => {
     if (!files || files.length === 0) return;
@@ -76,12 +81,20 @@ export function Memory({ token, profile }: { token: string; profile: string }) {
       </div>
       {progress ? (
         <p>
-          <label htmlFor="ingest-progress">Ingest progress</label>{' '}
-          <progress id="ingest-progress" max={progress.total} value={progress.done} /> {progress.done}/{progress.total} {progress.path}
+          <label htmlFor="ingest-progress">Ingest progress</label> <progress id="ingest-progress" max={progress.total} value={progress.done} /> {progress.done}/
+          {progress.total} {progress.path}
         </p>
       ) : null}
-      {report ? <p role="status" className="ok">{report}</p> : null}
-      {error ? <p role="alert" className="bad">{error}</p> : null}
+      {report ? (
+        <p role="status" className="ok">
+          {report}
+        </p>
+      ) : null}
+      {error ? (
+        <p role="alert" className="bad">
+          {error}
+        </p>
+      ) : null}
 
       <h2>Search</h2>
       <form onSubmit={submit} className="actions">
@@ -96,7 +109,10 @@ export function Memory({ token, profile }: { token: string; profile: string }) {
           <ol className="hits">
             {search.data.hits.map((hit) => (
               <li key={`${hit.path}#${hit.chunk}`}>
-                <strong>{hit.path}</strong> <span className="hint">#{hit.chunk} · score {hit.score.toFixed(4)}</span>
+                <strong>{hit.path}</strong>{' '}
+                <span className="hint">
+                  #{hit.chunk} · score {hit.score.toFixed(4)}
+                </span>
                 <p>
                   <Highlighted text={hit.snippet} words={hit.matched} />
                 </p>

@@ -4,7 +4,12 @@ import { PROFILE_PATTERN, client as apiClient, currentMode, unwrap, type RunOutc
 import { clearHistory, recentRuns, recordRun } from './history.ts';
 import { TryIt } from './Tools.tsx';
 
-const EXAMPLES = ['add 2 and 3, then multiply the result by 4', 'calculate (2 + 3) * 4 ^ 2', 'rag_query(query="how do approvals time out")', 'send_message(to="ops", text="deploy finished")'];
+const EXAMPLES = [
+  'add 2 and 3, then multiply the result by 4',
+  'calculate (2 + 3) * 4 ^ 2',
+  'rag_query(query="how do approvals time out")',
+  'send_message(to="ops", text="deploy finished")',
+];
 
 function ceiling(text: string): number | undefined {
   if (text.trim() === '') return undefined;
@@ -24,9 +29,14 @@ function History({ onPick }: { onPick: (goal: string, profile: string) => void }
         {history.data.map((entry) => (
           <li key={entry.id}>
             <span className={`status ${entry.status}`}>{entry.status}</span>{' '}
-            {entry.mode === currentMode() && (entry.mode === 'local' || entry.origin === location.origin) ? <a href={`#/runs/${encodeURIComponent(entry.runId)}`}>{entry.goal}</a> : <span>{entry.goal}</span>}{' '}
+            {entry.mode === currentMode() && (entry.mode === 'local' || entry.origin === location.origin) ? (
+              <a href={`#/runs/${encodeURIComponent(entry.runId)}`}>{entry.goal}</a>
+            ) : (
+              <span>{entry.goal}</span>
+            )}{' '}
             <span className="hint">
-              · {entry.profile} · {entry.mode === 'local' ? 'in this browser' : entry.origin} · <time dateTime={new Date(entry.at).toISOString()}>{new Date(entry.at).toLocaleString()}</time>
+              · {entry.profile} · {entry.mode === 'local' ? 'in this browser' : entry.origin} ·{' '}
+              <time dateTime={new Date(entry.at).toISOString()}>{new Date(entry.at).toLocaleString()}</time>
             </span>{' '}
             <button type="button" className="link" onClick={() => onPick(entry.goal, entry.profile)} aria-label={`Reuse: ${entry.goal}`}>
               use again
@@ -50,7 +60,11 @@ export function Playground({ token, profile: initialProfile }: { token: string; 
   const [callCeiling, setCallCeiling] = useState('');
   const [toolName, setToolName] = useState('');
   const [copied, setCopied] = useState(false);
-  const tools = useQuery({ queryKey: ['tools', profile], queryFn: () => unwrap(apiClient(token).v1.profiles[':profile'].tools.$get({ param: { profile: encodeURIComponent(profile) } })), enabled: PROFILE_PATTERN.test(profile) });
+  const tools = useQuery({
+    queryKey: ['tools', profile],
+    queryFn: () => unwrap(apiClient(token).v1.profiles[':profile'].tools.$get({ param: { profile: encodeURIComponent(profile) } })),
+    enabled: PROFILE_PATTERN.test(profile),
+  });
   const plan = useMutation({ mutationFn: () => unwrap(apiClient(token).v1.plan.$post({ json: { goal, profile } })) });
   const remember = async (outcome: Pick<RunOutcome, 'runId' | 'profile' | 'status'>, text: string) => {
     await recordRun({ goal: text, profile: outcome.profile, runId: outcome.runId, status: outcome.status, mode: currentMode() }).catch(() => undefined);
@@ -62,7 +76,9 @@ export function Playground({ token, profile: initialProfile }: { token: string; 
       const cost = ceiling(costCeiling);
       const calls = ceiling(callCeiling);
       const budget = { ...(cost !== undefined ? { costCeiling: cost } : {}), ...(calls !== undefined ? { callCeiling: calls } : {}) };
-      return unwrap(apiClient(token).v1.runs.$post({ json: { goal: text, profile, ...(Object.keys(budget).length ? { budget } : {}) }, query: {}, header: {} }));
+      return unwrap(
+        apiClient(token).v1.runs.$post({ json: { goal: text, profile, ...(Object.keys(budget).length ? { budget } : {}) }, query: {}, header: {} }),
+      );
     },
     onSuccess: async (answer, text) => {
       await remember({ runId: answer.runId, profile, status: answer.status }, text);
@@ -182,7 +198,13 @@ export function Playground({ token, profile: initialProfile }: { token: string; 
       {tool ? (
         <>
           <p className="hint">{tool.description}</p>
-          <TryIt key={tool.name} token={token} profile={profile} tool={tool} onRun={(outcome) => void remember(outcome, `try ${tool.name}`).then(() => (window.location.hash = `#/runs/${encodeURIComponent(outcome.runId)}`))} />
+          <TryIt
+            key={tool.name}
+            token={token}
+            profile={profile}
+            tool={tool}
+            onRun={(outcome) => void remember(outcome, `try ${tool.name}`).then(() => (window.location.hash = `#/runs/${encodeURIComponent(outcome.runId)}`))}
+          />
         </>
       ) : null}
       <History onPick={(g, p) => (setGoal(g), setProfile(p))} />

@@ -26,7 +26,10 @@ function useRunEvents(token: string, runId: string, live: boolean, setOpen: (ope
     };
     void (async () => {
       try {
-        const response = await apiClient(token).v1.runs[':runId'].events.$get({ param: { runId: encodeURIComponent(runId) }, query: {}, header: {} }, { headers: { accept: 'text/event-stream' }, init: { signal: abort.signal } });
+        const response = await apiClient(token).v1.runs[':runId'].events.$get(
+          { param: { runId: encodeURIComponent(runId) }, query: {}, header: {} },
+          { headers: { accept: 'text/event-stream' }, init: { signal: abort.signal } },
+        );
         if (!response.ok) return;
         setOpen(true);
         await readEvents(response, refresh);
@@ -62,8 +65,17 @@ export function RunDetail({ token, runId }: { token: string; runId: string }) {
   useEffect(() => {
     if (status) void updateRunStatus(runId, status).catch(() => undefined);
   }, [runId, status]);
-  const trace = useQuery({ queryKey: ['trace', runId, run.data?.head.seq], queryFn: () => unwrap(apiClient(token).v1.runs[':runId'].trace.$get({ param: { runId: encodeURIComponent(runId) } })), enabled: run.isSuccess, placeholderData: keepPreviousData });
-  const audit = useQuery({ queryKey: ['audit', runId, run.data?.head.seq], queryFn: () => unwrap(apiClient(token).v1.audit.runs[':runId'].$get({ param: { runId: encodeURIComponent(runId) } })), enabled: run.isSuccess });
+  const trace = useQuery({
+    queryKey: ['trace', runId, run.data?.head.seq],
+    queryFn: () => unwrap(apiClient(token).v1.runs[':runId'].trace.$get({ param: { runId: encodeURIComponent(runId) } })),
+    enabled: run.isSuccess,
+    placeholderData: keepPreviousData,
+  });
+  const audit = useQuery({
+    queryKey: ['audit', runId, run.data?.head.seq],
+    queryFn: () => unwrap(apiClient(token).v1.audit.runs[':runId'].$get({ param: { runId: encodeURIComponent(runId) } })),
+    enabled: run.isSuccess,
+  });
   if (run.error) return <p role="alert">{(run.error as Error).message}</p>;
   if (!run.data) return <p role="status">Loading…</p>;
   const outcome = run.data;
@@ -78,7 +90,8 @@ export function RunDetail({ token, runId }: { token: string; runId: string }) {
       <dl className="facts">
         <dt>Status</dt>
         <dd>
-          <span className={`status ${outcome.status}`}>{outcome.status}</span> {outcome.stopReason && outcome.stopReason !== outcome.status ? `(${outcome.stopReason})` : ''}
+          <span className={`status ${outcome.status}`}>{outcome.status}</span>{' '}
+          {outcome.stopReason && outcome.stopReason !== outcome.status ? `(${outcome.stopReason})` : ''}
           {live ? <span className="live"> · live</span> : null}
         </dd>
         <dt>Profile</dt>
@@ -90,7 +103,18 @@ export function RunDetail({ token, runId }: { token: string; runId: string }) {
         <dt>Journal</dt>
         <dd>
           {outcome.head.seq + 1} events ·{' '}
-          {audit.data ? audit.data.ok ? <span className="ok">chain verified</span> : <span className="bad">broken at seq {audit.data.seq}: {audit.data.reason}</span> : 'verifying…'} ·{' '}
+          {audit.data ? (
+            audit.data.ok ? (
+              <span className="ok">chain verified</span>
+            ) : (
+              <span className="bad">
+                broken at seq {audit.data.seq}: {audit.data.reason}
+              </span>
+            )
+          ) : (
+            'verifying…'
+          )}{' '}
+          ·{' '}
           <button type="button" className="link" onClick={() => void download(token, outcome.runId, 'journal')}>
             export journal
           </button>{' '}

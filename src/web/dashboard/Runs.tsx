@@ -13,7 +13,19 @@ function toMs(value: string): number | undefined {
 }
 
 /** A labelled select over `options`, with an optional first choice meaning "no filter" (the empty value). */
-function Choice({ label, value, options, empty, onChange }: { label: string; value: string; options: readonly string[]; empty?: string; onChange: (value: string) => void }) {
+function Choice({
+  label,
+  value,
+  options,
+  empty,
+  onChange,
+}: {
+  label: string;
+  value: string;
+  options: readonly string[];
+  empty?: string;
+  onChange: (value: string) => void;
+}) {
   return (
     <label>
       {label}{' '}
@@ -47,7 +59,11 @@ export function Runs({ token, profile: defaultProfile }: { token: string; profil
   const query = new URLSearchParams(filter).toString();
   const runs = useQuery({ queryKey: ['runs', query], queryFn: () => unwrap(client(token).v1.runs.$get({ query: filter })), refetchInterval: 3000 });
   // Choices come from every run the token may see, so a filter never offers a dead end.
-  const all = useQuery({ queryKey: ['runs', 'limit=1000'], queryFn: () => unwrap(client(token).v1.runs.$get({ query: { limit: '1000' } })), refetchInterval: 10_000 });
+  const all = useQuery({
+    queryKey: ['runs', 'limit=1000'],
+    queryFn: () => unwrap(client(token).v1.runs.$get({ query: { limit: '1000' } })),
+    refetchInterval: 10_000,
+  });
   const choices = useMemo(() => {
     const profiles = new Set<string>([defaultProfile]);
     const tools = new Set<string>();

@@ -62,7 +62,8 @@ export function formToInput(schema: ObjectSchema, state: FormState): Record<stri
     }
     if (kind === 'number' || kind === 'integer') {
       const value = Number(text);
-      if (!Number.isFinite(value) || (kind === 'integer' && !Number.isInteger(value))) throw new Error(`${name} must be ${kind === 'integer' ? 'a whole number' : 'a number'}`);
+      if (!Number.isFinite(value) || (kind === 'integer' && !Number.isInteger(value)))
+        throw new Error(`${name} must be ${kind === 'integer' ? 'a whole number' : 'a number'}`);
       input[name] = value;
     } else if (kind === 'json') {
       try {
@@ -113,7 +114,15 @@ export function SchemaForm({ schema, state, onChange }: { schema: ObjectSchema; 
                     ))}
                   </select>
                 ) : kind === 'json' || (kind === 'string' && (property.maxLength ?? Infinity) > 200) ? (
-                  <textarea id={id} rows={kind === 'json' ? 3 : 2} value={String(state[name] ?? '')} onChange={(e) => set(e.target.value)} aria-describedby={hint} required={required.has(name)} {...(kind === 'string' && property.maxLength !== undefined ? { maxLength: property.maxLength } : {})} />
+                  <textarea
+                    id={id}
+                    rows={kind === 'json' ? 3 : 2}
+                    value={String(state[name] ?? '')}
+                    onChange={(e) => set(e.target.value)}
+                    aria-describedby={hint}
+                    required={required.has(name)}
+                    {...(kind === 'string' && property.maxLength !== undefined ? { maxLength: property.maxLength } : {})}
+                  />
                 ) : (
                   <input
                     id={id}

@@ -23,7 +23,9 @@ export function TryIt({ token, profile, tool, onRun }: { token: string; profile:
     // Accepted at once, then followed to its outcome, which is shown here.
     mutationFn: async (input: Record<string, unknown>): Promise<RunOutcome> => {
       const client = apiClient(token);
-      const answer = await unwrap(client.v1.runs.$post({ json: { goal: `try ${tool.name}`, profile, plan: [{ tool: tool.name, input }] }, query: {}, header: {} }));
+      const answer = await unwrap(
+        client.v1.runs.$post({ json: { goal: `try ${tool.name}`, profile, plan: [{ tool: tool.name, input }] }, query: {}, header: {} }),
+      );
       return 'links' in answer ? followRun(client, answer.runId) : answer;
     },
     ...(onRun ? { onSuccess: onRun } : {}),
@@ -53,7 +55,8 @@ export function TryIt({ token, profile, tool, onRun }: { token: string; profile:
       ) : null}
       {run.data ? (
         <p role="status">
-          <a href={`#/runs/${encodeURIComponent(run.data.runId)}`}>{run.data.status}</a>: <code>{JSON.stringify(run.data.outputs['step-0'] ?? run.data.error ?? null)}</code>
+          <a href={`#/runs/${encodeURIComponent(run.data.runId)}`}>{run.data.status}</a>:{' '}
+          <code>{JSON.stringify(run.data.outputs['step-0'] ?? run.data.error ?? null)}</code>
         </p>
       ) : null}
     </form>
@@ -61,11 +64,18 @@ export function TryIt({ token, profile, tool, onRun }: { token: string; profile:
 }
 
 export function Tools({ token, profile }: { token: string; profile: string }) {
-  const tools = useQuery({ queryKey: ['tools', profile], queryFn: () => unwrap(apiClient(token).v1.profiles[':profile'].tools.$get({ param: { profile: encodeURIComponent(profile) } })) });
+  const tools = useQuery({
+    queryKey: ['tools', profile],
+    queryFn: () => unwrap(apiClient(token).v1.profiles[':profile'].tools.$get({ param: { profile: encodeURIComponent(profile) } })),
+  });
   return (
     <section aria-labelledby="tools-title">
       <h1 id="tools-title">Tools of {profile}</h1>
-      {tools.error ? <p role="alert" className="bad">{(tools.error as Error).message}</p> : null}
+      {tools.error ? (
+        <p role="alert" className="bad">
+          {(tools.error as Error).message}
+        </p>
+      ) : null}
       {tools.data?.tools.length === 0 ? <p>No tools in this profile.</p> : null}
       {tools.data?.tools.map((tool) => (
         <article key={tool.name} className="card plain" aria-labelledby={`tool-${tool.name}`}>
@@ -74,7 +84,8 @@ export function Tools({ token, profile }: { token: string; profile: string }) {
           </h2>
           <p>{tool.description}</p>
           <p className="hint">
-            cost {tool.cost} · {tool.latency} ms · {tool.idempotent ? 'idempotent' : 'not idempotent'} · {tool.requiresApproval ? 'needs approval' : 'no approval'} · {tool.allowNetwork ? 'uses the network' : 'no network'}
+            cost {tool.cost} · {tool.latency} ms · {tool.idempotent ? 'idempotent' : 'not idempotent'} ·{' '}
+            {tool.requiresApproval ? 'needs approval' : 'no approval'} · {tool.allowNetwork ? 'uses the network' : 'no network'}
             {tool.capabilities.length ? ` · needs ${tool.capabilities.join(', ')}` : ''}
           </p>
           <details>

@@ -60,7 +60,8 @@ export function spansOf(records: readonly TraceRow[]): Span[] {
     const stepId = record.stepId !== undefined ? { stepId: record.stepId } : {};
     switch (record.type) {
       case 'stage':
-        if (record.durationMs !== undefined) spans.push({ label: `stage ${record.data.stage}`, start: record.at, end: record.at + record.durationMs, kind: 'stage', seqs: [record.seq] });
+        if (record.durationMs !== undefined)
+          spans.push({ label: `stage ${record.data.stage}`, start: record.at, end: record.at + record.durationMs, kind: 'stage', seqs: [record.seq] });
         break;
       case 'tool_call_complete':
       case 'tool_call_error': {
@@ -68,7 +69,15 @@ export function spansOf(records: readonly TraceRow[]): Span[] {
         if (paired) spans.push(paired);
         else if (record.type === 'tool_call_error') {
           // Refused before it started (invalid input, no worker): an instant at the refusal.
-          spans.push({ label: `${record.data.stepId} refused`, start: record.at, end: record.at, kind: 'error', seqs: [record.seq], ...stepId, error: record.data.error });
+          spans.push({
+            label: `${record.data.stepId} refused`,
+            start: record.at,
+            end: record.at,
+            kind: 'error',
+            seqs: [record.seq],
+            ...stepId,
+            error: record.data.error,
+          });
         }
         break;
       }
@@ -76,7 +85,15 @@ export function spansOf(records: readonly TraceRow[]): Span[] {
       case 'approval_timeout':
         if (record.durationMs !== undefined) {
           const decision = record.type === 'approval_received' ? record.data.decision : `timed out: ${record.data.action}`;
-          spans.push({ label: `approval (${decision})`, start: record.at - record.durationMs, end: record.at, kind: 'approval', seqs: [record.seq], ...stepId, extra: record.data });
+          spans.push({
+            label: `approval (${decision})`,
+            start: record.at - record.durationMs,
+            end: record.at,
+            kind: 'approval',
+            seqs: [record.seq],
+            ...stepId,
+            extra: record.data,
+          });
         }
         break;
       case 'run_resumed':
@@ -84,7 +101,15 @@ export function spansOf(records: readonly TraceRow[]): Span[] {
         break;
       case 'budget_warning':
       case 'budget_exceeded':
-        spans.push({ label: record.type === 'budget_warning' ? `budget warning (${record.data.scope})` : `over budget (${record.data.scope})`, start: record.at, end: record.at, kind: 'budget', seqs: [record.seq], ...stepId, extra: record.data });
+        spans.push({
+          label: record.type === 'budget_warning' ? `budget warning (${record.data.scope})` : `over budget (${record.data.scope})`,
+          start: record.at,
+          end: record.at,
+          kind: 'budget',
+          seqs: [record.seq],
+          ...stepId,
+          extra: record.data,
+        });
         break;
       default:
         break;
@@ -209,7 +234,8 @@ export function SpanTimeline({ spans, events }: { spans: readonly Span[]; events
     <div className="trace">
       <p className="hint" role="status">
         {events !== undefined ? `${events.toLocaleString('en')} events · ` : ''}
-        {spans.length.toLocaleString('en')} spans over {ms(t1 - t0)} ms · {stats.retries} retried attempt(s) · {stats.errors} error(s) · {stats.approvals} approval(s)
+        {spans.length.toLocaleString('en')} spans over {ms(t1 - t0)} ms · {stats.retries} retried attempt(s) · {stats.errors} error(s) · {stats.approvals}{' '}
+        approval(s)
       </p>
       <div className="filters">
         <label>
@@ -223,7 +249,8 @@ export function SpanTimeline({ spans, events }: { spans: readonly Span[]; events
           </select>
         </label>
         <span className="legend" aria-hidden="true">
-          <i className="bar stage" /> stage <i className="bar tool" /> tool <i className="bar error" /> error <i className="bar approval" /> approval <i className="bar budget" /> budget <i className="bar resume" /> resumed
+          <i className="bar stage" /> stage <i className="bar tool" /> tool <i className="bar error" /> error <i className="bar approval" /> approval{' '}
+          <i className="bar budget" /> budget <i className="bar resume" /> resumed
         </span>
       </div>
       <div className="trace-body">
@@ -234,7 +261,13 @@ export function SpanTimeline({ spans, events }: { spans: readonly Span[]; events
               const active = selected === span;
               return (
                 <li key={item.key} style={{ transform: `translateY(${item.start}px)`, height: ROW_HEIGHT }}>
-                  <button type="button" className={active ? 'span-row active' : 'span-row'} aria-pressed={active} onClick={() => setSelected(active ? null : span)} title={`${span.label}: ${ms(span.end - span.start)} ms`}>
+                  <button
+                    type="button"
+                    className={active ? 'span-row active' : 'span-row'}
+                    aria-pressed={active}
+                    onClick={() => setSelected(active ? null : span)}
+                    title={`${span.label}: ${ms(span.end - span.start)} ms`}
+                  >
                     <span className="span-label">{span.label}</span>
                     <span className="track">
                       <span className={`bar ${span.kind}`} style={{ left: `${pct(span.start)}%`, width: `max(${pct(span.end) - pct(span.start)}%, 3px)` }} />

@@ -42,10 +42,7 @@ export function currentMode(): Mode {
 /** Send requests to the in-page runtime (loaded on first use) or back to the server. */
 export function setTransport(mode: Mode): void {
   current = mode;
-  transport =
-    mode === 'local'
-      ? async (path, init) => (await import('./localApi.ts')).localFetch(path, init)
-      : (path, init) => fetch(path, init);
+  transport = mode === 'local' ? async (path, init) => (await import('./localApi.ts')).localFetch(path, init) : (path, init) => fetch(path, init);
 }
 
 /** Read a token handed over as `#token=…` once, keep it for the session, and clean the address bar. */

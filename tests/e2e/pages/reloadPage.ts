@@ -55,7 +55,13 @@ const api = {
     const { verifyJournal } = await import('../../../src/core/index.ts');
     const journal = await store.readJournal(runId);
     const run = await store.getRun(runId);
-    return { status: run?.status, verified: verifyJournal(journal, run?.head).ok, resumed: journal.filter((e) => e.type === 'run_resumed').length, ledger: ledger(), outputs: (journal.at(-1)?.data as { outputs?: unknown } | undefined)?.outputs };
+    return {
+      status: run?.status,
+      verified: verifyJournal(journal, run?.head).ok,
+      resumed: journal.filter((e) => e.type === 'run_resumed').length,
+      ledger: ledger(),
+      outputs: (journal.at(-1)?.data as { outputs?: unknown } | undefined)?.outputs,
+    };
   },
 };
 (globalThis as unknown as { cugarReload: typeof api }).cugarReload = api;

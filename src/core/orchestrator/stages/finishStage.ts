@@ -22,14 +22,22 @@ export function finishRun(state: RunState, stop: Stop, reflector: Reflector): En
   const entries: Entry[] = [];
   if (state.stage !== 'aggregate' && state.stage !== 'complete') entries.push(entry('stage', { stage: 'aggregate' }));
   const outputs = outputsOf(state);
-  entries.push(entry('reflection', { trigger: 'run_end', summary: reflector.summarize({ ...state, stopReason }, state.updatedAt, success ? 'completed' : 'stopped') }));
+  entries.push(
+    entry('reflection', { trigger: 'run_end', summary: reflector.summarize({ ...state, stopReason }, state.updatedAt, success ? 'completed' : 'stopped') }),
+  );
   entries.push(entry('stage', { stage: 'complete' }));
   const target: PlanStage = success ? 'COMPLETED' : 'FAILED';
   if (state.plans.length && state.planStage !== target && transitionAllowed(state.planStage, target)) {
     entries.push(entry('plan_transition', { planId: state.plans.at(-1)!.planId, from: state.planStage, to: target }));
   }
   const completed = state.steps.filter((s) => s.status === 'completed');
-  const partial = success ? undefined : partialResult(completed.map((s) => s.stepId), completed.at(-1)?.output ?? null, failureModeOf(error));
+  const partial = success
+    ? undefined
+    : partialResult(
+        completed.map((s) => s.stepId),
+        completed.at(-1)?.output ?? null,
+        failureModeOf(error),
+      );
   entries.push(entry('run_completed', { success, stopReason, outputs, ...(error ? { error } : {}), ...(partial ? { partial } : {}) }));
   return entries;
 }

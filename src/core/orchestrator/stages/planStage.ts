@@ -23,7 +23,16 @@ export function planRun(state: RunState, context: StageContext, exclude: readonl
   const planId = `${state.runId}:plan:${revision}`;
   const explicit = revision === 0 ? inputs.plan : undefined;
   const planned: Plan = explicit
-    ? { planId, goal: inputs.goal, profile: inputs.profile, traceId: inputs.traceId, steps: explicit, candidates: [], source: 'pattern', stopReason: 'explicit_calls' }
+    ? {
+        planId,
+        goal: inputs.goal,
+        profile: inputs.profile,
+        traceId: inputs.traceId,
+        steps: explicit,
+        candidates: [],
+        source: 'pattern',
+        stopReason: 'explicit_calls',
+      }
     : context.planner.plan({
         goal: inputs.goal,
         profile: inputs.profile,
@@ -89,7 +98,9 @@ export function routeSteps(state: RunState, context: StageContext): Entry[] {
       const decision = context.coordinator.route(step.stepId, tool);
       entries.push(entry('route_decision', { stepId: step.stepId, worker: decision.worker, policy: decision.policy, reason: decision.reason }));
     } catch (thrown) {
-      entries.push(entry('tool_call_error', { stepId: step.stepId, attempt: step.attempt, error: toCugarError(thrown).toJSON(), retryable: false, final: true }));
+      entries.push(
+        entry('tool_call_error', { stepId: step.stepId, attempt: step.attempt, error: toCugarError(thrown).toJSON(), retryable: false, final: true }),
+      );
       return entries;
     }
   }

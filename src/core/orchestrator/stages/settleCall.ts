@@ -30,7 +30,13 @@ export function settleFailure(
 ): { entries: Entry[]; delayMs: number } {
   const policy = createRetryPolicy(state.inputs.retry);
   const retry = recorded ?? (!cancelled && policy.shouldRetry(failure, attempt) && attempt < state.inputs.retry.maxAttempts);
-  const entries: Entry[] = [entry('tool_call_error', { stepId: step.stepId, attempt, error: failure.toJSON(), retryable: retry, final: !retry, durationMs: timing.durationMs }, timing.finishedAt)];
+  const entries: Entry[] = [
+    entry(
+      'tool_call_error',
+      { stepId: step.stepId, attempt, error: failure.toJSON(), retryable: retry, final: !retry, durationMs: timing.durationMs },
+      timing.finishedAt,
+    ),
+  ];
   if (!retry) return { entries, delayMs: 0 };
   const { delayMs, jitter } = policy.delay(attempt, random);
   entries.push(entry('retry_scheduled', { stepId: step.stepId, attempt: attempt + 1, delayMs, jitter }));
@@ -49,7 +55,15 @@ function lastCompleted(state: RunState, step: StepState): StepState | undefined 
  * recorded autonomy settings (latency against the tool's declared latency, repeated calls and
  * outputs, empty output). The report says whether to go on, reflect or stop.
  */
-export function settleSuccess(state: RunState, step: StepState, tool: ToolDefinition, attempt: number, argsHash: string, output: unknown, timing: CallTiming): { entries: Entry[]; health: HealthReport } {
+export function settleSuccess(
+  state: RunState,
+  step: StepState,
+  tool: ToolDefinition,
+  attempt: number,
+  argsHash: string,
+  output: unknown,
+  timing: CallTiming,
+): { entries: Entry[]; health: HealthReport } {
   const { autonomy } = state.inputs;
   const previous = lastCompleted(state, step);
   const health = new HealthMonitor(autonomy.reflectBelow, autonomy.maxRepeats).score({
@@ -59,5 +73,8 @@ export function settleSuccess(state: RunState, step: StepState, tool: ToolDefini
     repeats: state.calls.get(`${tool.name}:${argsHash}`) ?? 0,
     sameOutputAsPrevious: previous !== undefined && canonicalJson(previous.output) === canonicalJson(output),
   });
-  return { entries: [entry('tool_call_complete', { stepId: step.stepId, attempt, argsHash, output, durationMs: timing.durationMs, health }, timing.finishedAt)], health };
+  return {
+    entries: [entry('tool_call_complete', { stepId: step.stepId, attempt, argsHash, output, durationMs: timing.durationMs, health }, timing.finishedAt)],
+    health,
+  };
 }

@@ -56,7 +56,10 @@ export function prepareInput(state: RunState, step: StepState, tool: ToolDefinit
     return { ok: true, input, argsHash: sha256Hex(canonicalJson(input)) };
   } catch (thrown) {
     const error = toCugarError(thrown, { code: 'invalid_input', failureMode: 'USER' });
-    return { ok: false, entries: [entry('tool_call_error', { stepId: step.stepId, attempt: step.attempt, error: error.toJSON(), retryable: false, final: true })] };
+    return {
+      ok: false,
+      entries: [entry('tool_call_error', { stepId: step.stepId, attempt: step.attempt, error: error.toJSON(), retryable: false, final: true })],
+    };
   }
 }
 
@@ -65,7 +68,14 @@ export function prepareInput(state: RunState, step: StepState, tool: ToolDefinit
  * go ahead. A non-idempotent step that started without a recorded outcome may have had its
  * effect, so only a human may let it run again.
  */
-export function approvalGate(state: RunState, step: StepState, tool: ToolDefinition, input: Record<string, unknown>, argsHash: string, context: StageContext): Entry[] | undefined {
+export function approvalGate(
+  state: RunState,
+  step: StepState,
+  tool: ToolDefinition,
+  input: Record<string, unknown>,
+  argsHash: string,
+  context: StageContext,
+): Entry[] | undefined {
   const unknownOutcome = step.status === 'started' && !tool.idempotent;
   const needsApproval = unknownOutcome || tool.requiresApproval || context.requiresApproval?.({ tool, input, profile: state.inputs.profile }) === true;
   if (!needsApproval || (!unknownOutcome && step.approvedArgs.includes(argsHash))) return undefined;
@@ -110,16 +120,37 @@ export function reserveCall(
   const { inputs } = state;
   const reserved: BudgetUsage = { cost: tool.cost, calls: 1, tokens: tool.tokens };
   const runCheck = checkReservation(inputs.budget, state.usage, reserved);
-  const profileCheck = inputs.profileBudget && profileUsedBefore ? checkReservation(inputs.profileBudget, profileUsedBefore, reserved) : { exceeded: [], warnings: [] };
+  const profileCheck =
+    inputs.profileBudget && profileUsedBefore ? checkReservation(inputs.profileBudget, profileUsedBefore, reserved) : { exceeded: [], warnings: [] };
   const exceeded = runCheck.exceeded.length ? ('run' as const) : profileCheck.exceeded.length ? ('profile' as const) : undefined;
   if (exceeded) {
     const error = budgetExceededError(exceeded, exceeded === 'run' ? runCheck.exceeded : profileCheck.exceeded);
     const usage = exceeded === 'run' ? state.usage : profileUsedBefore!;
-    return { refused: [entry('budget_exceeded', { stepId: step.stepId, scope: exceeded, usage, reserved, error: error.toJSON(), ...(profileUsedBefore ? { profileUsedBefore } : {}) })] };
+    return {
+      refused: [
+        entry('budget_exceeded', {
+          stepId: step.stepId,
+          scope: exceeded,
+          usage,
+          reserved,
+          error: error.toJSON(),
+          ...(profileUsedBefore ? { profileUsedBefore } : {}),
+        }),
+      ],
+    };
   }
   const entries: Entry[] = [];
-  if (runCheck.warnings.length) entries.push(entry('budget_warning', { scope: 'run', dimensions: runCheck.warnings, usage: addUsage(state.usage, reserved), budget: inputs.budget }));
-  if (profileCheck.warnings.length) entries.push(entry('budget_warning', { scope: 'profile', dimensions: profileCheck.warnings, usage: addUsage(profileUsedBefore!, reserved), budget: inputs.profileBudget! }));
+  if (runCheck.warnings.length)
+    entries.push(entry('budget_warning', { scope: 'run', dimensions: runCheck.warnings, usage: addUsage(state.usage, reserved), budget: inputs.budget }));
+  if (profileCheck.warnings.length)
+    entries.push(
+      entry('budget_warning', {
+        scope: 'profile',
+        dimensions: profileCheck.warnings,
+        usage: addUsage(profileUsedBefore!, reserved),
+        budget: inputs.profileBudget!,
+      }),
+    );
   const rerun = step.status === 'started';
   const attempt = rerun ? step.attempt : step.nextAttempt;
   const idempotencyKey = `${state.runId}:${step.stepId}`;
