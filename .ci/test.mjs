@@ -65,6 +65,7 @@ mkdirSync(reports, { recursive: true });
 if (!run('typecheck', bin('tsc'), ['--noEmit', '-p', 'tsconfig.json'])) failed += 1;
 if (!run('typecheck (core: no DOM, no Node)', bin('tsc'), ['--noEmit', '-p', 'src/core/tsconfig.json'])) failed += 1;
 if (!run('lint', bin('eslint'), ['--max-warnings', '0', '.'])) failed += 1;
+if (!run('format (prettier --check; `npm run format` fixes it)', bin('prettier'), ['--check', '--log-level', 'warn', '.'])) failed += 1;
 
 if (!run('build the dashboard', bin('vite'), ['build', '--logLevel', 'warn'])) failed += 1;
 if (!run('build the widget', bin('vite'), ['build', '--mode', 'widget', '--logLevel', 'warn'])) failed += 1;
