@@ -3,9 +3,10 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InMemoryStore, Orchestrator, ToolRegistry, importJournal, registerBuiltinTools } from '../../src/core/index.ts';
+import { importJournal } from '../../src/core/index.ts';
 import { startServer, type RunningServer } from '../../src/edge/nodeServer.ts';
 import { SqliteStore } from '../../src/edge/sqliteStore.ts';
+import { interruptedRun, untilSettled } from '../support/interruptedRun.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cugar-server-'));
 let server: RunningServer;
@@ -123,31 +124,23 @@ describe('Node host restart', () => {
   it('resumes the runs a previous process left running, with no request', async () => {
     const restartDir = mkdtempSync(join(tmpdir(), 'cugar-restart-'));
     try {
-      // A run as a killed process leaves it: its journal ends at a tool call that started.
-      const registry = new ToolRegistry();
-      registerBuiltinTools(registry);
-      const source = new Orchestrator({ registry, store: new InMemoryStore() });
-      const done = await source.start('add 2 and 3 then multiply the result by 4', 'demo');
-      const journal = await source.store.readJournal(done.runId);
-      const cut = journal.findIndex((e) => e.type === 'tool_call_start' && e.data.stepId === 'step-1');
+      const { runId, journal } = await interruptedRun();
       const store = new SqliteStore(join(restartDir, 'cugar.db'));
-      await importJournal(store, journal.slice(0, cut + 1));
-      expect((await store.getRun(done.runId))?.status).toBe('running');
+      await importJournal(store, journal);
+      expect((await store.getRun(runId))?.status).toBe('running');
       await store.close();
 
       const restarted = await startServer({ port: 0, dataDir: restartDir, corpusDir: join(restartDir, 'no-corpus'), log: () => undefined });
       try {
-        let status = 'running';
-        let body: { status: string; outputs?: Record<string, unknown> } = { status };
-        for (let i = 0; i < 100 && status === 'running'; i++) {
-          await new Promise((resolve) => setTimeout(resolve, 50));
-          body = (await (
-            await fetch(`${restarted.url}/v1/runs/${done.runId}`, { headers: { authorization: `Bearer ${restarted.localToken}` } })
-          ).json()) as typeof body;
-          status = body.status;
-        }
+        const body = await untilSettled(
+          async () =>
+            (await (await fetch(`${restarted.url}/v1/runs/${runId}`, { headers: { authorization: `Bearer ${restarted.localToken}` } })).json()) as {
+              status: string;
+              outputs?: Record<string, unknown>;
+            },
+        );
         expect(body).toMatchObject({ status: 'completed', outputs: { 'step-0': 5, 'step-1': 20 } });
-        const resumed = await restarted.runtime.store.readJournal(done.runId);
+        const resumed = await restarted.runtime.store.readJournal(runId);
         expect(resumed.filter((e) => e.type === 'run_resumed')).toHaveLength(1);
         // The step that had started re-ran under its idempotency key; the one before did not.
         expect(resumed.filter((e) => e.type === 'tool_call_complete').map((e) => e.type === 'tool_call_complete' && e.data.stepId)).toEqual([

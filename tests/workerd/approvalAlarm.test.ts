@@ -1,6 +1,7 @@
-import { unstable_startWorker } from 'wrangler';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TOKENS, WAIT, caller, type Call } from '../support/apiConformance.ts';
+import { WAIT, type Call } from '../support/apiConformance.ts';
+import { untilSettled } from '../support/interruptedRun.ts';
+import { startWorker } from './startWorker.ts';
 
 // The Worker drives time: an approval deadline fires on the directory object's alarm, with no
 // request re-driving the run (the test only reads while it waits).
@@ -8,19 +9,7 @@ describe('Cloudflare Worker: approval deadlines fire on a Durable Object alarm',
   let call: Call;
   let dispose: () => Promise<void>;
   beforeAll(async () => {
-    const worker = await unstable_startWorker({
-      config: new URL('../../wrangler.jsonc', import.meta.url).pathname,
-      bindings: {
-        CUGAR_TOKENS: { type: 'plain_text', value: TOKENS },
-        CUGAR_APPROVAL_TIMEOUT_MS: { type: 'plain_text', value: '400' },
-        CUGAR_APPROVAL_ON_TIMEOUT: { type: 'plain_text', value: 'reject' },
-      },
-      dev: { inspector: false, server: { hostname: '127.0.0.1', port: 0 }, persist: false },
-    });
-    await worker.ready;
-    const url = await worker.url;
-    call = caller((path, init) => fetch(new URL(path, url), init));
-    dispose = () => worker.dispose();
+    ({ call, close: dispose } = await startWorker({ CUGAR_APPROVAL_TIMEOUT_MS: '400', CUGAR_APPROVAL_ON_TIMEOUT: 'reject' }));
   }, 120_000);
   afterAll(async () => dispose?.());
 
@@ -34,11 +23,7 @@ describe('Cloudflare Worker: approval deadlines fire on a Durable Object alarm',
     };
     expect(paused.status).toBe('paused');
     expect(paused.pendingApproval.deadline).toBeTypeOf('number');
-    let status = paused.status;
-    for (let i = 0; i < 100 && status === 'paused'; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      status = ((await (await call('GET', `/v1/runs/${paused.runId}`)).json()) as { status: string }).status;
-    }
+    const { status } = await untilSettled(async () => (await (await call('GET', `/v1/runs/${paused.runId}`)).json()) as { status: string });
     expect(status).toBe('failed');
     const { events } = (await (await call('GET', `/v1/runs/${paused.runId}/journal`)).json()) as {
       events: Array<{ type: string; data: Record<string, unknown> }>;
