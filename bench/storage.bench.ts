@@ -8,6 +8,7 @@ import { measureIsolated } from './isolate.ts';
 import { machineDescription, type BenchResult } from './report.ts';
 import { fmt } from './stats.ts';
 import { DOCS, EVENTS_PER_RUN, RUNS, appends, coldQuery, ingest, type StorageFigures } from './storageWorkload.ts';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../tests/support/chromium.ts';
 
 const dir = process.env['CUGAR_BENCH_DIR'] ?? '';
 
@@ -75,16 +76,8 @@ async function runInChromium(): Promise<Record<string, number>> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
   const browser = await chromium.launch({
-    executablePath: process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium',
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+    executablePath: CHROMIUM_PATH,
+    args: CHROMIUM_ARGS,
   });
   try {
     const page = await browser.newPage();

@@ -5,6 +5,7 @@ import { InMemoryStore, Orchestrator, ResourceError, ToolRegistry, toTraceRecord
 import { createSequentialIds } from '../src/core/testing.ts';
 import { machineDescription, type BenchResult } from './report.ts';
 import { fmt } from './stats.ts';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../tests/support/chromium.ts';
 
 const SIZES = [10_000, 100_000];
 const PASSES = 3;
@@ -94,16 +95,8 @@ export async function run(): Promise<BenchResult> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   const browser = await chromium.launch({
-    executablePath: process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium',
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+    executablePath: CHROMIUM_PATH,
+    args: CHROMIUM_ARGS,
   });
   const results = new Map<string, Measurement>();
   try {

@@ -2,15 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { build } from 'esbuild';
 import { chromium, type Browser } from 'playwright';
 
-export const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../support/chromium.ts';
 
 /** Bundle `entry` for the browser and serve it on 127.0.0.1 under a blank page; returns the URL and a closer. */
 export async function servePage(entry: string): Promise<{ url: string; server: Server }> {
@@ -37,5 +29,5 @@ export async function servePage(entry: string): Promise<{ url: string; server: S
 
 /** Debian's Chromium through Playwright, with the flags this machine needs. */
 export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
 }
