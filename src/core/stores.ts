@@ -6,6 +6,8 @@
  * suites.
  */
 export {
+  checkApprovalOwners,
+  checkApprovalsOfRun,
   checkBatch,
   deepFreeze,
   type AppendBatch,

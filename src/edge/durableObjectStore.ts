@@ -14,7 +14,7 @@ import {
   type RunSummary,
   type VectorBackend,
 } from '../core/index.ts';
-import { ZERO_USAGE, addUsage, checkBatch, selectApprovals, selectRuns } from '../core/stores.ts';
+import { ZERO_USAGE, addUsage, checkApprovalOwners, checkApprovalsOfRun, checkBatch, selectApprovals, selectRuns } from '../core/stores.ts';
 import { capture, reviveError, unwrap, type Outcome } from './errorRecord.ts';
 import type { Env } from './workerRuntime.ts';
 import { ProfileObject } from './profileObject.ts';
@@ -146,8 +146,16 @@ export class RunObject extends DurableObject<DurableObjectBindings> {
  * listing behind or ahead of the journals, and spending is never counted twice.
  */
 export class DirectoryObject extends DurableObject<DurableObjectBindings> {
-  async stage(entry: StagedEntry): Promise<void> {
-    await this.ctx.storage.put(stagedKey(entry.runId, entry.seq, entry.attempt), entry);
+  /** Stage an append's directory part; refused (nothing staged) if it carries an approval id another run holds. */
+  stage(entry: StagedEntry): Promise<Outcome<void>> {
+    return capture(async () => {
+      checkApprovalsOfRun(entry);
+      if (entry.approvals.length) {
+        const rows = await this.ctx.storage.get<ApprovalRecord>(entry.approvals.map((a) => `approval:${a.approvalId}`));
+        checkApprovalOwners(entry, (id) => rows.get(`approval:${id}`)?.runId);
+      }
+      await this.ctx.storage.put(stagedKey(entry.runId, entry.seq, entry.attempt), entry);
+    });
   }
 
   /** The writer saw its batch land: promote the entry now rather than on the next read. */
@@ -308,18 +316,20 @@ export class DurableObjectStore implements HostStore {
     const directory = this.#directory();
     const { seq, hash } = last!;
     const attempt = crypto.randomUUID();
-    await directory.stage({
-      attempt,
-      object: this.#prefix + batch.runId,
-      runId: batch.runId,
-      seq,
-      hash,
-      run: batch.run,
-      approvals: [...(batch.approvals ?? [])],
-      ...(batch.profileUsage ? { usage: batch.profileUsage } : {}),
-      stagedAt: Date.now(),
-      timed: this.#prefix === '',
-    });
+    await unwrap(
+      directory.stage({
+        attempt,
+        object: this.#prefix + batch.runId,
+        runId: batch.runId,
+        seq,
+        hash,
+        run: batch.run,
+        approvals: [...(batch.approvals ?? [])],
+        ...(batch.profileUsage ? { usage: batch.profileUsage } : {}),
+        stagedAt: Date.now(),
+        timed: this.#prefix === '',
+      }),
+    );
     const written = await this.#run(batch.runId).append(batch, attempt);
     if (!written.ok) {
       await directory.discard(batch.runId, seq, attempt);

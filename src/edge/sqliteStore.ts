@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { ConflictError, SystemError, canonicalJson } from '../core/index.ts';
-import { GroupCommit, HeadCache, PersistedVectorBackend, ZERO_USAGE, checkRunLimit, filterFacts, isWellFormed } from '../core/stores.ts';
+import { GroupCommit, HeadCache, PersistedVectorBackend, ZERO_USAGE, checkApprovalOwners, checkRunLimit, filterFacts, isWellFormed } from '../core/stores.ts';
 import type {
   AppendBatch,
   ApprovalFilter,
@@ -114,6 +114,7 @@ export class SqliteStore implements HostStore {
       ),
       run: db.prepare<[string], { summary: string }>('SELECT summary FROM runs WHERE run_id = ?'),
       approval: db.prepare<[string], { record: string }>('SELECT record FROM approvals WHERE approval_id = ?'),
+      approvalOwner: db.prepare<[string], { run_id: string }>('SELECT run_id FROM approvals WHERE approval_id = ?'),
       usage: db.prepare<[string], Usage>('SELECT cost, calls, tokens FROM profile_usage WHERE profile = ?'),
       savepoint: db.prepare('SAVEPOINT batch'),
       release: db.prepare('RELEASE batch'),
@@ -169,6 +170,8 @@ export class SqliteStore implements HostStore {
       const row = this.#statements.head.get(runId);
       return row ? { seq: row.seq, hash: row.hash } : undefined;
     });
+    // Earlier batches of this group commit are visible here: they share the transaction.
+    checkApprovalOwners(batch, (id) => this.#statements.approvalOwner.get(id)?.run_id);
     for (const event of batch.events) {
       try {
         this.#statements.insertEvent.run(event.runId, event.seq, event.type, event.at, canonicalJson(event.data), event.prev, event.hash);

@@ -27,6 +27,7 @@ import {
   selectRuns,
   type VectorRow,
   type VectorRows,
+  checkApprovalOwners,
 } from '../core/stores.ts';
 
 type Usage = NonNullable<AppendBatch['profileUsage']>['delta'];
@@ -159,9 +160,14 @@ export class IndexedDbStore implements HostStore {
         const runs = new Map<string, RunSummary>();
         const approvals: ApprovalRecord[] = [];
         const usage = new Map<string, Usage>();
+        // Which run holds each approval id: stored rows, then the batches staged before in this group.
+        const ids = [...new Set(batches.flatMap((batch) => (batch.approvals ?? []).map((a) => a.approvalId)))];
+        const owners = new Map<string, string>();
+        if (ids.length) (await this.db.approvals.bulkGet(ids)).forEach((row, i) => row && owners.set(ids[i]!, row.runId));
         for (const [i, batch] of batches.entries()) {
           try {
             await this.#heads.check(batch, readHead);
+            checkApprovalOwners(batch, (id) => owners.get(id));
           } catch (error) {
             this.#heads.forget(batch.runId);
             refused.set(i, error);
@@ -171,6 +177,7 @@ export class IndexedDbStore implements HostStore {
           events.push(...batch.events);
           runs.set(batch.runId, batch.run);
           approvals.push(...(batch.approvals ?? []));
+          for (const approval of batch.approvals ?? []) owners.set(approval.approvalId, batch.runId);
           if (batch.profileUsage)
             usage.set(batch.profileUsage.profile, addUsage(usage.get(batch.profileUsage.profile) ?? ZERO_USAGE, batch.profileUsage.delta));
         }

@@ -108,6 +108,27 @@ describe('stage decisions, without a store', () => {
     expect(approvalGate(state, step, ctx.registry.resolve('demo', 'pay'), prepared.input, prepared.argsHash, ctx)).toBeUndefined();
   });
 
+  it('approval ids of version-2 journals carry the head hash, so no one can claim one in advance; older journals keep theirs', () => {
+    const ctx = context((r) =>
+      r.register('demo', 'pay', { description: 'pay an invoice', parameters: z.object({ amount: z.number() }), requiresApproval: true, handler: () => 'paid' }),
+    );
+    const idOf = (version: number | undefined) => {
+      const state = start({ ...(version ? { version } : {}), plan: [{ name: 'step-0', tool: 'pay', input: { amount: 3 }, index: 0 }] });
+      fold(state, planRun(state, ctx).entries);
+      fold(state, routeSteps(state, ctx));
+      const step = nextStep(state)!;
+      const tool = ctx.registry.resolve('demo', 'pay');
+      const prepared = prepareInput(state, step, tool, ctx);
+      if (!prepared.ok) throw new Error('input should be valid');
+      const [requested] = approvalGate(state, step, tool, prepared.input, prepared.argsHash, ctx)!;
+      return { id: (requested![1] as { approvalId: string }).approvalId, head: state.head };
+    };
+    const v2 = idOf(2);
+    expect(v2.id).toBe(`r1:step-0:${v2.head.seq + 1}:${v2.head.hash.slice(0, 16)}`);
+    const v1 = idOf(undefined);
+    expect(v1.id).toBe(`r1:step-0:${v1.head.seq + 1}`);
+  });
+
   it('the budget gate warns near a ceiling and refuses past it, before anything starts', () => {
     const ctx = context();
     const state = start({

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InMemoryStore, Orchestrator, ToolRegistry, exportJournal, registerBuiltinTools, verifyJournal, type JournalEvent } from '../../src/core/index.ts';
-import { createSequentialIds } from '../../src/core/testing.ts';
+import { createSequentialIds, sealEvent } from '../../src/core/testing.ts';
+import { z } from 'zod';
 
 export const ADMIN = 'admin-token-0123456789abcdef';
 export const DEMO = 'demo-token-0123456789abcdef';
@@ -171,6 +172,38 @@ export function describeApiConformance(name: string, start: () => Promise<{ call
       expect(await (await call('GET', `/v1/runs/${outcome.runId}`)).json()).toMatchObject({ status: 'completed', outputs: { 'step-0': 9 } });
       expect(await (await call('GET', `/v1/audit/runs/${outcome.runId}`)).json()).toMatchObject({ ok: true });
       expect((await call('POST', '/v1/journals', { body: { journal: ndjson } })).status).toBe(409);
+    });
+
+    it('refuses a forged journal of another profile that reuses a pending approval id; the owner still decides it', async () => {
+      const paused = (await (
+        await call('POST', '/v1/runs', { body: { goal: 'send_message(to="ops", text="from alice")', profile: 'demo' }, headers: WAIT })
+      ).json()) as { runId: string; pendingApproval: { approvalId: string } };
+      const stolenId = paused.pendingApproval.approvalId;
+      // The thief's own paused run in its own profile, its approval renamed to the victim's and re-sealed.
+      const registry = new ToolRegistry();
+      registry.register('other', 'wire', {
+        description: 'wire money',
+        parameters: z.object({ amount: z.number() }),
+        requiresApproval: true,
+        handler: () => 'sent',
+      });
+      const elsewhere = new InMemoryStore();
+      const theirs = await new Orchestrator({ registry, store: elsewhere, ids: createSequentialIds(`thief-${Date.now()}`) }).start('wire(amount=5)', 'other');
+      const forged: JournalEvent[] = [];
+      for (const event of await elsewhere.readJournal(theirs.runId)) {
+        const data = JSON.parse(JSON.stringify(event.data).replaceAll(theirs.pendingApproval!.approvalId, stolenId)) as never;
+        forged.push(sealEvent(forged.at(-1), event.runId, event.type, event.at, data) as JournalEvent);
+      }
+      const attempt = await call('POST', '/v1/journals', { token: OTHER, body: { journal: exportJournal(forged) } });
+      expect(attempt.status).toBe(409);
+      expect(((await attempt.json()) as { error: { code: string } }).error.code).toBe('approval_id_taken');
+      expect((await call('GET', `/v1/runs/${theirs.runId}`, { token: OTHER })).status).toBe(404);
+      const list = (await (await call('GET', '/v1/approvals?status=pending&profile=demo')).json()) as {
+        approvals: Array<{ approvalId: string; runId: string }>;
+      };
+      expect(list.approvals).toContainEqual(expect.objectContaining({ approvalId: stolenId, runId: paused.runId }));
+      const done = await call('POST', `/v1/approvals/${encodeURIComponent(stolenId)}`, { body: { decision: 'approve' } });
+      expect(await done.json()).toMatchObject({ runId: paused.runId, status: 'completed' });
     });
 
     it('pauses for approval, lists it, and continues after the decision', async () => {

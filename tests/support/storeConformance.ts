@@ -112,6 +112,52 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
       await store.close?.();
     });
 
+    it("never lets one run take over another run's approval, writing nothing of the refused batch", async () => {
+      const store = await factory.open();
+      const approval = (runId: string, profile: string) => ({
+        approvalId: 'ap-shared',
+        runId,
+        traceId: `trace-${runId}`,
+        profile,
+        stepId: 'step-0',
+        tool: 'transfer',
+        args: { amount: 1 },
+        argsHash: 'h',
+        reason: 'needs a human',
+        status: 'pending' as const,
+        requestedAt: 1_000,
+      });
+      const victim = chain('victim', 1);
+      await store.append(batch(victim, null, { run: summary(victim, { status: 'paused', profile: 'alice' }), approvals: [approval('victim', 'alice')] }));
+      // Another run (as an imported, forged journal would) reuses the id: refused, nothing written.
+      const thief = chain('thief', 2);
+      await expect(
+        store.append(batch(thief, null, { run: summary(thief, { profile: 'mallory' }), approvals: [approval('thief', 'mallory')] })),
+      ).rejects.toMatchObject({
+        code: 'approval_id_taken',
+      });
+      expect(await store.readJournal('thief')).toEqual([]);
+      expect(await store.getRun('thief')).toBeUndefined();
+      expect(await store.getApproval('ap-shared')).toMatchObject({ runId: 'victim', profile: 'alice', status: 'pending' });
+      expect((await store.listApprovals({ profile: 'alice' })).map((a) => a.approvalId)).toEqual(['ap-shared']);
+      // A batch may only carry approvals of its own run and profile.
+      await expect(
+        store.append(batch(thief, null, { run: summary(thief, { profile: 'mallory' }), approvals: [approval('victim', 'alice')] })),
+      ).rejects.toMatchObject({
+        code: 'approval_outside_run',
+      });
+      expect(await store.getRun('thief')).toBeUndefined();
+      // The run that owns the approval still updates it.
+      const more = chain('victim', 1, victim.at(-1));
+      await store.append(
+        batch(more, victim.at(-1)!, {
+          run: summary([...victim, ...more], { profile: 'alice' }),
+          approvals: [{ ...approval('victim', 'alice'), status: 'approved' }],
+        }),
+      );
+      expect(await store.getApproval('ap-shared')).toMatchObject({ runId: 'victim', status: 'approved' });
+    });
+
     it('lists runs and approvals by filter, and adds up profile spending', async () => {
       const store = await factory.open();
       const runs = [

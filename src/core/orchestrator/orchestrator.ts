@@ -35,6 +35,9 @@ import { RunSessions, isTerminal, type ActiveRun } from './runSession.ts';
 import { failureModeOf, initialRunState, projectRun, type RunState } from './runState.ts';
 import { entry, type Entry } from './stages/entry.ts';
 
+/** What new runs record as their journal version (see `RunInputs.version`). */
+const JOURNAL_VERSION = 2;
+
 /** A retry delay: ends early, without an error, when the run is cancelled. */
 function defaultSleep(ms: number, signal: AbortSignal): Promise<void> {
   if (ms <= 0 || signal.aborted) return Promise.resolve();
@@ -310,6 +313,7 @@ export class Orchestrator {
     const context = new ExecutionContext({ traceId, runId, requestId: runId, userIntent: goal, profile, ...definedOnly(scope) });
     const profileBudget = this.#profileBudgets.get(profile);
     const inputs: RunInputs = toJsonData({
+      version: JOURNAL_VERSION,
       goal,
       profile,
       traceId,

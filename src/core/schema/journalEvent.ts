@@ -40,6 +40,11 @@ export type AutonomySettings = z.output<typeof AutonomySettingsSchema>;
 
 /** The inputs of a run, fixed at `initialize` and recorded in its first event. */
 export const RunInputsSchema = z.object({
+  /**
+   * How this run's journal derives what it derives (absent in journals written before it:
+   * version 1). Version 2 makes approval ids unguessable (they carry the journal head's hash).
+   */
+  version: z.number().int().min(1).optional(),
   goal: z.string(),
   profile: z.string().min(1),
   traceId: z.string().min(1),

@@ -6,7 +6,7 @@ import type { VectorBackend } from '../vector/vectorBackend.ts';
 import { selectApprovals, selectRuns } from './filters.ts';
 import type { HostStore } from './hostStore.ts';
 import { InMemoryVectorRows, PersistedVectorBackend } from './persistedVectors.ts';
-import { checkBatch, deepFreeze, type AppendBatch, type ApprovalFilter, type ApprovalRecord, type RunFilter, type RunSummary } from './store.ts';
+import { checkApprovalOwners, checkBatch, deepFreeze, type AppendBatch, type ApprovalFilter, type ApprovalRecord, type RunFilter, type RunSummary } from './store.ts';
 
 /**
  * The in-memory {@link Store}: for tests, embedding and replay. It is a whole
@@ -25,6 +25,7 @@ export class InMemoryStore implements HostStore {
     const journal = this.#journals.get(batch.runId);
     const last = journal?.at(-1);
     checkBatch(batch, last ? { seq: last.seq, hash: last.hash } : undefined);
+    checkApprovalOwners(batch, (id) => this.#approvals.get(id)?.runId);
     // Events are immutable once sealed: freeze and share them rather than copy.
     const events = batch.events.map((event) => deepFreeze(event));
     if (journal) journal.push(...events);

@@ -105,6 +105,32 @@ export function checkBatch(batch: AppendBatch, current: JournalHead | undefined)
     }
     previous = { seq: event.seq, hash: event.hash };
   }
+  checkApprovalsOfRun(batch);
+}
+
+/** A batch carries approvals of its own run and profile only (`approval_outside_run`); part of {@link checkBatch}. */
+export function checkApprovalsOfRun(batch: Pick<AppendBatch, 'runId' | 'run' | 'approvals'>): void {
+  for (const approval of batch.approvals ?? []) {
+    if (approval.runId !== batch.runId || approval.profile !== batch.run.profile) {
+      throw new ValidationError(`approval ${approval.approvalId} is not run ${batch.runId}'s`, { code: 'approval_outside_run' });
+    }
+  }
+}
+
+/**
+ * An approval belongs to one run for good. Its id is journal data, so without this check an
+ * imported journal could carry another run's approval id and move that row to its own run
+ * and profile. `ownerOf` tells which run holds an id now (`undefined` for none); every adapter
+ * asks it inside the transaction that writes the batch, and counts the batches staged before
+ * in the same group commit.
+ */
+export function checkApprovalOwners(batch: Pick<AppendBatch, 'runId' | 'approvals'>, ownerOf: (approvalId: string) => string | undefined): void {
+  for (const approval of batch.approvals ?? []) {
+    const owner = ownerOf(approval.approvalId);
+    if (owner !== undefined && owner !== batch.runId) {
+      throw new ConflictError(`approval id ${approval.approvalId} belongs to another run`, { code: 'approval_id_taken', details: { runId: batch.runId } });
+    }
+  }
 }
 
 /** Freeze `value` and everything in it; a frozen event can be shared instead of copied. */

@@ -79,7 +79,10 @@ export function approvalGate(
   const unknownOutcome = step.status === 'started' && !tool.idempotent;
   const needsApproval = unknownOutcome || tool.requiresApproval || context.requiresApproval?.({ tool, input, profile: state.inputs.profile }) === true;
   if (!needsApproval || (!unknownOutcome && step.approvedArgs.includes(argsHash))) return undefined;
-  const approvalId = `${state.runId}:${step.stepId}:${state.head.seq + 1}`;
+  // From version 2 on the id carries the journal's head hash, which nobody outside the run can
+  // predict, so no one can claim an approval id before the run requests it.
+  const base = `${state.runId}:${step.stepId}:${state.head.seq + 1}`;
+  const approvalId = (state.inputs.version ?? 1) >= 2 ? `${base}:${state.head.hash.slice(0, 16)}` : base;
   const timeoutMs = state.inputs.approval.timeoutMs;
   return [
     entry('approval_requested', {
