@@ -96,7 +96,8 @@ export const RunBody = StartOptionsSchema.pick({ metadata: true, preferences: tr
   .openapi('RunRequest');
 
 /** A decision on an approval; `by` defaults to the caller's token. */
-export const DecisionBody = ApprovalDecisionSchema.extend({ by: ApprovalDecisionSchema.shape.by.optional() }).strict().openapi('ApprovalDecision');
+// `principal` is the host's to record (the token's identity), never the caller's to claim.
+export const DecisionBody = ApprovalDecisionSchema.omit({ principal: true }).extend({ by: ApprovalDecisionSchema.shape.by.optional() }).strict().openapi('ApprovalDecision');
 
 export const IngestBody = z
   .object({
@@ -157,6 +158,7 @@ export const ApprovalSchema = z
     deadline: z.number().optional(),
     decision: z.enum(['approve', 'reject', 'edit']).optional(),
     decidedBy: z.string().optional(),
+    decidedByPrincipal: z.string().optional(),
     decisionReason: z.string().optional(),
     decidedAt: z.number().optional(),
   })

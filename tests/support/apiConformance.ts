@@ -206,6 +206,28 @@ export function describeApiConformance(name: string, start: () => Promise<{ call
       expect(await done.json()).toMatchObject({ runId: paused.runId, status: 'completed' });
     });
 
+    it("answers another profile's run or approval exactly as one that does not exist; records who decided as the token", async () => {
+      const paused = (await (
+        await call('POST', '/v1/runs', { body: { goal: 'send_message(to="ops", text="who decides")', profile: 'demo' }, headers: WAIT })
+      ).json()) as { runId: string; pendingApproval: { approvalId: string } };
+      const foreign = await call('GET', `/v1/runs/${paused.runId}`, { token: OTHER });
+      const missing = await call('GET', '/v1/runs/run_does_not_exist_0001', { token: OTHER });
+      expect([foreign.status, missing.status]).toEqual([404, 404]);
+      expect(((await foreign.json()) as { error: { code: string } }).error.code).toBe(((await missing.json()) as { error: { code: string } }).error.code);
+      for (const path of ['journal', 'trace', 'otlp', 'events'])
+        expect((await call('GET', `/v1/runs/${paused.runId}/${path}`, { token: OTHER })).status, path).toBe(404);
+      const id = encodeURIComponent(paused.pendingApproval.approvalId);
+      expect((await call('POST', `/v1/approvals/${id}`, { token: OTHER, body: { decision: 'approve' } })).status).toBe(404);
+      expect((await call('POST', `/v1/approvals/${id}`, { body: { decision: 'approve', principal: 'token:admin' } })).status).toBe(400);
+      const done = await call('POST', `/v1/approvals/${id}`, { body: { decision: 'approve', by: 'Ada Lovelace' } });
+      expect(done.status).toBe(200);
+      const [approval] = (
+        (await (await call('GET', `/v1/approvals?profile=demo&status=approved`)).json()) as { approvals: Array<Record<string, unknown>> }
+      ).approvals.filter((a) => a['approvalId'] === paused.pendingApproval.approvalId);
+      expect(approval).toMatchObject({ decidedBy: 'Ada Lovelace', decidedByPrincipal: expect.stringMatching(/^token:/) });
+      expect(approval!['decidedByPrincipal']).not.toBe('token:Ada Lovelace');
+    });
+
     it('pauses for approval, lists it, and continues after the decision', async () => {
       const paused = (await (
         await call('POST', '/v1/runs', { body: { goal: 'send_message(to="ops", text="deploy finished")', profile: 'demo' }, headers: WAIT })

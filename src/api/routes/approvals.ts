@@ -38,9 +38,11 @@ export function approvalRoutes(runtime: Runtime) {
         const { approvalId } = c.req.valid('param');
         const decision = c.req.valid('json');
         const approval = await runtime.store.getApproval(approvalId);
-        if (!approval) throw new HttpError(404, 'unknown_approval', `no approval ${approvalId}`);
-        requireProfile(c, approval.profile);
-        const outcome = await runtime.orchestrator.resolveApproval(approvalId, { ...decision, by: decision.by ?? `token:${principalOf(c).id}` });
+        // Another profile's approval answers as one that does not exist: ids cannot be probed.
+        if (!approval || !mayUse(principalOf(c), approval.profile)) throw new HttpError(404, 'unknown_approval', `no approval ${approvalId}`);
+        // Who decided is the token's identity; `by` is only the name the decider gives.
+        const principal = `token:${principalOf(c).id}`;
+        const outcome = await runtime.orchestrator.resolveApproval(approvalId, { ...decision, by: decision.by ?? principal, principal });
         return c.json(outcomeBody(outcome), 200);
       },
     );

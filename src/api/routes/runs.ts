@@ -33,11 +33,13 @@ export function runLinks(runId: string): { self: string; events: string } {
   return { self, events: `${self}/events` };
 }
 
-/** The run's summary, after checking the caller may see its profile; 404 when there is none. */
+/**
+ * The run's summary, if the caller may see its profile. A run of another profile answers
+ * exactly as a run that does not exist (404), so ids cannot be probed for what exists.
+ */
 export async function loadRun(runtime: Runtime, c: Context, runId: string) {
   const summary = await runtime.store.getRun(runId);
-  if (!summary) throw new HttpError(404, 'unknown_run', `no run ${runId}`);
-  requireProfile(c, summary.profile);
+  if (!summary || !mayUse(principalOf(c), summary.profile)) throw new HttpError(404, 'unknown_run', `no run ${runId}`);
   return summary;
 }
 

@@ -102,6 +102,9 @@ export const ApprovalDecisionSchema = z.object({
   /** New arguments, with `edit` only; validated against the tool's schema. */
   args: z.record(z.string(), z.unknown()).optional(),
   reason: z.string().max(2000).default(''),
+  /** The decider's name as they give it (display only). */
   by: z.string().min(1).max(200),
+  /** Who decided as the host authenticated them (a token's identity); recorded beside `by`. */
+  principal: z.string().min(1).max(200).optional(),
 });
 export type ApprovalDecision = z.input<typeof ApprovalDecisionSchema>;

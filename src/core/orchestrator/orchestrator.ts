@@ -213,17 +213,14 @@ export class Orchestrator {
       });
     }
     const at = this.#clock.now();
-    let received: Entry = entry(
-      'approval_received',
-      { approvalId, decision: input.decision, argsHash: current.argsHash, reason: input.reason, by: input.by },
-      at,
-    );
+    const who = { by: input.by, ...(input.principal ? { principal: input.principal } : {}) };
+    let received: Entry = entry('approval_received', { approvalId, decision: input.decision, argsHash: current.argsHash, reason: input.reason, ...who }, at);
     if (input.decision === 'edit') {
       const tool = this.#registry.resolve(state.inputs.profile, current.tool);
       const args = toJsonData(this.#policy.checkStep(state.inputs.profile, tool, input.args)) as Record<string, unknown>;
       received = entry(
         'approval_received',
-        { approvalId, decision: 'edit', argsHash: sha256Hex(canonicalJson(args)), reason: input.reason, by: input.by, args },
+        { approvalId, decision: 'edit', argsHash: sha256Hex(canonicalJson(args)), reason: input.reason, ...who, args },
         at,
       );
     }

@@ -197,8 +197,8 @@ export async function replay(journal: readonly JournalEvent[], registry: ToolReg
     const before = store.written;
     switch (next.type) {
       case 'approval_received': {
-        const { approvalId, decision, args, reason, by } = next.data;
-        outcome = await settle(() => orchestrator.resolveApproval(approvalId, { decision, ...(decision === 'edit' ? { args } : {}), reason, by }));
+        const { approvalId, decision, args, reason, by, principal } = next.data;
+        outcome = await settle(() => orchestrator.resolveApproval(approvalId, { decision, ...(decision === 'edit' ? { args } : {}), reason, by, ...(principal ? { principal } : {}) }));
         break;
       }
       case 'approval_timeout': {

@@ -188,6 +188,7 @@ export function applyEvent(state: RunState, event: JournalEvent): void {
       record.decidedAt = event.at;
       if (event.type === 'approval_received') {
         record.decidedBy = event.data.by;
+        if (event.data.principal) record.decidedByPrincipal = event.data.principal;
         record.decisionReason = event.data.reason;
       }
       if (decision === 'reject') {

@@ -119,7 +119,16 @@ export const JOURNAL_EVENT_DATA = {
     /** When the approval policy decides by itself (ms since the epoch). */
     deadline: z.number().optional(),
   }),
-  approval_received: z.object({ approvalId: z.string(), decision: Decision, argsHash: z.string(), reason: z.string(), by: z.string(), args: Args.optional() }),
+  approval_received: z.object({
+    approvalId: z.string(),
+    decision: Decision,
+    argsHash: z.string(),
+    reason: z.string(),
+    /** The decider's name as given; `principal` is who the host authenticated, when it did. */
+    by: z.string(),
+    principal: z.string().optional(),
+    args: Args.optional(),
+  }),
   approval_timeout: z.object({ approvalId: z.string(), action: z.enum(['approve', 'reject']) }),
   /** Durable before the side effect: a crash after it and before the result leaves the outcome unknown. */
   tool_call_start: z.object({

@@ -39,7 +39,10 @@ export interface ApprovalRecord {
   /** When the approval policy decides by itself; absent when it waits forever. */
   deadline?: number;
   decision?: 'approve' | 'reject' | 'edit';
+  /** The decider's name as given. */
   decidedBy?: string;
+  /** Who decided as the host authenticated them (a token's identity). */
+  decidedByPrincipal?: string;
   decisionReason?: string;
   decidedAt?: number;
 }
