@@ -97,7 +97,10 @@ export const RunBody = StartOptionsSchema.pick({ metadata: true, preferences: tr
 
 /** A decision on an approval; `by` defaults to the caller's token. */
 // `principal` is the host's to record (the token's identity), never the caller's to claim.
-export const DecisionBody = ApprovalDecisionSchema.omit({ principal: true }).extend({ by: ApprovalDecisionSchema.shape.by.optional() }).strict().openapi('ApprovalDecision');
+export const DecisionBody = ApprovalDecisionSchema.omit({ principal: true })
+  .extend({ by: ApprovalDecisionSchema.shape.by.optional() })
+  .strict()
+  .openapi('ApprovalDecision');
 
 export const IngestBody = z
   .object({

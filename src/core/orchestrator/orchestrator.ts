@@ -218,11 +218,7 @@ export class Orchestrator {
     if (input.decision === 'edit') {
       const tool = this.#registry.resolve(state.inputs.profile, current.tool);
       const args = toJsonData(this.#policy.checkStep(state.inputs.profile, tool, input.args)) as Record<string, unknown>;
-      received = entry(
-        'approval_received',
-        { approvalId, decision: 'edit', argsHash: sha256Hex(canonicalJson(args)), reason: input.reason, ...who, args },
-        at,
-      );
+      received = entry('approval_received', { approvalId, decision: 'edit', argsHash: sha256Hex(canonicalJson(args)), reason: input.reason, ...who, args }, at);
     }
     const run = this.#sessions.activate(state);
     if (current.deadline !== undefined && at >= current.deadline) {

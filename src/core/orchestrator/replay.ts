@@ -198,7 +198,9 @@ export async function replay(journal: readonly JournalEvent[], registry: ToolReg
     switch (next.type) {
       case 'approval_received': {
         const { approvalId, decision, args, reason, by, principal } = next.data;
-        outcome = await settle(() => orchestrator.resolveApproval(approvalId, { decision, ...(decision === 'edit' ? { args } : {}), reason, by, ...(principal ? { principal } : {}) }));
+        outcome = await settle(() =>
+          orchestrator.resolveApproval(approvalId, { decision, ...(decision === 'edit' ? { args } : {}), reason, by, ...(principal ? { principal } : {}) }),
+        );
         break;
       }
       case 'approval_timeout': {

@@ -6,7 +6,16 @@ import type { VectorBackend } from '../vector/vectorBackend.ts';
 import { selectApprovals, selectRuns } from './filters.ts';
 import type { HostStore } from './hostStore.ts';
 import { InMemoryVectorRows, PersistedVectorBackend } from './persistedVectors.ts';
-import { checkApprovalOwners, checkBatch, deepFreeze, type AppendBatch, type ApprovalFilter, type ApprovalRecord, type RunFilter, type RunSummary } from './store.ts';
+import {
+  checkApprovalOwners,
+  checkBatch,
+  deepFreeze,
+  type AppendBatch,
+  type ApprovalFilter,
+  type ApprovalRecord,
+  type RunFilter,
+  type RunSummary,
+} from './store.ts';
 
 /**
  * The in-memory {@link Store}: for tests, embedding and replay. It is a whole
