@@ -1,3 +1,7 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -203,5 +207,37 @@ describe('API security', () => {
     expect(ok.headers.get('x-content-type-options')).toBe('nosniff');
     const evil = await call('GET', '/v1/health', { token: null, headers: { origin: 'https://evil.example' } });
     expect(evil.headers.get('access-control-allow-origin')).toBeNull();
+  });
+});
+
+describe('Audit over a damaged store', () => {
+  it('reports a run whose stored row is corrupt as a finding of that run, and still verifies the others', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cugar-audit-'));
+    try {
+      const file = join(dir, 'cugar.db');
+      const runtime = await createRuntime(new SqliteStore(file), parseConfig({}).config);
+      const app = createApp(runtime, { tokens: parseTokenMap(TOKENS), rateLimit: { perSecond: 1000, burst: 5000 } });
+      const call = caller(async (path, init) => app.request(path, init));
+      const start = async (goal: string) =>
+        ((await (await call('POST', '/v1/runs', { body: { goal, profile: 'demo' }, headers: WAIT })).json()) as { runId: string }).runId;
+      const damaged = await start('add 2 and 3');
+      const intact = await start('add 4 and 5');
+      // Damage one stored event from outside, as a disk error or a stray write would.
+      const raw = new Database(file);
+      raw.prepare('UPDATE events SET data = ? WHERE run_id = ? AND seq = 3').run('{"not json', damaged);
+      raw.close();
+      const audit = await call('GET', '/v1/audit');
+      expect(audit.status).toBe(200);
+      const body = (await audit.json()) as { ok: boolean; runs: Array<{ runId: string; ok: boolean; reason?: string }> };
+      expect(body.ok).toBe(false);
+      expect(body.runs.find((r) => r.runId === damaged)).toMatchObject({ ok: false, reason: expect.stringContaining('cannot read') });
+      expect(body.runs.find((r) => r.runId === intact)).toMatchObject({ ok: true });
+      const one = await call('GET', `/v1/audit/runs/${damaged}`);
+      expect(one.status).toBe(200);
+      expect(await one.json()).toMatchObject({ ok: false });
+      await runtime.store.close?.();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,5 +1,15 @@
 import { createRoute } from '@hono/zod-openapi';
-import { importJournal, parseJournal, redact, replay, verifyJournal, type JournalEvent } from '../../core/index.ts';
+import {
+  CugarError,
+  importJournal,
+  parseJournal,
+  redact,
+  replay,
+  verifyJournal,
+  type JournalEvent,
+  type JournalHead,
+  type VerifyResult,
+} from '../../core/index.ts';
 import { HttpError, createRouter } from '../errors.ts';
 import type { Runtime } from '../runtime.ts';
 import {
@@ -25,6 +35,22 @@ function profileOf(events: readonly JournalEvent[]): string {
 }
 
 /** Audit: verify stored and uploaded journals, import one as a run, replay one. */
+/**
+ * Verify one stored run against its recorded head. A row the store cannot read back (corrupt
+ * on disk) is a finding about that run, reported like a broken link, never an error for the
+ * whole audit.
+ */
+async function verifyStoredRun(runtime: Runtime, runId: string, head: JournalHead): Promise<VerifyResult> {
+  let journal: JournalEvent[];
+  try {
+    journal = await runtime.store.readJournal(runId);
+  } catch (error) {
+    if (!(error instanceof CugarError) || error.code !== 'corrupt_row') throw error;
+    return { ok: false, seq: 0, reason: `the store cannot read this journal back: ${error.message}`, count: 0 };
+  }
+  return verifyJournal(journal, head);
+}
+
 export function auditRoutes(runtime: Runtime) {
   return createRouter()
     .openapi(
@@ -37,7 +63,7 @@ export function auditRoutes(runtime: Runtime) {
       async (c) => {
         const { runId } = c.req.valid('param');
         const summary = await loadRun(runtime, c, runId);
-        return c.json({ runId, ...verifyJournal(await runtime.store.readJournal(runId), summary.head) }, 200);
+        return c.json({ runId, ...(await verifyStoredRun(runtime, runId, summary.head)) }, 200);
       },
     )
     .openapi(
@@ -50,7 +76,7 @@ export function auditRoutes(runtime: Runtime) {
         const principal = principalOf(c);
         const results = [];
         for (const run of (await runtime.store.listRuns()).filter((r) => mayUse(principal, r.profile))) {
-          const result = verifyJournal(await runtime.store.readJournal(run.runId), run.head);
+          const result = await verifyStoredRun(runtime, run.runId, run.head);
           results.push({ runId: run.runId, ok: result.ok, ...(result.ok ? {} : { seq: result.seq, reason: result.reason }) });
         }
         return c.json({ ok: results.every((r) => r.ok), runs: results }, 200);
