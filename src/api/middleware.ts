@@ -35,6 +35,22 @@ const tooLarge = () => {
   throw new HttpError(413, 'body_too_large', 'the request body is too large');
 };
 
+/** Deepest JSON a request body may nest (objects and arrays); journal data has no reason to go deeper. */
+export const MAX_JSON_DEPTH = 64;
+
+/** How deeply `value` nests, counted without recursion (a hostile body must not exhaust the stack). */
+export function jsonDepth(value: unknown): number {
+  let deepest = 0;
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length) {
+    const [node, depth] = stack.pop()!;
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth > deepest) deepest = depth;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
 /** Requests that stream for as long as a run lives are exempt from the request timeout. */
 const isStream = (c: Context) => c.req.header('accept')?.includes('text/event-stream') === true || c.req.path.endsWith('/events');
 
@@ -61,6 +77,17 @@ export function installSecurityChain(app: OpenAPIHono<ApiEnv>, options: Security
   const small = bodyLimit({ maxSize: options.maxBodyBytes ?? 1024 * 1024, onError: tooLarge });
   const large = bodyLimit({ maxSize: options.maxIngestBytes ?? 12 * 1024 * 1024, onError: tooLarge });
   app.use('*', (c, next) => (c.req.path === '/v1/ingest' ? large(c, next) : small(c, next)));
+  // Bound nesting before any schema walks the body: thousands of levels would exhaust the stack
+  // of every recursive reader after it (zod, canonical JSON, the journal's views).
+  app.use('/v1/*', async (c, next) => {
+    if (c.req.method !== 'GET' && c.req.header('content-type')?.includes('application/json')) {
+      // Hono keeps the parsed body, so the route's validator reads it again at no cost; a
+      // malformed body is left to that validator's clear 400.
+      const body: unknown = await c.req.json().catch(() => undefined);
+      if (jsonDepth(body) > MAX_JSON_DEPTH) throw new HttpError(400, 'too_deep', `the request body nests deeper than ${MAX_JSON_DEPTH} levels`);
+    }
+    return next();
+  });
   // A plain condition rather than `hono/combine`'s `except`, which composes its middleware anew
   // on every request (measured: a fifth of the throughput of GET /v1/health).
   const limit = timeout(options.requestTimeoutMs ?? 30_000, () => new HTTPException(504, { message: 'the request took too long' }));

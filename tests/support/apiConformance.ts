@@ -228,6 +228,26 @@ export function describeApiConformance(name: string, start: () => Promise<{ call
       expect(approval!['decidedByPrincipal']).not.toBe('token:Ada Lovelace');
     });
 
+    it('refuses bodies nested thousands of levels deep with a clear 400, storing nothing', async () => {
+      let deep: unknown = 'bottom';
+      for (let i = 0; i < 3000; i++) deep = { d: deep };
+      const before = ((await (await call('GET', '/v1/runs?profile=demo&limit=1000')).json()) as { runs: unknown[] }).runs.length;
+      for (const [path, body] of [
+        ['/v1/runs', { goal: 'add 1 and 2', profile: 'demo', metadata: { deep } }],
+        ['/v1/runs', { goal: 'echo it', profile: 'demo', plan: [{ tool: 'echo', input: { text: deep } }] }],
+        ['/v1/memory/facts', { profile: 'demo', namespace: 'notes', value: deep }],
+      ] as const) {
+        const response = await call('POST', path, { body });
+        expect(response.status, path).toBe(400);
+        expect(((await response.json()) as { error: { code: string } }).error.code).toBe('too_deep');
+      }
+      expect(((await (await call('GET', '/v1/runs?profile=demo&limit=1000')).json()) as { runs: unknown[] }).runs).toHaveLength(before);
+      // Ordinary nesting is fine.
+      let shallow: unknown = 1;
+      for (let i = 0; i < 20; i++) shallow = [shallow];
+      expect((await call('POST', '/v1/memory/facts', { body: { profile: 'demo', namespace: 'notes', value: shallow } })).status).toBe(200);
+    });
+
     it('pauses for approval, lists it, and continues after the decision', async () => {
       const paused = (await (
         await call('POST', '/v1/runs', { body: { goal: 'send_message(to="ops", text="deploy finished")', profile: 'demo' }, headers: WAIT })
