@@ -59,7 +59,8 @@ const isPublic = (c: Context) => c.req.method === 'OPTIONS' || PUBLIC_ROUTES.has
 
 /**
  * Install the security chain on `app`, in this order: request id → secure headers → CORS
- * (explicit origins only) → body limit → timeout → per-principal rate limit → bearer auth.
+ * (explicit origins only) → body limit → nesting limit → timeout → per-principal rate limit →
+ * bearer auth.
  * Validation follows, per route. Static files outside `/v1` need no token.
  */
 export function installSecurityChain(app: OpenAPIHono<ApiEnv>, options: SecurityOptions): void {
