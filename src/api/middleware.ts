@@ -24,6 +24,12 @@ export interface SecurityOptions {
   maxBodyBytes?: number;
   /** Largest ingest body in bytes. Default 12 MiB. */
   maxIngestBytes?: number;
+  /**
+   * Largest body of the routes that take a whole journal (import, verify, replay), in bytes.
+   * Default 64 MiB: what `GET /v1/runs/{id}/journal` exports (up to the 50 MiB the schema
+   * allows) must come back, escaped inside a JSON string.
+   */
+  maxJournalBytes?: number;
   /** Per-request time limit in milliseconds (streams excepted). Default 30 s. */
   requestTimeoutMs?: number;
   /** Per-principal rate limit. Default 50 requests/s with bursts of 100. */
@@ -34,6 +40,9 @@ export interface SecurityOptions {
 const tooLarge = () => {
   throw new HttpError(413, 'body_too_large', 'the request body is too large');
 };
+
+/** Routes whose body is a whole journal: they take the larger journal body limit. */
+const JOURNAL_ROUTES: ReadonlySet<string> = new Set(['/v1/journals', '/v1/audit/journal', '/v1/replay']);
 
 /** Deepest JSON a request body may nest (objects and arrays); journal data has no reason to go deeper. */
 export const MAX_JSON_DEPTH = 64;
@@ -77,7 +86,8 @@ export function installSecurityChain(app: OpenAPIHono<ApiEnv>, options: Security
   );
   const small = bodyLimit({ maxSize: options.maxBodyBytes ?? 1024 * 1024, onError: tooLarge });
   const large = bodyLimit({ maxSize: options.maxIngestBytes ?? 12 * 1024 * 1024, onError: tooLarge });
-  app.use('*', (c, next) => (c.req.path === '/v1/ingest' ? large(c, next) : small(c, next)));
+  const journal = bodyLimit({ maxSize: options.maxJournalBytes ?? 64 * 1024 * 1024, onError: tooLarge });
+  app.use('*', (c, next) => (c.req.path === '/v1/ingest' ? large(c, next) : JOURNAL_ROUTES.has(c.req.path) ? journal(c, next) : small(c, next)));
   // Bound nesting before any schema walks the body: thousands of levels would exhaust the stack
   // of every recursive reader after it (zod, canonical JSON, the journal's views).
   app.use('/v1/*', async (c, next) => {

@@ -241,3 +241,24 @@ describe('Audit over a damaged store', () => {
     }
   });
 });
+
+describe('Journals move between hosts whatever their size', () => {
+  it('imports, verifies and replays an export larger than the ordinary 1 MiB body limit', async () => {
+    const source = await setup();
+    const text = 'x'.repeat(500);
+    const plan = Array.from({ length: 1_500 }, (_, i) => ({ tool: 'echo', input: { message: `${i} ${text}` } }));
+    const run = (await (await source.call('POST', '/v1/runs', { body: { goal: 'echo many', profile: 'demo', plan }, headers: WAIT })).json()) as {
+      runId: string;
+      status: string;
+    };
+    expect(run.status).toBe('completed');
+    const ndjson = await (await source.call('GET', `/v1/runs/${run.runId}/journal?format=ndjson`)).text();
+    expect(ndjson.length).toBeGreaterThan(2 * 1024 * 1024);
+    const target = await setup();
+    for (const path of ['/v1/audit/journal', '/v1/replay', '/v1/journals']) {
+      const response = await target.call('POST', path, { body: { journal: ndjson } });
+      expect(response.status, path).toBe(200);
+    }
+    expect(await (await target.call('GET', `/v1/runs/${run.runId}`)).json()).toMatchObject({ status: 'completed' });
+  }, 60_000);
+});
