@@ -7,9 +7,8 @@ import { HTTPException } from 'hono/http-exception';
 import { requestId } from 'hono/request-id';
 import { secureHeaders } from 'hono/secure-headers';
 import { timeout } from 'hono/timeout';
-import { sha256Hex } from '../core/index.ts';
 import { HttpError, errorBody } from './errors.ts';
-import { createAuthenticator, rateLimit, type ApiEnv, type TokenMap } from './security.ts';
+import { Buckets, createAuthenticator, rateLimit, spend, type ApiEnv, type TokenMap } from './security.ts';
 
 /** Routes that need no token. Everything else does: the route-inventory test holds the app to this list. */
 export const PUBLIC_ROUTES: ReadonlySet<string> = new Set(['GET /v1/health', 'GET /openapi.json']);
@@ -32,8 +31,19 @@ export interface SecurityOptions {
   maxJournalBytes?: number;
   /** Per-request time limit in milliseconds (streams excepted). Default 30 s. */
   requestTimeoutMs?: number;
-  /** Per-principal rate limit. Default 50 requests/s with bursts of 100. */
+  /** Per-client rate limit: by token for a valid token, by address otherwise. Default 50 requests/s with bursts of 100. */
   rateLimit?: { perSecond: number; burst: number };
+  /**
+   * Failed authentications allowed per client address (and ten times that for all addresses
+   * together), before every further attempt answers 429. Default 1/s with bursts of 30.
+   */
+  authFailureLimit?: { perSecond: number; burst: number };
+  /**
+   * The caller's address as the host knows it (the socket's peer on Node, the edge's
+   * `cf-connecting-ip` on Cloudflare); never a header the client chose unless the host trusts
+   * its proxy. Default: every caller counts as one.
+   */
+  clientAddress?: (c: Context) => string | undefined;
   now?: () => number;
 }
 
@@ -103,17 +113,23 @@ export function installSecurityChain(app: OpenAPIHono<ApiEnv>, options: Security
   // on every request (measured: a fifth of the throughput of GET /v1/health).
   const limit = timeout(options.requestTimeoutMs ?? 30_000, () => new HTTPException(504, { message: 'the request took too long' }));
   app.use('*', (c, next) => (isStream(c) ? next() : limit(c, next)));
+  const addressOf = (c: Context) => options.clientAddress?.(c) ?? 'unknown';
+  // Keyed by who the caller is, never by what it says: a valid token's principal, else its
+  // address. (Each unknown token must not get a bucket of its own.)
   app.use(
     '*',
     rateLimit({
       ...(options.rateLimit ?? { perSecond: 50, burst: 100 }),
       ...(options.now ? { now: options.now } : {}),
       key: (c) => {
-        const token = /^Bearer\s+(.+)$/i.exec(c.req.header('authorization') ?? '')?.[1];
-        return token ? `t:${sha256Hex(token).slice(0, 16)}` : `ip:${c.req.header('x-forwarded-for') ?? 'local'}`;
+        const principal = authenticate(/^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '')?.[1]);
+        return principal ? `p:${principal.id}` : `a:${addressOf(c)}`;
       },
     }),
   );
+  const failureLimit = options.authFailureLimit ?? { perSecond: 1, burst: 30 };
+  const failuresByAddress = new Buckets(failureLimit.perSecond, failureLimit.burst, options.now);
+  const allFailures = new Buckets(failureLimit.perSecond * 10, failureLimit.burst * 10, options.now);
   const unauthorized = (message: string) => ({ message: errorBody('unauthorized', message) });
   const auth: MiddlewareHandler<ApiEnv> = bearerAuth({
     verifyToken: (token, c: Context<ApiEnv>) => {
@@ -125,5 +141,22 @@ export function installSecurityChain(app: OpenAPIHono<ApiEnv>, options: Security
     invalidToken: unauthorized('the bearer token is not valid'),
     invalidAuthenticationHeader: { message: errorBody('malformed_authorization', 'the Authorization header must be "Bearer <token>"') },
   });
-  app.use('/v1/*', (c, next) => (isPublic(c) ? next() : auth(c, next)));
+  app.use('/v1/*', async (c, next) => {
+    if (isPublic(c)) return next();
+    const address = addressOf(c);
+    const checks = [
+      [failuresByAddress, address],
+      [allFailures, '*'],
+    ] as const;
+    // Guessing tokens is paid for: once an address (or everyone together) has failed too often, every attempt waits.
+    if (checks.some(([buckets, key]) => buckets.wait(key) > 0)) spend(c, checks);
+    let authenticated = false;
+    try {
+      await auth(c, () => ((authenticated = true), next()));
+    } catch (error) {
+      // Only the refusal of the credentials counts, not what the route does once they passed.
+      if (!authenticated) for (const [buckets, key] of checks) buckets.take(key);
+      throw error;
+    }
+  });
 }

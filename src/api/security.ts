@@ -48,29 +48,56 @@ export function requireProfile(c: Context, profile: string): void {
   if (!mayUse(principalOf(c), profile)) throw new HttpError(403, 'forbidden_profile', `this token may not use profile "${profile}"`);
 }
 
+/** Token buckets by key: `burst` at once, refilled at `perSecond`. At most 10,000 keys are kept (oldest dropped). */
+export class Buckets {
+  readonly #buckets = new Map<string, { tokens: number; at: number }>();
+  constructor(
+    readonly perSecond: number,
+    readonly burst: number,
+    readonly now: () => number = () => Date.now(),
+  ) {}
+
+  /** The seconds until `key` has a token again; 0 when it has one now. */
+  wait(key: string): number {
+    const bucket = this.#refill(key);
+    return bucket.tokens >= 1 ? 0 : Math.max(1, Math.ceil((1 - bucket.tokens) / this.perSecond));
+  }
+
+  /** Take one token from `key` (it may go below one: later requests then wait). */
+  take(key: string): void {
+    this.#refill(key).tokens -= 1;
+  }
+
+  #refill(key: string): { tokens: number; at: number } {
+    const t = this.now();
+    const bucket = this.#buckets.get(key) ?? { tokens: this.burst, at: t };
+    bucket.tokens = Math.min(this.burst, bucket.tokens + ((t - bucket.at) / 1000) * this.perSecond);
+    bucket.at = t;
+    this.#buckets.set(key, bucket);
+    if (this.#buckets.size > 10_000) this.#buckets.delete(this.#buckets.keys().next().value!);
+    return bucket;
+  }
+}
+
+/** Refuse with 429 and `Retry-After` when any of `checks` (buckets and keys) has no token; otherwise take one from each. */
+export function spend(c: Context, checks: ReadonlyArray<readonly [Buckets, string]>): void {
+  const wait = Math.max(0, ...checks.map(([buckets, key]) => buckets.wait(key)));
+  if (wait > 0) {
+    c.header('Retry-After', String(wait));
+    throw new HttpError(429, 'rate_limited', `too many requests; retry in ${wait} s`);
+  }
+  for (const [buckets, key] of checks) buckets.take(key);
+}
+
 /**
- * Per-principal token-bucket rate limiting: `burst` requests at once, refilled at `perSecond`.
- * Hand-written because Hono ships none and the policy is a few lines; over the limit answers
- * 429 with `Retry-After`.
+ * Per-client token-bucket rate limiting: `burst` requests at once, refilled at `perSecond`,
+ * keyed by `key`. Hand-written because Hono ships none and the policy is a few lines; over the
+ * limit answers 429 with `Retry-After`.
  */
 export function rateLimit(options: { perSecond: number; burst: number; now?: () => number; key: (c: Context) => string }): MiddlewareHandler {
-  const buckets = new Map<string, { tokens: number; at: number }>();
-  const now = options.now ?? (() => Date.now());
+  const buckets = new Buckets(options.perSecond, options.burst, options.now);
   return async (c, next) => {
-    const key = options.key(c);
-    const t = now();
-    const bucket = buckets.get(key) ?? { tokens: options.burst, at: t };
-    bucket.tokens = Math.min(options.burst, bucket.tokens + ((t - bucket.at) / 1000) * options.perSecond);
-    bucket.at = t;
-    if (bucket.tokens < 1) {
-      buckets.set(key, bucket);
-      const wait = Math.max(1, Math.ceil((1 - bucket.tokens) / options.perSecond));
-      c.header('Retry-After', String(wait));
-      throw new HttpError(429, 'rate_limited', `too many requests; retry in ${wait} s`);
-    }
-    bucket.tokens -= 1;
-    buckets.set(key, bucket);
-    if (buckets.size > 10_000) buckets.delete(buckets.keys().next().value!);
+    spend(c, [[buckets, options.key(c)]]);
     await next();
   };
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
+import { getConnInfo } from '@hono/node-server/conninfo';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { z } from 'zod';
 import {
@@ -38,6 +39,8 @@ export interface ServeOptions {
   synchronous?: 'FULL' | 'NORMAL';
   /** Per-token rate limit; default 50 requests/s with bursts of 100. */
   rateLimit?: { perSecond: number; burst: number };
+  /** Take the client's address from X-Forwarded-For (behind your own proxy only). Default `CUGAR_TRUST_PROXY=1`. */
+  trustProxy?: boolean;
   /** Shared ceilings per profile; default from `CUGAR_PROFILE_BUDGETS`. */
   profileBudgets?: Record<string, ToolBudgetInput>;
   /** How long approvals wait and what they become then. Default: they wait forever. */
@@ -161,11 +164,14 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     }
   }
 
+  const trustProxy = options.trustProxy ?? process.env['CUGAR_TRUST_PROXY'] === '1';
   const app = createApp(runtime, {
     tokens,
     log,
     ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
     ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
+    // The socket's peer; X-Forwarded-For only behind a proxy the operator says it trusts.
+    clientAddress: (c) => (trustProxy ? c.req.header('x-forwarded-for')?.split(',')[0]?.trim() : undefined) || getConnInfo(c).remote.address,
   });
   // The widget bundles (when `vite build --mode widget` has run) under /widget/.
   if (existsSync('dist/widget/cugar-agent.iife.js')) app.use('/widget/*', serveStatic({ root: 'dist' }));

@@ -38,7 +38,12 @@ export function workerApp(env: Env): Promise<ReturnType<typeof createApp>> {
       .split(',')
       .map((o) => o.trim())
       .filter(Boolean);
-    return createApp(await workerRuntime(env), { tokens: parseTokenMap(env.CUGAR_TOKENS), corsOrigins });
+    // Cloudflare's edge sets cf-connecting-ip itself; a client cannot choose it.
+    return createApp(await workerRuntime(env), {
+      tokens: parseTokenMap(env.CUGAR_TOKENS),
+      corsOrigins,
+      clientAddress: (c) => c.req.header('cf-connecting-ip'),
+    });
   })();
   return app;
 }

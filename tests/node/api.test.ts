@@ -21,7 +21,12 @@ async function setup(options: Partial<Parameters<typeof createApp>[1]> = {}) {
     handler: ({ amount, to }) => `sent ${amount} to ${to}`,
   });
   runtime.registry.register('other', 'echo', { description: 'echo', parameters: z.object({ message: z.string() }), handler: ({ message }) => message });
-  const app = createApp(runtime, { tokens: { [ADMIN]: '*', [DEMO]: ['demo'], [OTHER]: ['other'] }, rateLimit: { perSecond: 1000, burst: 5000 }, ...options });
+  const app = createApp(runtime, {
+    tokens: { [ADMIN]: '*', [DEMO]: ['demo'], [OTHER]: ['other'] },
+    rateLimit: { perSecond: 1000, burst: 5000 },
+    authFailureLimit: { perSecond: 1000, burst: 5000 },
+    ...options,
+  });
   const call = (method: string, path: string, init: { token?: string | null; body?: unknown; headers?: Record<string, string> } = {}) =>
     app.request(path, {
       method,
@@ -37,7 +42,11 @@ async function setup(options: Partial<Parameters<typeof createApp>[1]> = {}) {
 
 describeApiConformance('Node host (in process)', async () => {
   const runtime = await createRuntime(new SqliteStore(':memory:'), parseConfig({}).config);
-  const app = createApp(runtime, { tokens: parseTokenMap(TOKENS), rateLimit: { perSecond: 1000, burst: 5000 } });
+  const app = createApp(runtime, {
+    tokens: parseTokenMap(TOKENS),
+    rateLimit: { perSecond: 1000, burst: 5000 },
+    authFailureLimit: { perSecond: 1000, burst: 5000 },
+  });
   return { call: caller(async (path, init) => app.request(path, init)), close: () => runtime.store.close?.() ?? Promise.resolve() };
 });
 
@@ -261,4 +270,39 @@ describe('Journals move between hosts whatever their size', () => {
     }
     expect(await (await target.call('GET', `/v1/runs/${run.runId}`)).json()).toMatchObject({ status: 'completed' });
   }, 60_000);
+});
+
+describe('Rate limits key on who the caller is, never on what it says', () => {
+  const guess = (i: number) => ({ authorization: `Bearer guess-${i}-0123456789abcdef`, 'x-forwarded-for': `10.0.0.${i % 250}` });
+
+  it('gives unknown tokens and forged forwarding headers no buckets of their own', async () => {
+    const { app } = await setup({ rateLimit: { perSecond: 1, burst: 5 } });
+    const statuses = [];
+    for (let i = 0; i < 10; i++) statuses.push((await app.request('/v1/runs', { headers: guess(i) })).status);
+    expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
+    expect(statuses.slice(5)).toEqual([429, 429, 429, 429, 429]);
+    // A valid token has its own bucket.
+    expect((await app.request('/v1/runs', { headers: { authorization: `Bearer ${DEMO}` } })).status).toBe(200);
+  });
+
+  it('makes failed authentications from one address wait, with a ceiling for all addresses together', async () => {
+    let address = '127.0.0.1';
+    const { app } = await setup({ authFailureLimit: { perSecond: 1, burst: 3 }, clientAddress: () => address });
+    const statuses = [];
+    for (let i = 0; i < 5; i++) statuses.push((await app.request('/v1/runs', { headers: guess(i) })).status);
+    expect(statuses).toEqual([401, 401, 401, 429, 429]);
+    const refused = await app.request('/v1/runs', { headers: { authorization: `Bearer ${DEMO}` } });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    // Another address may still try, until everyone together has failed ten times the burst.
+    address = '127.0.0.2';
+    expect((await app.request('/v1/runs', { headers: { authorization: `Bearer ${DEMO}` } })).status).toBe(200);
+    const spread = [];
+    for (let i = 0; i < 40; i++) {
+      address = `127.0.1.${i}`;
+      spread.push((await app.request('/v1/runs', { headers: guess(i) })).status);
+    }
+    expect(spread.filter((s) => s === 401).length).toBeLessThanOrEqual(30);
+    expect(spread.at(-1)).toBe(429);
+  });
 });
