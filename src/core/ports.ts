@@ -43,6 +43,22 @@ export function pause(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/**
+ * Cooperative time slices for long work on a shared event loop (a 12 MiB ingest on a server,
+ * a big import in a tab): `await yieldNow()` costs nothing until `sliceMs` of work has passed
+ * since the last yield, then gives the loop one macrotask turn, so requests and rendering are
+ * served between slices. A macrotask (not a microtask) is needed: resolved promises alone
+ * never let I/O callbacks run.
+ */
+export function createYielder(sliceMs = 20): () => Promise<void> {
+  let since = performance.now();
+  return async () => {
+    if (performance.now() - since < sliceMs) return;
+    await new Promise<void>((resolve) => setTimeout(resolve, 0));
+    since = performance.now();
+  };
+}
+
 /** A clock that only moves when told to; for tests and replay. */
 export class ManualClock implements Clock {
   #now: number;

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { ValidationError } from '../errors.ts';
+import { createYielder } from '../ports.ts';
 import { ProfileNameSchema } from '../schema/common.ts';
 import { parseOrThrow } from '../schema/validate.ts';
 import { ChunkOptionsSchema, chunkText, type ChunkOptions } from './chunker.ts';
@@ -55,12 +56,17 @@ export class RagLoader {
   ): Promise<IngestReport> {
     parseOrThrow(ProfileNameSchema, profile, 'profile', 'invalid_profile');
     parseOrThrow(DocumentsSchema, documents, 'documents', 'invalid_document');
+    // Ingests run on the host's one event loop: the work is cut into slices between which
+    // other requests are served.
+    const yieldNow = createYielder();
     const paths = new Set<string>();
-    const prepared = documents.map((doc) => {
+    const prepared = [];
+    for (const doc of documents) {
       if (paths.has(doc.path)) throw new ValidationError(`${doc.path} appears twice in one ingest`, { code: 'duplicate_document' });
       paths.add(doc.path);
-      return { path: doc.path, chunks: chunkText(extractText(doc.path, doc.text), this.#chunk) };
-    });
+      prepared.push({ path: doc.path, chunks: chunkText(extractText(doc.path, doc.text), this.#chunk) });
+      await yieldNow();
+    }
 
     const { backend, embedder } = this.#index;
     const keywords = await this.#index.keywords(profile);
@@ -73,11 +79,15 @@ export class RagLoader {
     }
     let total = 0;
     for (const [done, doc] of prepared.entries()) {
-      const records = doc.chunks.map((chunk, i) => ({
-        id: `${doc.path}#${i}`,
-        vector: embedder.embed(chunk.text),
-        metadata: { path: doc.path, profile, chunk: i, offset: chunk.offset, text: chunk.text },
-      }));
+      const records = [];
+      for (const [i, chunk] of doc.chunks.entries()) {
+        records.push({
+          id: `${doc.path}#${i}`,
+          vector: embedder.embed(chunk.text),
+          metadata: { path: doc.path, profile, chunk: i, offset: chunk.offset, text: chunk.text },
+        });
+        await yieldNow();
+      }
       await backend.upsert(profile, records);
       for (const record of records) keywords.upsert(record.id, record.metadata.text, record.metadata);
       total += records.length;
