@@ -3,6 +3,7 @@ import { PUBLIC_ROUTES, installSecurityChain, type SecurityOptions } from './mid
 import { approvalRoutes } from './routes/approvals.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { healthRoutes } from './routes/health.ts';
+import { keyRoutes } from './routes/keys.ts';
 import { memoryRoutes } from './routes/memory.ts';
 import { planRoutes } from './routes/plan.ts';
 import { profileRoutes } from './routes/profiles.ts';
@@ -47,6 +48,7 @@ export function createApp(runtime: Runtime, options: AppOptions) {
 
   const routes = app
     .route('/', healthRoutes())
+    .route('/', keyRoutes(runtime))
     .route('/', profileRoutes(runtime))
     .route('/', planRoutes(runtime))
     .route('/', runRoutes(runtime, createRunStarter(runtime), { maxWaitSeconds: Math.max(0, Math.min(MAX_WAIT_SECONDS, timeoutSeconds)), log }))

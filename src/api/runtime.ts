@@ -15,6 +15,7 @@ import {
   type Clock,
   type Config,
   type ToolBudgetInput,
+  type HeadSigner,
   type HostStore,
   type VectorBackend,
 } from '../core/index.ts';
@@ -33,6 +34,8 @@ export interface Runtime {
   embedder: HashingEmbedder;
   vectors: VectorBackend;
   config: Config;
+  /** The host's head-signing key, when it has one; audits check signatures against its public key. */
+  signer?: HeadSigner;
 }
 
 /** Options of {@link createRuntime}. */
@@ -44,6 +47,8 @@ export interface RuntimeOptions {
   profileBudgets?: Record<string, ToolBudgetInput>;
   /** How long approvals wait and what they become then; hosts sweep expired ones ({@link Orchestrator.sweepApprovals}). */
   approval?: ApprovalPolicy;
+  /** The host's key for signing run heads (kept outside the store). */
+  signer?: HeadSigner;
 }
 
 /** Build a runtime over `store`: the built-in and memory tools in the `demo` profile, one orchestrator. */
@@ -65,6 +70,7 @@ export async function createRuntime(store: HostStore, config: Config, options: R
   // One planner for dry runs and every run: each tool is embedded once.
   const orchestrator = new Orchestrator({
     registry,
+    ...(options.signer ? { signer: options.signer } : {}),
     store,
     clock,
     ids,
@@ -74,5 +80,17 @@ export async function createRuntime(store: HostStore, config: Config, options: R
     ...(options.profileBudgets ? { profileBudgets: options.profileBudgets } : {}),
     ...(options.approval ? { approval: options.approval } : {}),
   });
-  return { store, registry, orchestrator, planner, memory, loader: new RagLoader(index), retriever, embedder, vectors, config };
+  return {
+    store,
+    registry,
+    orchestrator,
+    planner,
+    memory,
+    loader: new RagLoader(index),
+    retriever,
+    embedder,
+    vectors,
+    config,
+    ...(options.signer ? { signer: options.signer } : {}),
+  };
 }

@@ -304,6 +304,9 @@ export const RunVerificationSchema = z
 export const JournalVerificationSchema = z
   .union([VerifiedSchema.extend({ runId: z.string().nullable() }), BrokenSchema.extend({ runId: z.string().nullable() })])
   .openapi('JournalVerification');
+export const KeysSchema = z
+  .object({ keys: z.array(z.object({ keyId: z.string(), algorithm: z.literal('Ed25519'), publicKey: z.string().regex(/^[0-9a-f]{64}$/) })) })
+  .openapi('Keys');
 export const AuditSchema = z
   .object({ ok: z.boolean(), runs: z.array(z.object({ runId: z.string(), ok: z.boolean(), seq: z.number().int().optional(), reason: z.string().optional() })) })
   .openapi('Audit');

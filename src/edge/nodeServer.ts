@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
@@ -7,6 +7,8 @@ import { serveStatic } from '@hono/node-server/serve-static';
 import { z } from 'zod';
 import {
   DOCUMENT_EXTENSIONS,
+  createHeadSigner,
+  generateSigningKey,
   PROFILE_NAME_PATTERN,
   ToolBudgetSchema,
   parseConfig,
@@ -39,6 +41,8 @@ export interface ServeOptions {
   synchronous?: 'FULL' | 'NORMAL';
   /** Per-token rate limit; default 50 requests/s with bursts of 100. */
   rateLimit?: { perSecond: number; burst: number };
+  /** The head-signing key (64 hex characters); default `CUGAR_SIGNING_KEY`, else `<dataDir>/host.key`. */
+  signingKey?: string;
   /** Take the client's address from X-Forwarded-For (behind your own proxy only). Default `CUGAR_TRUST_PROXY=1`. */
   trustProxy?: boolean;
   /** Shared ceilings per profile; default from `CUGAR_PROFILE_BUDGETS`. */
@@ -107,6 +111,21 @@ function sweepApprovals(runtime: Runtime, intervalMs: number, log: (line: string
 export const parseTokens = parseTokenMap;
 
 /**
+ * The host's head-signing key from `<dataDir>/host.key`, made on first start (owner-only
+ * permissions). It lives beside the database, not in it; set `CUGAR_SIGNING_KEY` to keep it
+ * somewhere else entirely (a secret store), which is what makes rewriting the database alone
+ * detectable.
+ */
+function hostKey(dataDir: string, log: (line: string) => void): string {
+  const file = join(dataDir, 'host.key');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const key = generateSigningKey();
+  writeFileSync(file, `${key}\n`, { mode: 0o600, flag: 'wx' });
+  log(`made a head-signing key in ${file}`);
+  return key;
+}
+
+/**
  * Runs that a previous process was driving when it stopped (still `running` in the store: a
  * crash, a kill, a restart while a 202-accepted run was going on) continue from their
  * journals, in the background. Completed steps never run again; a step whose result was not
@@ -147,7 +166,9 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     synchronous: options.synchronous ?? (process.env['CUGAR_SQLITE_SYNC'] === 'FULL' ? 'FULL' : 'NORMAL'),
   });
   const profileBudgets = options.profileBudgets ?? parseProfileBudgets(process.env['CUGAR_PROFILE_BUDGETS']);
+  const signer = createHeadSigner(options.signingKey ?? process.env['CUGAR_SIGNING_KEY'] ?? hostKey(dataDir, log));
   const runtime = await createRuntime(store, config, {
+    signer,
     ...(profileBudgets ? { profileBudgets } : {}),
     ...(options.approval ? { approval: options.approval } : {}),
   });

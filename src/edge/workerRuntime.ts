@@ -1,4 +1,4 @@
-import { parseConfig, redactText } from '../core/index.ts';
+import { createHeadSigner, parseConfig, redactText } from '../core/index.ts';
 import { createApp } from '../api/app.ts';
 import { parseApprovalPolicy } from '../api/approvalSettings.ts';
 import { createRuntime, type Runtime } from '../api/runtime.ts';
@@ -14,6 +14,8 @@ export interface Env extends DurableObjectBindings {
   CUGAR_APPROVAL_TIMEOUT_MS?: string;
   /** `reject` (default) or `approve`. */
   CUGAR_APPROVAL_ON_TIMEOUT?: string;
+  /** The Ed25519 key (64 hex characters) that signs run heads; unset leaves them unsigned. */
+  CUGAR_SIGNING_KEY?: string;
 }
 
 let runtime: Promise<Runtime> | undefined;
@@ -26,7 +28,10 @@ export function workerRuntime(env: Env): Promise<Runtime> {
       CUGAR_APPROVAL_TIMEOUT_MS: env.CUGAR_APPROVAL_TIMEOUT_MS,
       CUGAR_APPROVAL_ON_TIMEOUT: env.CUGAR_APPROVAL_ON_TIMEOUT,
     });
-    return createRuntime(new DurableObjectStore(env), parseConfig({}).config, approval ? { approval } : {});
+    // The head-signing key is a Worker secret (`wrangler secret put CUGAR_SIGNING_KEY`): outside
+    // the Durable Objects whose contents it attests.
+    const signer = env.CUGAR_SIGNING_KEY ? createHeadSigner(env.CUGAR_SIGNING_KEY) : undefined;
+    return createRuntime(new DurableObjectStore(env), parseConfig({}).config, { ...(approval ? { approval } : {}), ...(signer ? { signer } : {}) });
   })();
   return runtime;
 }

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { parseConfig } from '../../src/core/index.ts';
+import { createHeadSigner, generateSigningKey, parseConfig } from '../../src/core/index.ts';
 import { PUBLIC_ROUTES, createApp } from '../../src/api/app.ts';
 import { parseTokenMap } from '../../src/api/tokens.ts';
 import { ADMIN, DEMO, OTHER, TOKENS, WAIT, caller, describeApiConformance } from '../support/apiConformance.ts';
@@ -304,5 +304,45 @@ describe('Rate limits key on who the caller is, never on what it says', () => {
     }
     expect(spread.filter((s) => s === 401).length).toBeLessThanOrEqual(30);
     expect(spread.at(-1)).toBe(429);
+  });
+});
+
+describe('Signed heads', () => {
+  it('publishes the public key, and audit flags a head whose signature was removed or replaced in the database', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cugar-signed-'));
+    try {
+      const file = join(dir, 'cugar.db');
+      const signer = createHeadSigner(generateSigningKey());
+      const runtime = await createRuntime(new SqliteStore(file), parseConfig({}).config, { signer });
+      const app = createApp(runtime, { tokens: parseTokenMap(TOKENS), rateLimit: { perSecond: 1000, burst: 5000 } });
+      const call = caller(async (path, init) => app.request(path, init));
+      expect(await (await call('GET', '/v1/keys', { token: null })).json()).toEqual({
+        keys: [{ keyId: signer.keyId, algorithm: 'Ed25519', publicKey: signer.publicKey }],
+      });
+      const start = async (goal: string) =>
+        ((await (await call('POST', '/v1/runs', { body: { goal, profile: 'demo' }, headers: WAIT })).json()) as { runId: string }).runId;
+      const [unsigned, forged, intact] = [await start('add 1 and 2'), await start('add 3 and 4'), await start('add 5 and 6')];
+      expect(await (await call('GET', '/v1/audit')).json()).toMatchObject({ ok: true });
+      // Someone with write access to the database, but not to the key, edits the run rows.
+      const raw = new Database(file);
+      const summary = (runId: string) =>
+        JSON.parse((raw.prepare('SELECT summary FROM runs WHERE run_id = ?').get(runId) as { summary: string }).summary) as Record<string, unknown>;
+      const write = (runId: string, value: Record<string, unknown>) =>
+        raw.prepare('UPDATE runs SET summary = ? WHERE run_id = ?').run(JSON.stringify(value), runId);
+      const { signature: _dropped, ...bare } = summary(unsigned);
+      write(unsigned, bare);
+      const other = createHeadSigner(generateSigningKey());
+      const stolen = summary(forged);
+      write(forged, { ...stolen, signature: { keyId: signer.keyId, sig: other.sign(forged, stolen['head'] as { seq: number; hash: string }).sig } });
+      raw.close();
+      const audit = (await (await call('GET', '/v1/audit')).json()) as { ok: boolean; runs: Array<{ runId: string; ok: boolean; reason?: string }> };
+      expect(audit.ok).toBe(false);
+      expect(audit.runs.find((r) => r.runId === unsigned)).toMatchObject({ ok: false, reason: expect.stringContaining('not signed') });
+      expect(audit.runs.find((r) => r.runId === forged)).toMatchObject({ ok: false, reason: expect.stringContaining('signature') });
+      expect(audit.runs.find((r) => r.runId === intact)).toMatchObject({ ok: true });
+      await runtime.store.close?.();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

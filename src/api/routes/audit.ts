@@ -7,8 +7,10 @@ import {
   replay,
   verifyJournal,
   type JournalEvent,
-  type JournalHead,
   type VerifyResult,
+  runInputsOf,
+  verifyHeadSignature,
+  type RunSummary,
 } from '../../core/index.ts';
 import { HttpError, createRouter } from '../errors.ts';
 import type { Runtime } from '../runtime.ts';
@@ -29,9 +31,9 @@ import { loadRun } from './runs.ts';
 
 /** The profile an uploaded journal's run belongs to, from its first event's recorded inputs. */
 function profileOf(events: readonly JournalEvent[]): string {
-  const inputs = (events[0]?.data as Record<string, unknown> | undefined)?.['inputs'] as { profile?: unknown } | undefined;
-  if (typeof inputs?.profile !== 'string') throw new HttpError(400, 'invalid_journal', 'the journal does not start with a run');
-  return inputs.profile;
+  const profile = runInputsOf(events)?.profile;
+  if (profile === undefined) throw new HttpError(400, 'invalid_journal', 'the journal does not start with a run');
+  return profile;
 }
 
 /** Audit: verify stored and uploaded journals, import one as a run, replay one. */
@@ -40,15 +42,25 @@ function profileOf(events: readonly JournalEvent[]): string {
  * on disk) is a finding about that run, reported like a broken link, never an error for the
  * whole audit.
  */
-async function verifyStoredRun(runtime: Runtime, runId: string, head: JournalHead): Promise<VerifyResult> {
+async function verifyStoredRun(runtime: Runtime, run: RunSummary): Promise<VerifyResult> {
   let journal: JournalEvent[];
   try {
-    journal = await runtime.store.readJournal(runId);
+    journal = await runtime.store.readJournal(run.runId);
   } catch (error) {
     if (!(error instanceof CugarError) || error.code !== 'corrupt_row') throw error;
     return { ok: false, seq: 0, reason: `the store cannot read this journal back: ${error.message}`, count: 0 };
   }
-  return verifyJournal(journal, head);
+  const chain = verifyJournal(journal, run.head);
+  const signer = runtime.signer;
+  if (!chain.ok || !signer) return chain;
+  // The chain shows the journal matches its recorded head; the signature shows the head is this
+  // host's, which someone able to rewrite the store (events and head together) cannot forge.
+  const atRest = run.status !== 'running';
+  if (!run.signature) return atRest ? { ok: false, seq: run.head.seq, reason: 'the run is at rest but its head is not signed', count: chain.count } : chain;
+  if (run.signature.keyId !== signer.keyId || !verifyHeadSignature(run.runId, run.head, run.signature, signer.publicKey)) {
+    return { ok: false, seq: run.head.seq, reason: "the head's signature is not this host's signature of it", count: chain.count };
+  }
+  return chain;
 }
 
 export function auditRoutes(runtime: Runtime) {
@@ -63,7 +75,7 @@ export function auditRoutes(runtime: Runtime) {
       async (c) => {
         const { runId } = c.req.valid('param');
         const summary = await loadRun(runtime, c, runId);
-        return c.json({ runId, ...(await verifyStoredRun(runtime, runId, summary.head)) }, 200);
+        return c.json({ runId, ...(await verifyStoredRun(runtime, summary)) }, 200);
       },
     )
     .openapi(
@@ -76,7 +88,7 @@ export function auditRoutes(runtime: Runtime) {
         const principal = principalOf(c);
         const results = [];
         for (const run of (await runtime.store.listRuns()).filter((r) => mayUse(principal, r.profile))) {
-          const result = await verifyStoredRun(runtime, run.runId, run.head);
+          const result = await verifyStoredRun(runtime, run);
           results.push({ runId: run.runId, ok: result.ok, ...(result.ok ? {} : { seq: result.seq, reason: result.reason }) });
         }
         return c.json({ ok: results.every((r) => r.ok), runs: results }, 200);
@@ -104,7 +116,7 @@ export function auditRoutes(runtime: Runtime) {
       async (c) => {
         const events = parseJournal(c.req.valid('json').journal);
         requireProfile(c, profileOf(events));
-        return c.json(await importJournal(runtime.store, events), 200);
+        return c.json(await importJournal(runtime.store, events, runtime.signer), 200);
       },
     )
     .openapi(

@@ -1,7 +1,9 @@
 import { ConflictError, ValidationError } from '../errors.ts';
 import { verifyJournal } from '../journal/journal.ts';
 import type { JournalEvent } from '../schema/journalEvent.ts';
-import { projectRun, summarize } from './runState.ts';
+import type { HeadSigner } from '../journal/headSignature.ts';
+import { signedSummary } from './runSession.ts';
+import { projectRun } from './runState.ts';
 import type { Store } from '../store/store.ts';
 
 /**
@@ -10,7 +12,7 @@ import type { Store } from '../store/store.ts';
  * its approvals are written in one atomic append. The run can then be inspected, resumed,
  * approved or replayed here exactly as where it came from.
  */
-export async function importJournal(store: Store, events: readonly JournalEvent[]): Promise<{ runId: string; events: number }> {
+export async function importJournal(store: Store, events: readonly JournalEvent[], signer?: HeadSigner): Promise<{ runId: string; events: number }> {
   const verified = verifyJournal(events);
   if (!verified.ok)
     throw new ValidationError(`the journal does not verify at seq ${verified.seq}: ${verified.reason}`, {
@@ -22,6 +24,7 @@ export async function importJournal(store: Store, events: readonly JournalEvent[
   if (await store.getRun(first.runId))
     throw new ConflictError(`run ${first.runId} already exists here`, { code: 'run_exists', details: { runId: first.runId } });
   const state = projectRun(events);
-  await store.append({ runId: first.runId, events, expectedHead: null, run: summarize(state), approvals: [...state.approvals.values()] });
+  // Signed with this host's key: from here on it attests to holding the journal as verified now.
+  await store.append({ runId: first.runId, events, expectedHead: null, run: signedSummary(state, signer), approvals: [...state.approvals.values()] });
   return { runId: first.runId, events: events.length };
 }

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import type { HeadSigner } from '../journal/headSignature.ts';
 import type { Planner } from '../planning/planner.ts';
 import type { ToolBudgetInput } from '../schema/budget.ts';
 import type { BudgetUsage } from '../schema/budget.ts';
@@ -63,6 +64,8 @@ export interface OrchestratorOptions {
    * which the journal's error record does not keep. Default: the run's retry policy decides.
    */
   recordedRetry?: (stepId: string, attempt: number) => boolean | undefined;
+  /** The host's key: every run's head is signed when the run comes to rest. Absent leaves heads unsigned. */
+  signer?: HeadSigner;
 }
 
 /** Most steps an explicit plan may have. */

@@ -110,6 +110,7 @@ export class Orchestrator {
       sleep: options.sleep ?? defaultSleep,
       readProfileUsage: options.readProfileUsage ?? ((profile) => this.store.getProfileUsage(profile)),
       ...(options.recordedRetry ? { recordedRetry: options.recordedRetry } : {}),
+      ...(options.signer ? { signer: options.signer } : {}),
     });
   }
 

@@ -8,7 +8,8 @@ import { createSeededRandom, type Clock, type Random } from '../ports.ts';
 import type { Coordinator } from '../routing/coordinator.ts';
 import type { BudgetUsage } from '../schema/budget.ts';
 import type { JournalEvent, RunStatus } from '../schema/journalEvent.ts';
-import type { Store } from '../store/store.ts';
+import type { HeadSigner } from '../journal/headSignature.ts';
+import type { RunSummary, Store } from '../store/store.ts';
 import type { ToolDefinition } from '../tools/tool.ts';
 import type { ToolRegistry } from '../tools/toolRegistry.ts';
 import { Reflector } from './autonomy.ts';
@@ -42,9 +43,22 @@ export interface SessionPorts {
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   readProfileUsage: (profile: string, runId: string) => Promise<BudgetUsage>;
   recordedRetry?: (stepId: string, attempt: number) => boolean | undefined;
+  /** Signs the head of every run this session leaves at rest; absent leaves heads unsigned. */
+  signer?: HeadSigner;
 }
 
 const TERMINAL: ReadonlySet<RunStatus> = new Set(['completed', 'failed', 'cancelled']);
+
+/**
+ * The run's listing row, with the signer's signature of its head when the run comes to rest
+ * (paused for a person, or finished). One signature per resting point keeps signing off the
+ * per-step path; a run still running is in flight and its head is not yet attested.
+ */
+export function signedSummary(state: RunState, signer: HeadSigner | undefined): RunSummary {
+  const run = summarize(state);
+  if (signer && (state.status === 'paused' || isTerminal(state.status))) run.signature = signer.sign(state.runId, state.head);
+  return run;
+}
 
 /** Whether a run status is final. */
 export function isTerminal(status: RunStatus): boolean {
@@ -106,7 +120,7 @@ export class RunSessions {
 
   /** Write a run's first event (`stage: initialize` with its inputs) and take it over. */
   async begin(first: JournalEvent & { type: 'stage' }, state: RunState): Promise<ActiveRun> {
-    await this.#ports.store.append({ runId: first.runId, events: [first], expectedHead: null, run: summarize(state) });
+    await this.#ports.store.append({ runId: first.runId, events: [first], expectedHead: null, run: signedSummary(state, this.#ports.signer) });
     this.#notify([first]);
     return this.activate(state);
   }
@@ -138,7 +152,7 @@ export class RunSessions {
         runId: state.runId,
         events,
         expectedHead,
-        run: summarize(state),
+        run: signedSummary(state, this.#ports.signer),
         ...(approvals.length ? { approvals } : {}),
         ...(usage ? { profileUsage: { profile: state.inputs.profile, delta: usage } } : {}),
       });

@@ -1,4 +1,5 @@
 import { ConflictError, ValidationError } from '../errors.ts';
+import type { HeadSignature } from '../journal/headSignature.ts';
 import type { JournalHead } from '../journal/journal.ts';
 import type { BudgetUsage } from '../schema/budget.ts';
 import type { JournalEvent, RunStatus } from '../schema/journalEvent.ts';
@@ -19,6 +20,8 @@ export interface RunSummary {
   pendingApprovalId?: string;
   /** The tools its plans call, in first-use order (absent for runs written before it was recorded). */
   tools?: string[];
+  /** The host's signature of `head`, written with every batch that leaves the run at rest (paused or finished). */
+  signature?: HeadSignature;
 }
 
 export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'timed_out';
