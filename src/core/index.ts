@@ -128,7 +128,8 @@ export { canonicalJson, toJsonData } from './journal/canonicalJson.ts';
 export { sha256Hex } from './journal/sha256.ts';
 export { GENESIS_HASH, JournalHeadSchema, exportJournal, parseJournal, verifyJournal, type JournalHead, type VerifyResult } from './journal/journal.ts';
 export { toTraceRecords, type TraceRecord } from './journal/trace.ts';
-export { createHeadSigner, generateSigningKey, verifyHeadSignature, type HeadSignature, type HeadSigner } from './journal/headSignature.ts';
+// Signing code lives in `cugar/signing`: only hosts that hold a key (and verifiers) load Ed25519.
+export type { HeadSignature, HeadSigner } from './journal/headSignature.ts';
 export { pairApprovals, pairToolCalls, runInputsOf, type ApprovalSpan, type EventLike, type ToolCallSpan } from './journal/projections.ts';
 export { readOtlp, toOtlp, type OtlpTraceExport } from './journal/otlp.ts';
 

@@ -7,8 +7,6 @@ import { serveStatic } from '@hono/node-server/serve-static';
 import { z } from 'zod';
 import {
   DOCUMENT_EXTENSIONS,
-  createHeadSigner,
-  generateSigningKey,
   PROFILE_NAME_PATTERN,
   ToolBudgetSchema,
   parseConfig,
@@ -17,6 +15,7 @@ import {
   type Config,
   type ToolBudgetInput,
 } from '../core/index.ts';
+import { createHeadSigner, generateSigningKey } from '../core/signing.ts';
 import { createApp } from '../api/app.ts';
 import { createRuntime, type Runtime } from '../api/runtime.ts';
 import type { TokenMap } from '../api/security.ts';

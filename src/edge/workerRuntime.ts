@@ -1,4 +1,5 @@
-import { createHeadSigner, parseConfig, redactText } from '../core/index.ts';
+import { parseConfig, redactText } from '../core/index.ts';
+import { createHeadSigner } from '../core/signing.ts';
 import { createApp } from '../api/app.ts';
 import { parseApprovalPolicy } from '../api/approvalSettings.ts';
 import { createRuntime, type Runtime } from '../api/runtime.ts';

@@ -1,14 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  InMemoryStore,
-  Orchestrator,
-  ToolRegistry,
-  ValidationError,
-  createHeadSigner,
-  generateSigningKey,
-  registerBuiltinTools,
-  verifyHeadSignature,
-} from '../../src/core/index.ts';
+import { InMemoryStore, Orchestrator, ToolRegistry, ValidationError, registerBuiltinTools } from '../../src/core/index.ts';
+import { createHeadSigner, generateSigningKey, verifyHeadSignature } from '../../src/core/signing.ts';
 
 describe('signed run heads', () => {
   const signer = createHeadSigner(generateSigningKey());

@@ -9,7 +9,6 @@ import {
   type JournalEvent,
   type VerifyResult,
   runInputsOf,
-  verifyHeadSignature,
   type RunSummary,
 } from '../../core/index.ts';
 import { HttpError, createRouter } from '../errors.ts';
@@ -57,7 +56,7 @@ async function verifyStoredRun(runtime: Runtime, run: RunSummary): Promise<Verif
   // host's, which someone able to rewrite the store (events and head together) cannot forge.
   const atRest = run.status !== 'running';
   if (!run.signature) return atRest ? { ok: false, seq: run.head.seq, reason: 'the run is at rest but its head is not signed', count: chain.count } : chain;
-  if (run.signature.keyId !== signer.keyId || !verifyHeadSignature(run.runId, run.head, run.signature, signer.publicKey)) {
+  if (!signer.verify(run.runId, run.head, run.signature)) {
     return { ok: false, seq: run.head.seq, reason: "the head's signature is not this host's signature of it", count: chain.count };
   }
   return chain;

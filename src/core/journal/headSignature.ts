@@ -22,6 +22,8 @@ export interface HeadSigner {
   /** The Ed25519 public key, lowercase hex. */
   readonly publicKey: string;
   sign(runId: string, head: JournalHead): HeadSignature;
+  /** Whether `signature` is this key's signature of `runId`'s `head`. */
+  verify(runId: string, head: JournalHead, signature: HeadSignature): boolean;
 }
 
 const HEX_SEED = /^[0-9a-f]{64}$/;
@@ -42,7 +44,12 @@ export function createHeadSigner(secretKey: string): HeadSigner {
   const secret = hexToBytes(secretKey);
   const publicKey = bytesToHex(ed25519.getPublicKey(secret));
   const keyId = `ed25519:${publicKey.slice(0, 16)}`;
-  return { keyId, publicKey, sign: (runId, head) => ({ keyId, sig: bytesToHex(ed25519.sign(headMessage(runId, head), secret)) }) };
+  return {
+    keyId,
+    publicKey,
+    sign: (runId, head) => ({ keyId, sig: bytesToHex(ed25519.sign(headMessage(runId, head), secret)) }),
+    verify: (runId, head, signature) => signature.keyId === keyId && verifyHeadSignature(runId, head, signature, publicKey),
+  };
 }
 
 /** Whether `signature` is `publicKey`'s signature of `runId`'s `head`. Malformed input is simply not valid. */
