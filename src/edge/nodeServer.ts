@@ -119,7 +119,13 @@ function hostKey(dataDir: string, log: (line: string) => void): string {
   const file = join(dataDir, 'host.key');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   const key = generateSigningKey();
-  writeFileSync(file, `${key}\n`, { mode: 0o600, flag: 'wx' });
+  try {
+    writeFileSync(file, `${key}\n`, { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    // Another process starting on the same directory made it first: use theirs.
+    if ((error as { code?: string }).code === 'EEXIST') return readFileSync(file, 'utf8').trim();
+    throw error;
+  }
   log(`made a head-signing key in ${file}`);
   return key;
 }
