@@ -77,7 +77,6 @@ export {
   RunInputsSchema,
   STAGES,
   eventsOf,
-  isEventOf,
   type ApprovalSettings,
   type AutonomySettings,
   type HealthReport,

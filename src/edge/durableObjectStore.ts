@@ -246,10 +246,15 @@ export class DirectoryObject extends DurableObject<DurableObjectBindings> {
     if (deadline !== Infinity) await this.#wakeAt(deadline);
   }
 
-  /** Set the alarm for `at` unless it is already set for earlier. */
+  /** When the alarm is set for, as this instance last read or set it (`undefined`: not known yet). */
+  #alarmAt: number | null | undefined;
+
+  /** Set the alarm for `at` unless it is already set for earlier; storage is read once per instance, not per append. */
   async #wakeAt(at: number): Promise<void> {
-    const current = await this.ctx.storage.getAlarm();
-    if (current === null || at < current) await this.ctx.storage.setAlarm(at);
+    if (this.#alarmAt === undefined) this.#alarmAt = await this.ctx.storage.getAlarm();
+    if (this.#alarmAt !== null && this.#alarmAt <= at) return;
+    await this.ctx.storage.setAlarm(at);
+    this.#alarmAt = at;
   }
 
   /**
@@ -258,6 +263,8 @@ export class DirectoryObject extends DurableObject<DurableObjectBindings> {
    * runtime is loaded here, not at the top, because it depends on this module's store.
    */
   async alarm(): Promise<void> {
+    // A fired alarm is no longer set.
+    this.#alarmAt = null;
     const { driveTime } = await import('./workerRuntime.ts');
     const next = await driveTime(this.env as Env);
     if (next !== undefined) await this.#wakeAt(next);

@@ -220,16 +220,32 @@ describe('API security', () => {
   });
 });
 
+/**
+ * An app over a SQLite file, for tests that edit the database from outside as an attacker or
+ * a failing disk would: `body` gets the file, a caller, and a way to start a run and get its id.
+ */
+async function onDisk(
+  options: Parameters<typeof createRuntime>[2],
+  body: (env: { file: string; call: ReturnType<typeof caller>; start: (goal: string) => Promise<string> }) => Promise<void>,
+): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'cugar-on-disk-'));
+  const file = join(dir, 'cugar.db');
+  const runtime = await createRuntime(new SqliteStore(file), parseConfig({}).config, options);
+  try {
+    const app = createApp(runtime, { tokens: parseTokenMap(TOKENS), rateLimit: { perSecond: 1000, burst: 5000 } });
+    const call = caller(async (path, init) => app.request(path, init));
+    const start = async (goal: string) =>
+      ((await (await call('POST', '/v1/runs', { body: { goal, profile: 'demo' }, headers: WAIT })).json()) as { runId: string }).runId;
+    await body({ file, call, start });
+  } finally {
+    await runtime.store.close?.();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe('Audit over a damaged store', () => {
   it('reports a run whose stored row is corrupt as a finding of that run, and still verifies the others', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cugar-audit-'));
-    try {
-      const file = join(dir, 'cugar.db');
-      const runtime = await createRuntime(new SqliteStore(file), parseConfig({}).config);
-      const app = createApp(runtime, { tokens: parseTokenMap(TOKENS), rateLimit: { perSecond: 1000, burst: 5000 } });
-      const call = caller(async (path, init) => app.request(path, init));
-      const start = async (goal: string) =>
-        ((await (await call('POST', '/v1/runs', { body: { goal, profile: 'demo' }, headers: WAIT })).json()) as { runId: string }).runId;
+    await onDisk({}, async ({ file, call, start }) => {
       const damaged = await start('add 2 and 3');
       const intact = await start('add 4 and 5');
       // Damage one stored event from outside, as a disk error or a stray write would.
@@ -245,10 +261,7 @@ describe('Audit over a damaged store', () => {
       const one = await call('GET', `/v1/audit/runs/${damaged}`);
       expect(one.status).toBe(200);
       expect(await one.json()).toMatchObject({ ok: false });
-      await runtime.store.close?.();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
 
@@ -310,18 +323,11 @@ describe('Rate limits key on who the caller is, never on what it says', () => {
 
 describe('Signed heads', () => {
   it('publishes the public key, and audit flags a head whose signature was removed or replaced in the database', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cugar-signed-'));
-    try {
-      const file = join(dir, 'cugar.db');
-      const signer = createHeadSigner(generateSigningKey());
-      const runtime = await createRuntime(new SqliteStore(file), parseConfig({}).config, { signer });
-      const app = createApp(runtime, { tokens: parseTokenMap(TOKENS), rateLimit: { perSecond: 1000, burst: 5000 } });
-      const call = caller(async (path, init) => app.request(path, init));
+    const signer = createHeadSigner(generateSigningKey());
+    await onDisk({ signer }, async ({ file, call, start }) => {
       expect(await (await call('GET', '/v1/keys', { token: null })).json()).toEqual({
         keys: [{ keyId: signer.keyId, algorithm: 'Ed25519', publicKey: signer.publicKey }],
       });
-      const start = async (goal: string) =>
-        ((await (await call('POST', '/v1/runs', { body: { goal, profile: 'demo' }, headers: WAIT })).json()) as { runId: string }).runId;
       const [unsigned, forged, intact] = [await start('add 1 and 2'), await start('add 3 and 4'), await start('add 5 and 6')];
       expect(await (await call('GET', '/v1/audit')).json()).toMatchObject({ ok: true });
       // Someone with write access to the database, but not to the key, edits the run rows.
@@ -341,9 +347,6 @@ describe('Signed heads', () => {
       expect(audit.runs.find((r) => r.runId === unsigned)).toMatchObject({ ok: false, reason: expect.stringContaining('not signed') });
       expect(audit.runs.find((r) => r.runId === forged)).toMatchObject({ ok: false, reason: expect.stringContaining('signature') });
       expect(audit.runs.find((r) => r.runId === intact)).toMatchObject({ ok: true });
-      await runtime.store.close?.();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });

@@ -208,11 +208,6 @@ export const JournalEventSchema = z.discriminatedUnion(
   ],
 );
 
-/** Whether `event` is of type `type`, narrowing its data. */
-export function isEventOf<T extends JournalEventType>(event: JournalEvent, type: T): event is JournalEventOf<T> {
-  return event.type === type;
-}
-
 /** The events of a journal of one type, in order, with typed data. */
 export function eventsOf<T extends JournalEventType>(journal: readonly JournalEvent[], type: T): Array<JournalEventOf<T>> {
   return journal.filter((event): event is JournalEventOf<T> => event.type === type);
