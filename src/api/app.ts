@@ -1,3 +1,4 @@
+import { redactText } from '../core/index.ts';
 import { createRouter, errorBody, respondToError } from './errors.ts';
 import { PUBLIC_ROUTES, installSecurityChain, type SecurityOptions } from './middleware.ts';
 import { approvalRoutes } from './routes/approvals.ts';
@@ -38,11 +39,14 @@ export const MAX_WAIT_SECONDS = 25;
  * const accepted = await app.request('/v1/runs', { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ goal: 'add 2 and 3', profile: 'demo' }) });
  */
 export function createApp(runtime: Runtime, options: AppOptions) {
-  const log = options.log ?? ((line: string) => console.error(line));
+  // Every log line is redacted here, once: routes log what they like, nothing secret reaches the sink.
+  const sink = options.log ?? ((line: string) => console.error(line));
+  const log = (line: string) => sink(redactText(line));
   const app = createRouter();
   installSecurityChain(app, options);
   app.onError(respondToError);
-  app.notFound((c) => c.json(errorBody('not_found', `no route ${c.req.method} ${c.req.path}`), 404));
+  // The path is decoded before it is echoed, so an encoded secret in it is redacted like any other.
+  app.notFound((c) => c.json(errorBody('not_found', `no route ${c.req.method} ${decodedPath(c.req.path)}`), 404));
 
   const timeoutSeconds = Math.floor((options.requestTimeoutMs ?? 30_000) / 1000) - 1;
 
@@ -63,6 +67,15 @@ export function createApp(runtime: Runtime, options: AppOptions) {
   });
   routes.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
   return routes;
+}
+
+/** `path` percent-decoded where it decodes, as given where it does not. */
+function decodedPath(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
 }
 
 /** The app's type, for the typed client (`hc<AppType>`): every route with its request and response schemas. */

@@ -11,7 +11,7 @@ import {
   ResourceError,
   SystemError,
   ValidationError,
-  redact,
+  redactText,
   toCugarError,
 } from '../core/index.ts';
 
@@ -67,9 +67,12 @@ function codeForHttpException(status: number): string {
   return 'malformed_request';
 }
 
-/** The body of every error: `{ "error": { "code", "message" } }`. */
+/**
+ * The body of every error: `{ "error": { "code", "message" } }`. The message is redacted here,
+ * once for every error the API answers (a message may echo a path, a goal or a field).
+ */
 export function errorBody(code: string, message: string): { error: { code: string; message: string } } {
-  return { error: { code, message } };
+  return { error: { code, message: redactText(message) } };
 }
 
 /**
@@ -87,7 +90,7 @@ export function respondToError(error: Error, c: Context): Response {
   const typed = ours ? error : toCugarError(error);
   const status = statusFor(typed);
   const hidden = status >= 500 && !ours;
-  return c.json(errorBody(hidden ? 'internal_error' : typed.code, hidden ? 'internal error' : redact(typed.message)), status);
+  return c.json(errorBody(hidden ? 'internal_error' : typed.code, hidden ? 'internal error' : typed.message), status);
 }
 
 /** Validation failures of a route's schemas: 400 with the first issue and where it is. */

@@ -17,6 +17,7 @@ import {
   type ToolBudgetInput,
   type HeadSigner,
   type HostStore,
+  type Secrets,
   type VectorBackend,
 } from '../core/index.ts';
 
@@ -49,6 +50,8 @@ export interface RuntimeOptions {
   approval?: ApprovalPolicy;
   /** The host's key for signing run heads (kept outside the store). */
   signer?: HeadSigner;
+  /** Credentials tools read by name at call time; never journaled. */
+  secrets?: Secrets;
 }
 
 /** Build a runtime over `store`: the built-in and memory tools in the `demo` profile, one orchestrator. */
@@ -71,6 +74,7 @@ export async function createRuntime(store: HostStore, config: Config, options: R
   const orchestrator = new Orchestrator({
     registry,
     ...(options.signer ? { signer: options.signer } : {}),
+    ...(options.secrets ? { secrets: options.secrets } : {}),
     store,
     clock,
     ids,

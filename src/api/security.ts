@@ -2,17 +2,25 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { sha256Hex } from '../core/index.ts';
 import { HttpError } from './errors.ts';
 
-/** Who a request is: the profiles its token may use (`*` for all). */
+/** Who a request is: the profiles its token may use (`*` for all), and what more it may do. */
 export interface Principal {
   id: string;
   profiles: readonly string[] | '*';
+  /** Extra permissions: `journal:raw` reads journals unredacted. */
+  scopes?: readonly string[];
 }
+
+/** The scope that lets a token export journals raw (every secret in them verbatim). */
+export const RAW_JOURNAL_SCOPE = 'journal:raw';
+
+/** What one token grants: profiles, or profiles and scopes. */
+export type TokenGrant = readonly string[] | '*' | { profiles: readonly string[] | '*'; scopes?: readonly string[] };
 
 /** What every route's context carries: the principal bearer auth authenticated. */
 export type ApiEnv = { Variables: { principal: Principal } };
 
-/** Bearer tokens and the profiles each may use. */
-export type TokenMap = Record<string, readonly string[] | '*'>;
+/** Bearer tokens and what each grants. */
+export type TokenMap = Record<string, TokenGrant>;
 
 /**
  * Map each configured token to its principal with a constant-time comparison: every
@@ -20,9 +28,10 @@ export type TokenMap = Record<string, readonly string[] | '*'>;
  * stopping early, so timing says nothing about which byte differed.
  */
 export function createAuthenticator(tokens: TokenMap): (token: string | undefined) => Principal | undefined {
-  const entries = Object.entries(tokens).map(([token, profiles]) => ({
+  const entries = Object.entries(tokens).map(([token, grant]) => ({
     digest: sha256Hex(`cugar-token:${token}`),
-    profiles,
+    profiles: typeof grant === 'object' && 'profiles' in grant ? grant.profiles : grant,
+    scopes: typeof grant === 'object' && 'profiles' in grant ? (grant.scopes ?? []) : [],
     id: sha256Hex(`principal:${token}`).slice(0, 16),
   }));
   return (token) => {
@@ -34,13 +43,18 @@ export function createAuthenticator(tokens: TokenMap): (token: string | undefine
       for (let i = 0; i < digest.length; i++) diff |= digest.charCodeAt(i) ^ entry.digest.charCodeAt(i);
       if (diff === 0) found = entry;
     }
-    return found && { id: found.id, profiles: found.profiles };
+    return found && { id: found.id, profiles: found.profiles, scopes: found.scopes };
   };
 }
 
 /** Whether `principal` may act in `profile`. */
 export function mayUse(principal: Principal, profile: string): boolean {
   return principal.profiles === '*' || principal.profiles.includes(profile);
+}
+
+/** Whether `principal` holds `scope`. */
+export function hasScope(principal: Principal, scope: string): boolean {
+  return principal.scopes?.includes(scope) ?? false;
 }
 
 /** Require a principal for `profile`; 403 otherwise. */

@@ -3,7 +3,9 @@ import { join, resolve } from 'node:path';
 import type { ClientResponse } from 'hono/client';
 import {
   CugarError,
+  envSecrets,
   parseConfig,
+  registerSecretValues,
   parseJournal,
   type Config,
   type IngestDocument,
@@ -35,7 +37,8 @@ export interface Backend {
   decide(approvalId: string, decision: 'approve' | 'reject', reason: string): Promise<RunOutcome>;
   ingest(profile: string, documents: IngestDocument[], onProgress: (p: IngestProgress) => void): Promise<IngestReport>;
   query(profile: string, query: string, k: number): Promise<RagHit[]>;
-  journal(runId: string): Promise<JournalEvent[]>;
+  /** A run's journal: redacted (a derived journal) from a server unless `raw`; as stored from a local data directory. */
+  journal(runId: string, options?: { raw?: boolean }): Promise<JournalEvent[]>;
   runs(): Promise<Array<{ runId: string; status: string; goal: string; profile: string }>>;
   close(): Promise<void>;
 }
@@ -45,7 +48,8 @@ export async function localBackend(dataDir: string, config: Config = parseConfig
   const dir = resolve(dataDir);
   mkdirSync(dir, { recursive: true });
   const store = new SqliteStore(join(dir, 'cugar.db'));
-  const runtime = await createRuntime(store, config);
+  // Tools run here read the same `CUGAR_SECRET_<NAME>` credentials a server would.
+  const runtime = await createRuntime(store, config, { secrets: envSecrets(process.env) });
   return {
     runtime,
     tools: async (profile) => runtime.registry.list(profile),
@@ -73,6 +77,8 @@ function cliError(error: unknown): unknown {
 
 /** Work against a CUGAr server over HTTP, through the typed client. */
 export function remoteBackend(api: string, token: string): Backend {
+  // The token is a secret of this process: nothing the CLI prints may show it.
+  registerSecretValues([token]);
   const client = createClient({ baseUrl: api, token });
   const call = <R extends ClientResponse<unknown, number, string>>(request: Promise<R>) =>
     unwrap(request).catch((error: unknown) => Promise.reject(cliError(error)));
@@ -104,8 +110,11 @@ export function remoteBackend(api: string, token: string): Backend {
     },
     query: async (profile, query, k) => (await call(client.v1.query.$post({ json: { profile, query, k } }))).hits,
     // NDJSON, read by the core's journal parser: the events come back checked and typed.
-    journal: async (runId) => {
-      const response = await client.v1.runs[':runId'].journal.$get({ param: { runId: encodeURIComponent(runId) }, query: { format: 'ndjson' } });
+    journal: async (runId, options = {}) => {
+      const response = await client.v1.runs[':runId'].journal.$get({
+        param: { runId: encodeURIComponent(runId) },
+        query: { format: 'ndjson', ...(options.raw ? { raw: 'true' as const } : {}) },
+      });
       if (!response.ok) throw cliError(await errorOf(response));
       return parseJournal(await response.text());
     },

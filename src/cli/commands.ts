@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import { CugarError, parseJournal, replay, toOtlp, toTraceRecords, verifyJournal, type Config, type JournalEvent } from '../core/index.ts';
+import { CugarError, parseJournal, redact, replay, toOtlp, toTraceRecords, verifyJournal, type Config, type JournalEvent } from '../core/index.ts';
 import type { RunOutcome } from '../api/client.ts';
 import { localBackend, remoteBackend, type Backend } from './backend.ts';
 import { paint, type Output } from './output.ts';
@@ -65,7 +65,8 @@ async function ask(question: string): Promise<string> {
 
 /** The commands that read or write run data, locally or remotely. */
 export async function dataCommand(command: string, args: string[], backend: Backend, options: CommandOptions, output: Output): Promise<number> {
-  const emit = (value: unknown, human: () => void) => (options.json ? output.out(JSON.stringify(value)) : human());
+  // JSON output is redacted as data (values under secret-named keys too); every printed line is redacted again as text by `Output`.
+  const emit = (value: unknown, human: () => void) => (options.json ? output.out(JSON.stringify(redact(value))) : human());
   switch (command) {
     case 'tools': {
       const tools = await backend.tools(options.profile);
@@ -80,7 +81,7 @@ export async function dataCommand(command: string, args: string[], backend: Back
     }
     case 'plan': {
       const goal = args.join(' ') || usage('plan needs a goal');
-      const plan = await backend.plan(goal, options.profile);
+      const plan = redact(await backend.plan(goal, options.profile));
       emit(plan, () => {
         output.out(
           `${paint(output, 'cyan', 'plan')} ${plan.steps.map((s) => `${s.tool}(${JSON.stringify(s.input)})`).join(' → ') || '(empty)'} — ${plan.stopReason}`,
@@ -94,7 +95,7 @@ export async function dataCommand(command: string, args: string[], backend: Back
     }
     case 'run': {
       const goal = args.join(' ') || usage('run needs a goal');
-      let outcome: RunOutcome = await backend.run(goal, options.profile);
+      let outcome: RunOutcome = redact(await backend.run(goal, options.profile));
       while (outcome.status === 'paused' && outcome.pendingApproval) {
         const approval = outcome.pendingApproval;
         let decision: 'approve' | 'reject';
@@ -103,7 +104,9 @@ export async function dataCommand(command: string, args: string[], backend: Back
           const answer = await ask(`${approval.tool}(${JSON.stringify(approval.args)}) needs approval (${approval.reason}). Approve? [y/N] `);
           decision = answer === 'y' || answer === 'yes' ? 'approve' : 'reject';
         } else break;
-        outcome = await backend.decide(approval.approvalId, decision, decision === 'approve' ? 'approved in the cugar CLI' : 'rejected in the cugar CLI');
+        outcome = redact(
+          await backend.decide(approval.approvalId, decision, decision === 'approve' ? 'approved in the cugar CLI' : 'rejected in the cugar CLI'),
+        );
       }
       emit(outcome, () => {
         output.out(
@@ -133,17 +136,18 @@ export async function dataCommand(command: string, args: string[], backend: Back
     }
     case 'query': {
       const query = args.join(' ') || usage('query needs a question');
-      const hits = await backend.query(options.profile, query, Number(options.k ?? 5));
+      const hits = redact(await backend.query(options.profile, query, Number(options.k ?? 5)));
       emit(hits, () => hits.forEach((h) => output.out(`${h.score.toFixed(4)} ${paint(output, 'bold', `${h.path}#${h.chunk}`)} ${h.snippet}`)));
       return EXIT.ok;
     }
     case 'runs': {
-      const runs = await backend.runs();
+      const runs = redact(await backend.runs());
       emit(runs, () => runs.forEach((r) => output.out(`${r.runId} ${r.status.padEnd(9)} ${r.profile} ${r.goal.slice(0, 60)}`)));
       return EXIT.ok;
     }
     case 'trace': {
-      const journal = await backend.journal(args[0] ?? usage('trace needs a run id'));
+      // Tree, JSON and OTLP alike are built from the redacted journal.
+      const journal = redact(await backend.journal(args[0] ?? usage('trace needs a run id')));
       if (options.otlp) output.out(JSON.stringify(toOtlp(journal)));
       else emit(toTraceRecords(journal), () => printTree(output, journal));
       return EXIT.ok;
@@ -163,7 +167,8 @@ export async function dataCommand(command: string, args: string[], backend: Back
     }
     case 'replay': {
       const source = args[0] ?? usage('replay needs a run id or a journal file');
-      const journal = /\.(nd)?json$/.test(source) ? parseJournal(readFileSync(source, 'utf8')) : await backend.journal(source);
+      // Replay re-runs the recorded inputs, so it needs the journal as recorded (a server asks for the `journal:raw` scope).
+      const journal = /\.(nd)?json$/.test(source) ? parseJournal(readFileSync(source, 'utf8')) : await backend.journal(source, { raw: true });
       // Replay needs the tools' schemas and policies: the local runtime's registry has the same built-ins a server has.
       const registry =
         'runtime' in backend

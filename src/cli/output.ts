@@ -1,3 +1,5 @@
+import { redactText } from '../core/index.ts';
+
 /** Terminal output helpers: colour only on a TTY and never when NO_COLOR is set. */
 export interface Output {
   color: boolean;
@@ -5,12 +7,17 @@ export interface Output {
   err(text: string): void;
 }
 
+/**
+ * The CLI's terminal. Every line is redacted on its way out (secret shapes, secret-named
+ * pairs, values the process knows as secrets): one policy for every command and format, on
+ * top of the structured redaction commands apply to what they print.
+ */
 export function createOutput(stdout: NodeJS.WriteStream = process.stdout, stderr: NodeJS.WriteStream = process.stderr): Output {
   const noColor = process.env['NO_COLOR'] !== undefined && process.env['NO_COLOR'] !== '';
   return {
     color: Boolean(stdout.isTTY) && !noColor,
-    out: (text) => void stdout.write(`${text}\n`),
-    err: (text) => void stderr.write(`${text}\n`),
+    out: (text) => void stdout.write(`${redactText(text)}\n`),
+    err: (text) => void stderr.write(`${redactText(text)}\n`),
   };
 }
 

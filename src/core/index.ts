@@ -120,13 +120,15 @@ export { TOOL_NAMESPACE, loadTools, loadableToolModules } from './tools/loaders.
 export { Planner, splitClauses, type PlanRequest, type PlannerOptions } from './planning/planner.ts';
 export { checkReservation, parseBudget, transitionPlan, type BudgetCheck } from './planning/planningAuthority.ts';
 export { PolicyEnforcer, ProfilePolicySchema, type ProfilePolicy, type ProfilePolicyInput } from './policy/policyEnforcer.ts';
-export { REDACTED, isSecretKey, redact, redactText } from './policy/redaction.ts';
+export { MIN_KNOWN_SECRET_LENGTH, REDACTED, isSecretKey, redact, redactText, registerSecretValues } from './policy/redaction.ts';
+export { SECRET_ENV_PREFIX, SecretNameSchema, envSecrets, noSecrets, staticSecrets, type Secrets } from './policy/secrets.ts';
 
 // The journal and its projections
 export { canonicalJson, toJsonData } from './journal/canonicalJson.ts';
 export { sha256Hex } from './journal/sha256.ts';
 export { GENESIS_HASH, JournalHeadSchema, exportJournal, parseJournal, verifyJournal, type JournalHead, type VerifyResult } from './journal/journal.ts';
 export { toTraceRecords, type TraceRecord } from './journal/trace.ts';
+export { DerivedFromSchema, derivedFromOf, redactJournal, type DerivedFrom } from './journal/redactedJournal.ts';
 // Signing code lives in `cugar/signing`: only hosts that hold a key (and verifiers) load Ed25519.
 export type { HeadSignature, HeadSigner } from './journal/headSignature.ts';
 export { pairApprovals, pairToolCalls, runInputsOf, type ApprovalSpan, type EventLike, type ToolCallSpan } from './journal/projections.ts';

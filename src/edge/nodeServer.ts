@@ -10,7 +10,10 @@ import {
   PROFILE_NAME_PATTERN,
   ToolBudgetSchema,
   parseConfig,
+  envSecrets,
   redactText,
+  registerSecretValues,
+  type Secrets,
   type ApprovalPolicy,
   type Config,
   type ToolBudgetInput,
@@ -18,7 +21,7 @@ import {
 import { createHeadSigner, generateSigningKey } from '../core/signing.ts';
 import { createApp } from '../api/app.ts';
 import { createRuntime, type Runtime } from '../api/runtime.ts';
-import type { TokenMap } from '../api/security.ts';
+import { RAW_JOURNAL_SCOPE, type TokenMap } from '../api/security.ts';
 import { parseTokenMap } from '../api/tokens.ts';
 import { SqliteStore } from './sqliteStore.ts';
 
@@ -42,6 +45,8 @@ export interface ServeOptions {
   rateLimit?: { perSecond: number; burst: number };
   /** The head-signing key (64 hex characters); default `CUGAR_SIGNING_KEY`, else `<dataDir>/host.key`. */
   signingKey?: string;
+  /** Credentials tools read by name; default every `CUGAR_SECRET_<NAME>` of the environment. */
+  secrets?: Secrets;
   /** Take the client's address from X-Forwarded-For (behind your own proxy only). Default `CUGAR_TRUST_PROXY=1`. */
   trustProxy?: boolean;
   /** Shared ceilings per profile; default from `CUGAR_PROFILE_BUDGETS`. */
@@ -152,7 +157,7 @@ async function resumeInterrupted(runtime: Runtime, log: (line: string) => void):
  * other address without tokens is refused.
  */
 export async function startServer(options: ServeOptions = {}): Promise<RunningServer> {
-  const log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
+  const log = options.log ?? ((line) => process.stderr.write(`${redactText(line)}\n`));
   const hostname = options.hostname ?? '127.0.0.1';
   const port = options.port ?? 8787;
   let tokens = options.tokens ?? {};
@@ -160,7 +165,8 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   if (Object.keys(tokens).length === 0) {
     if (!LOOPBACK.has(hostname)) throw new Error(`refusing to bind ${hostname} without tokens: set CUGAR_TOKENS, or bind 127.0.0.1`);
     localToken = randomBytes(24).toString('hex');
-    tokens = { [localToken]: '*' };
+    // The local token is the machine owner's: every profile, and raw journal exports.
+    tokens = { [localToken]: { profiles: '*', scopes: [RAW_JOURNAL_SCOPE] } };
   }
   const config = options.config ?? parseConfig({ ...process.env }).config;
   const dataDir = resolve(options.dataDir ?? '.cugar');
@@ -171,9 +177,14 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     synchronous: options.synchronous ?? (process.env['CUGAR_SQLITE_SYNC'] === 'FULL' ? 'FULL' : 'NORMAL'),
   });
   const profileBudgets = options.profileBudgets ?? parseProfileBudgets(process.env['CUGAR_PROFILE_BUDGETS']);
-  const signer = createHeadSigner(options.signingKey ?? process.env['CUGAR_SIGNING_KEY'] ?? hostKey(dataDir, log));
+  const signingKey = options.signingKey ?? process.env['CUGAR_SIGNING_KEY'] ?? hostKey(dataDir, log);
+  const signer = createHeadSigner(signingKey);
+  // What this process holds as secrets is redacted on every channel, whatever its shape (the
+  // generated local token is left out: it is printed below on purpose, for the person who started the host).
+  registerSecretValues([signingKey, ...Object.keys(options.tokens ?? {})]);
   const runtime = await createRuntime(store, config, {
     signer,
+    secrets: options.secrets ?? envSecrets(process.env),
     ...(profileBudgets ? { profileBudgets } : {}),
     ...(options.approval ? { approval: options.approval } : {}),
   });

@@ -1,4 +1,4 @@
-import { parseConfig, redactText } from '../core/index.ts';
+import { envSecrets, parseConfig, redactText, registerSecretValues } from '../core/index.ts';
 import { createHeadSigner } from '../core/signing.ts';
 import { createApp } from '../api/app.ts';
 import { parseApprovalPolicy } from '../api/approvalSettings.ts';
@@ -32,7 +32,14 @@ export function workerRuntime(env: Env): Promise<Runtime> {
     // The head-signing key is a Worker secret (`wrangler secret put CUGAR_SIGNING_KEY`): outside
     // the Durable Objects whose contents it attests.
     const signer = env.CUGAR_SIGNING_KEY ? createHeadSigner(env.CUGAR_SIGNING_KEY) : undefined;
-    return createRuntime(new DurableObjectStore(env), parseConfig({}).config, { ...(approval ? { approval } : {}), ...(signer ? { signer } : {}) });
+    // Tool credentials are Worker secrets too (`wrangler secret put CUGAR_SECRET_<NAME>`); they,
+    // the signing key and the API tokens are redacted on every channel.
+    registerSecretValues([...(env.CUGAR_SIGNING_KEY ? [env.CUGAR_SIGNING_KEY] : []), ...Object.keys(parseTokenMap(env.CUGAR_TOKENS))]);
+    return createRuntime(new DurableObjectStore(env), parseConfig({}).config, {
+      secrets: envSecrets(env as unknown as Record<string, unknown>),
+      ...(approval ? { approval } : {}),
+      ...(signer ? { signer } : {}),
+    });
   })();
   return runtime;
 }

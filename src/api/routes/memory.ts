@@ -33,16 +33,16 @@ export function memoryRoutes(runtime: Runtime) {
           return streamSSE(c, async (stream) => {
             try {
               const report = await runtime.loader.ingest(profile, documents, {
-                onProgress: (p) => void stream.writeSSE({ event: 'progress', data: JSON.stringify(p) }),
+                onProgress: (p) => void stream.writeSSE({ event: 'progress', data: JSON.stringify(redact(p)) }),
               });
-              await stream.writeSSE({ event: 'done', data: JSON.stringify(report) });
+              await stream.writeSSE({ event: 'done', data: JSON.stringify(redact(report)) });
             } catch (error) {
               const typed = toCugarError(error);
               await stream.writeSSE({ event: 'error', data: JSON.stringify({ error: { code: typed.code, message: redact(typed.message) } }) });
             }
           });
         }
-        return c.json(await runtime.loader.ingest(profile, documents), 200);
+        return c.json(redact(await runtime.loader.ingest(profile, documents)), 200);
       },
     )
     .openapi(
@@ -55,7 +55,7 @@ export function memoryRoutes(runtime: Runtime) {
       async (c) => {
         const { profile, query, k, mode } = c.req.valid('json');
         requireProfile(c, profile);
-        return c.json({ hits: await runtime.retriever.search(profile, query, { k, mode }) }, 200);
+        return c.json({ hits: redact(await runtime.retriever.search(profile, query, { k, mode })) }, 200);
       },
     )
     .openapi(
@@ -83,7 +83,7 @@ export function memoryRoutes(runtime: Runtime) {
         const { profile, namespace, value, key } = c.req.valid('json');
         requireProfile(c, profile);
         // The memory manager checks that the value is plain JSON.
-        return c.json(await runtime.memory.storeFact(profile, namespace, value as JsonValue, key === undefined ? {} : { key }), 200);
+        return c.json(redact(await runtime.memory.storeFact(profile, namespace, value as JsonValue, key === undefined ? {} : { key })), 200);
       },
     );
 }

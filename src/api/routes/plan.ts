@@ -1,4 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
+import { redact } from '../../core/index.ts';
 import { createRouter } from '../errors.ts';
 import type { Runtime } from '../runtime.ts';
 import { PlanBody, PlanResponseSchema, errorResponses, jsonBody, jsonResponse } from '../schemas.ts';
@@ -17,7 +18,11 @@ export function planRoutes(runtime: Runtime) {
       const { goal, profile, preferences } = c.req.valid('json');
       requireProfile(c, profile);
       const registry = runtime.registry.sandbox(profile);
-      return c.json(runtime.planner.plan({ goal, profile, registry, traceId: 'dry-run', runId: 'dry-run', ...(preferences ? { preferences } : {}) }), 200);
+      // Redacted like every other view: a plan echoes the goal and the inputs filled from it.
+      return c.json(
+        redact(runtime.planner.plan({ goal, profile, registry, traceId: 'dry-run', runId: 'dry-run', ...(preferences ? { preferences } : {}) })),
+        200,
+      );
     },
   );
 }

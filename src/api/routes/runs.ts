@@ -1,7 +1,8 @@
 import { createRoute } from '@hono/zod-openapi';
 import * as z from 'zod';
 import type { Context } from 'hono';
-import { exportJournal, redact, redactText, toOtlp, toTraceRecords, type RunOutcome } from '../../core/index.ts';
+import { stream } from 'hono/streaming';
+import { exportJournal, redact, redactJournal, redactText, toOtlp, toTraceRecords, type JournalEvent, type RunOutcome } from '../../core/index.ts';
 import { HttpError, createRouter } from '../errors.ts';
 import type { KeepAlive, RunStarter, StartedRun } from '../runStarter.ts';
 import type { Runtime } from '../runtime.ts';
@@ -20,7 +21,7 @@ import {
   jsonBody,
   jsonResponse,
 } from '../schemas.ts';
-import { mayUse, principalOf, requireProfile } from '../security.ts';
+import { RAW_JOURNAL_SCOPE, hasScope, mayUse, principalOf, requireProfile } from '../security.ts';
 
 /** A run outcome as the API shows it: redacted. */
 export function outcomeBody(outcome: RunOutcome): RunOutcome {
@@ -73,6 +74,29 @@ async function pollWithin(runtime: Runtime, runId: string, ms: number): Promise<
     if (left <= 0) return undefined;
     await new Promise((resolve) => setTimeout(resolve, Math.min(200, left)));
   }
+}
+
+const JournalQuery = z.object({
+  format: z.enum(['json', 'ndjson']).default('json'),
+  raw: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((value) => value === 'true')
+    .openapi({ description: 'The journal as recorded, secrets included (needs the `journal:raw` scope); default a redacted, re-sealed derivation' }),
+});
+
+/** Events per chunk of a streamed NDJSON journal: big enough to amortise a write, small enough to yield often. */
+const NDJSON_CHUNK = 512;
+
+/** A journal as NDJSON, written in chunks that yield to the event loop, so a 10,000-step export never blocks other requests. */
+function ndjsonResponse(c: Context, journal: readonly JournalEvent[]): Response {
+  c.header('content-type', 'application/x-ndjson');
+  return stream(c, async (out) => {
+    for (let i = 0; i < journal.length; i += NDJSON_CHUNK) {
+      await out.write(exportJournal(journal.slice(i, i + NDJSON_CHUNK)));
+      if (i + NDJSON_CHUNK < journal.length) await new Promise<void>((resolve) => setTimeout(resolve, 0));
+    }
+  });
 }
 
 const StartQuery = z.object({
@@ -207,10 +231,12 @@ export function runRoutes(runtime: Runtime, starter: RunStarter, { maxWaitSecond
       createRoute({
         method: 'get',
         path: '/v1/runs/{runId}/journal',
-        request: { params: RunParam, query: z.object({ format: z.enum(['json', 'ndjson']).default('json') }) },
+        request: { params: RunParam, query: JournalQuery },
         responses: {
           200: {
-            description: 'The hash-chained journal: JSON, or one event per line with format=ndjson',
+            description:
+              'The hash-chained journal, redacted: a derived journal whose first event names the source head (`data.derivedFrom`) and that verifies on its own. ' +
+              '`raw=true` (tokens with the `journal:raw` scope) gives the journal as recorded. JSON, or one event per line with format=ndjson.',
             content: {
               'application/json': { schema: z.object({ events: z.array(JournalEventResponseSchema) }) },
               'application/x-ndjson': { schema: z.string() },
@@ -221,11 +247,19 @@ export function runRoutes(runtime: Runtime, starter: RunStarter, { maxWaitSecond
       }),
       async (c) => {
         const { runId } = c.req.valid('param');
-        await loadRun(runtime, c, runId);
-        const journal = await runtime.store.readJournal(runId);
+        const { format, raw } = c.req.valid('query');
+        const summary = await loadRun(runtime, c, runId);
+        if (raw && !hasScope(principalOf(c), RAW_JOURNAL_SCOPE))
+          throw new HttpError(403, 'raw_export_forbidden', `a raw journal holds secrets verbatim: this token needs the "${RAW_JOURNAL_SCOPE}" scope`);
+        const recorded = await runtime.store.readJournal(runId);
+        const last = recorded[recorded.length - 1];
+        // The summary's signature attests the head it was made at; it names the source only if that is still the head.
+        const signature = summary.signature && last && summary.head.seq === last.seq && summary.head.hash === last.hash ? summary.signature : undefined;
+        const journal = raw ? recorded : redactJournal(recorded, signature);
+        c.header('x-cugar-journal', raw ? 'raw' : 'redacted');
         // The one cast in the routes: @hono/zod-openapi types every media type containing "json"
-        // (x-ndjson too) as a JSON response, but NDJSON is text.
-        if (c.req.valid('query').format === 'ndjson') return c.body(exportJournal(journal), 200, { 'content-type': 'application/x-ndjson' }) as never;
+        // (x-ndjson too) as a JSON response, but NDJSON is text. Large journals are streamed.
+        if (format === 'ndjson') return ndjsonResponse(c, journal) as never;
         return c.json({ events: journal }, 200);
       },
     )

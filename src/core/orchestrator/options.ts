@@ -9,6 +9,7 @@ import type { AutonomySettings } from '../schema/journalEvent.ts';
 import { PlanningPreferencesSchema } from '../schema/plan.ts';
 import type { RetryPolicyInput } from '../schema/retry.ts';
 import type { PolicyEnforcer } from '../policy/policyEnforcer.ts';
+import type { Secrets } from '../policy/secrets.ts';
 import type { Clock, Ids } from '../ports.ts';
 import type { Worker } from '../routing/coordinator.ts';
 import type { RoutingPolicy, RoutingPolicyName } from '../routing/routingAuthority.ts';
@@ -66,6 +67,8 @@ export interface OrchestratorOptions {
   recordedRetry?: (stepId: string, attempt: number) => boolean | undefined;
   /** The host's key: every run's head is signed when the run comes to rest. Absent leaves heads unsigned. */
   signer?: HeadSigner;
+  /** Credentials tools read by name at call time (`context.secret`); never journaled. Default none. */
+  secrets?: Secrets;
 }
 
 /** Most steps an explicit plan may have. */

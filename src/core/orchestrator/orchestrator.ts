@@ -111,6 +111,7 @@ export class Orchestrator {
       readProfileUsage: options.readProfileUsage ?? ((profile) => this.store.getProfileUsage(profile)),
       ...(options.recordedRetry ? { recordedRetry: options.recordedRetry } : {}),
       ...(options.signer ? { signer: options.signer } : {}),
+      ...(options.secrets ? { secrets: options.secrets } : {}),
     });
   }
 

@@ -4,6 +4,7 @@ import { sealEvent } from '../journal/journal.ts';
 import type { Planner } from '../planning/planner.ts';
 import type { PolicyEnforcer } from '../policy/policyEnforcer.ts';
 import { redact } from '../policy/redaction.ts';
+import { secretAccess, type Secrets } from '../policy/secrets.ts';
 import { createSeededRandom, type Clock, type Random } from '../ports.ts';
 import type { Coordinator } from '../routing/coordinator.ts';
 import type { BudgetUsage } from '../schema/budget.ts';
@@ -45,6 +46,8 @@ export interface SessionPorts {
   recordedRetry?: (stepId: string, attempt: number) => boolean | undefined;
   /** Signs the head of every run this session leaves at rest; absent leaves heads unsigned. */
   signer?: HeadSigner;
+  /** Credentials tools read by name at call time (never journaled). */
+  secrets?: Secrets;
 }
 
 const TERMINAL: ReadonlySet<RunStatus> = new Set(['completed', 'failed', 'cancelled']);
@@ -297,7 +300,7 @@ export class RunSessions {
   }
 
   /** Run one call on its routed worker under the step timeout; the run's cancellation aborts it. */
-  async #invoke(run: ActiveRun, step: StepState, tool: ToolDefinition, input: unknown, call: { attempt: number; idempotencyKey: string }): Promise<unknown> {
+  async #invoke(run: ActiveRun, step: StepState, tool: ToolDefinition, input: unknown, attempt: { attempt: number; idempotencyKey: string }): Promise<unknown> {
     const { state } = run;
     const controller = new AbortController();
     const onAbort = () => controller.abort(run.controller.signal.reason);
@@ -305,15 +308,19 @@ export class RunSessions {
     const timeoutMs = state.inputs.stepTimeoutMs;
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      const work = this.#ports.coordinator.run({ worker: step.worker!, policy: 'recorded', reason: '' }, tool, input, {
+      // Secrets reach the handler by name only; its result and error are scrubbed of them before settling.
+      const secrets = secretAccess(tool, this.#ports.secrets);
+      const call = this.#ports.coordinator.run({ worker: step.worker!, policy: 'recorded', reason: '' }, tool, input, {
         profile: state.inputs.profile,
         traceId: state.inputs.traceId,
         runId: state.runId,
         stepIndex: step.index,
         signal: controller.signal,
-        idempotencyKey: call.idempotencyKey,
-        attempt: call.attempt,
+        idempotencyKey: attempt.idempotencyKey,
+        attempt: attempt.attempt,
+        secret: secrets.secret,
       });
+      const work = secrets.guard(call);
       if (timeoutMs === undefined) return await work;
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => {

@@ -53,19 +53,70 @@ const SECRET_PAIRS = new Set([
   'set cookie',
 ]);
 
-/** Value shapes that are secrets wherever they appear. Each keeps a short prefix so logs stay readable. */
+/** Value shapes that are secrets wherever they appear, whatever key (if any) they sit under. */
 const SECRET_VALUES: ReadonlyArray<RegExp> = [
-  /\bBearer\s+[A-Za-z0-9\-._~+/]{8,}=*/gi,
+  /\b(?:Bearer|bearer|BEARER)\s+[A-Za-z0-9\-._~+/]{8,}=*/g,
   /\bBasic\s+[A-Za-z0-9+/]{8,}=*/g,
+  // OpenAI / Anthropic (`sk-proj-…`, `sk-ant-…`) and Stripe (`sk_live_…`, `rk_test_…`) keys.
   /\b(?:sk|pk|rk)-(?:[A-Za-z0-9]+-)*[A-Za-z0-9_]{16,}\b/g,
+  /\b(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b/g,
+  // GitHub, GitLab, npm, Hugging Face, Slack tokens and Slack webhooks.
   /\bgh[pousr]_[A-Za-z0-9]{20,}\b/g,
   /\bgithub_pat_[A-Za-z0-9_]{20,}\b/g,
+  /\bglpat-[A-Za-z0-9_-]{20,}\b/g,
+  /\bnpm_[A-Za-z0-9]{36}\b/g,
+  /\bhf_[A-Za-z0-9]{30,}\b/g,
   /\bxox[abposr]-[A-Za-z0-9-]{10,}\b/g,
-  /\bAKIA[0-9A-Z]{16}\b/g,
+  /https:\/\/hooks\.slack\.com\/services\/[A-Za-z0-9/]{20,}/g,
+  // AWS access key ids, Google API keys and OAuth access tokens.
+  /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g,
   /\bAIza[0-9A-Za-z\-_]{35}\b/g,
+  /\bya29\.[0-9A-Za-z\-_]{20,}/g,
+  // JSON Web Tokens, and PEM private keys (whole blocks).
   /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b/g,
-  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g,
+  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g,
+  // Credentials in URLs: `scheme://user:password@host`.
+  /(?<=\b[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s:/@]+:)[^\s@/]+(?=@)/g,
 ];
+/** The shapes as one pattern: one pass over each string instead of one per shape. */
+const SECRET_SHAPES = new RegExp(SECRET_VALUES.map((pattern) => pattern.source).join('|'), 'g');
+
+/**
+ * Free-text `key=value`, `key: value` and `"key": "value"` pairs: the value is a secret when
+ * the key is ({@link isSecretKey}), so `password=hunter2` and `api_key: abc` lose their values
+ * while `max_tokens=100` and `token_count: 3` keep theirs. Quoted values may hold spaces.
+ */
+const SECRET_PAIR =
+  /([A-Za-z_][A-Za-z0-9_.-]{0,63})(["']?\s*[:=](?!\/\/)\s*)(?:"((?:[^"\\\n]|\\.){1,512})"|'([^'\n]{1,512})'|([^\s"',;&(){}[\]][^\s"',;&)}\]]{0,511}))/g;
+
+/**
+ * Secret values the host knows by value — what its secrets port holds, the model key, API
+ * tokens — replaced wherever they appear, whatever shape they have. Process-wide on purpose:
+ * a value that is a secret anywhere in this process is a secret on every channel (API, SSE,
+ * logs, exports), including the ones that never see the host's configuration.
+ */
+const knownSecrets = new Set<string>();
+let knownPattern: RegExp | undefined;
+
+/** The shortest value {@link registerSecretValues} accepts: shorter ones would blank ordinary words. */
+export const MIN_KNOWN_SECRET_LENGTH = 8;
+
+/**
+ * Make every channel redact these values literally from now on. Values shorter than
+ * {@link MIN_KNOWN_SECRET_LENGTH} are ignored (a 3-letter secret would erase ordinary text).
+ */
+export function registerSecretValues(values: Iterable<string>): void {
+  let added = false;
+  for (const value of values)
+    if (typeof value === 'string' && value.length >= MIN_KNOWN_SECRET_LENGTH && !knownSecrets.has(value)) {
+      knownSecrets.add(value);
+      added = true;
+    }
+  if (!added) return;
+  // Longest first, so a secret that contains another is replaced whole.
+  const escaped = [...knownSecrets].sort((a, b) => b.length - a.length).map((v) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  knownPattern = new RegExp(escaped.join('|'), 'g');
+}
 
 /** Whether a key names a secret (`password`, `apiKey`, `x-auth-token`, `Authorization`, …). */
 export function isSecretKey(key: string): boolean {
@@ -80,11 +131,17 @@ export function isSecretKey(key: string): boolean {
   return words.some((word, i) => SECRET_WORDS.has(word) || (i > 0 && SECRET_PAIRS.has(`${words[i - 1]} ${word}`)));
 }
 
-/** Replace secret-shaped substrings of `text`. */
+/** Replace secret-shaped substrings of `text`: known secret values, secret-named pairs and secret shapes. */
 export function redactText(text: string): string {
-  let out = text;
-  for (const pattern of SECRET_VALUES) out = out.replace(pattern, REDACTED);
-  return out;
+  let out = knownPattern ? text.replace(knownPattern, REDACTED) : text;
+  out = out.replace(SECRET_SHAPES, REDACTED);
+  if (out.length < 3 || !/[:=]/.test(out)) return out;
+  return out.replace(SECRET_PAIR, (whole, key: string, separator: string, doubleQuoted?: string, singleQuoted?: string, bare?: string) => {
+    const value = doubleQuoted ?? singleQuoted ?? bare ?? '';
+    if (value.startsWith(REDACTED.slice(0, -1)) || !isSecretKey(key)) return whole;
+    const quote = doubleQuoted !== undefined ? '"' : singleQuoted !== undefined ? "'" : '';
+    return `${key}${separator}${quote}${REDACTED}${quote}`;
+  });
 }
 
 /**

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { SecretNameSchema } from '../policy/secrets.ts';
 
 /** What a tool handler receives besides its inputs. */
 export interface ToolContext {
@@ -12,6 +13,11 @@ export interface ToolContext {
   idempotencyKey: string;
   /** 1 for the first attempt of a step, 2 for its first retry, … (a re-run after a crash keeps its attempt). */
   attempt: number;
+  /**
+   * The value of a secret the tool declared in `secrets`, from the host's secrets port,
+   * resolved now and never recorded: what the call returns or throws is scrubbed of it.
+   */
+  secret(name: string): Promise<string>;
 }
 
 /** A tool's implementation: `(inputs, context) → output`. Inputs are already validated. */
@@ -39,13 +45,16 @@ export const ToolMetaSchema = z.object({
   requiresApproval: z.boolean().default(false),
   /** Tokens one call is expected to use, reserved against token budgets. Default 0. */
   tokens: z.number().int().min(0).max(1e9).default(0),
+  /** Names of the host secrets the handler reads through `context.secret(name)`; no other name resolves. */
+  secrets: z.array(SecretNameSchema).max(16).default([]),
 });
 export type ToolMeta = z.output<typeof ToolMetaSchema>;
 
 /** What a caller passes to `register`: a handler, a zod schema of its inputs, and metadata. */
-export interface ToolSpec<S extends z.ZodType = z.ZodType> extends Partial<Omit<ToolMeta, 'capabilities'>> {
+export interface ToolSpec<S extends z.ZodType = z.ZodType> extends Partial<Omit<ToolMeta, 'capabilities' | 'secrets'>> {
   description: string;
   capabilities?: readonly string[];
+  secrets?: readonly string[];
   parameters: S;
   handler: ToolHandler<z.output<S>>;
 }

@@ -15,6 +15,7 @@ function sameDefinition(a: ToolDefinition, b: ToolDefinition): boolean {
     a.idempotent === b.idempotent &&
     a.requiresApproval === b.requiresApproval &&
     a.tokens === b.tokens &&
+    a.secrets.join('\u0000') === b.secrets.join('\u0000') &&
     a.capabilities.join('\u0000') === b.capabilities.join('\u0000')
   );
 }
@@ -71,6 +72,7 @@ export class ToolRegistry {
         idempotent: spec.idempotent,
         requiresApproval: spec.requiresApproval,
         tokens: spec.tokens,
+        secrets: spec.secrets,
       },
       `tool "${validName}"`,
       'invalid_tool_spec',
@@ -84,6 +86,7 @@ export class ToolRegistry {
     return Object.freeze({
       ...meta,
       capabilities: Object.freeze([...meta.capabilities]) as string[],
+      secrets: Object.freeze([...meta.secrets]) as string[],
       profile: validProfile,
       name: validName,
       parameters: spec.parameters,
@@ -134,6 +137,7 @@ export class ToolRegistry {
       idempotent: tool.idempotent,
       requiresApproval: tool.requiresApproval,
       tokens: tool.tokens,
+      secrets: [...tool.secrets],
       inputSchema: structuredClone(tool.inputSchema) as Record<string, unknown>,
     }));
   }
