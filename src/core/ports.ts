@@ -1,6 +1,7 @@
 import { ResourceError } from './errors.ts';
 
 export type { Store } from './store/store.ts';
+export type { Model, ModelProvider } from './models/model.ts';
 
 /**
  * The ports a host hands the core. Everything non-deterministic — time, ids, randomness,

@@ -70,7 +70,15 @@ function overLimit(texts: ReadonlyMap<string, string>): string[] {
 const JOURNAL_WRITERS = new Set(['src/core/orchestrator/runSession.ts', 'src/core/orchestrator/importJournal.ts']);
 
 const CHECKS: Record<string, () => Promise<void> | void> = {
-  'core-import': sourceRule('core-import', { file: 'src/core/x/sample.ts', code: `import { readFile } from 'node:fs';` }),
+  'core-import': async () => {
+    await sourceRule('core-import', { file: 'src/core/x/sample.ts', code: `import { readFile } from 'node:fs';` })();
+    const rules = (code: string) => checkSource('src/core/x/sample.ts', code, true).map((v) => v.rule);
+    expect(rules(`import { APICallError } from '@ai-sdk/provider';`)).toContain('core-import');
+    expect(rules(`import { type LanguageModelV2, APICallError } from '@ai-sdk/provider';`)).toContain('core-import');
+    expect(rules(`import type { LanguageModelV2 } from '@ai-sdk/provider';`)).toEqual([]);
+    expect(rules(`import { type LanguageModelV2 } from '@ai-sdk/provider';`)).toEqual([]);
+    expect(rules(`import { createOpenAICompatible } from '@ai-sdk/openai-compatible';`)).toContain('core-import');
+  },
   'core-global': sourceRule('core-global', { file: 'src/core/x/sample.ts', code: `const w = window.innerWidth;` }),
   'no-eval': sourceRule('no-eval', { file: 'src/api/sample.ts', code: `const f = new Function('return 1');` }),
   'core-folder': sourceRule('core-folder', { file: 'src/core/store/sample.ts', code: `import { Orchestrator } from '../orchestrator/orchestrator.ts';` }),

@@ -72,6 +72,17 @@ function isReference(node: ts.Identifier): boolean {
   return true;
 }
 
+/** Whether an import or export brings in types only (`import type`, or every named binding `type`). */
+function isTypeOnly(node: ts.Node): boolean {
+  if (ts.isExportDeclaration(node)) return node.isTypeOnly;
+  if (!ts.isImportDeclaration(node)) return false;
+  const clause = node.importClause;
+  if (!clause) return false;
+  if (clause.isTypeOnly) return true;
+  const bindings = clause.namedBindings;
+  return !clause.name && bindings !== undefined && ts.isNamedImports(bindings) && bindings.elements.length > 0 && bindings.elements.every((e) => e.isTypeOnly);
+}
+
 /**
  * Check one source file. `isCore` adds the core's rules (imports and globals); the
  * `eval` / `new Function` rules apply everywhere.
@@ -83,6 +94,11 @@ export function checkSource(file: string, text: string, isCore: boolean): Guardr
 
   const checkSpecifier = (node: ts.Node, specifier: string) => {
     if (!isCore) return;
+    // The model port is the AI SDK's LanguageModelV2: its types, and nothing that runs.
+    if (/^@ai-sdk\/provider$/.test(specifier)) {
+      if (!isTypeOnly(node)) add(node, 'core-import', `imports ${specifier} as a value; the core may import only its types`);
+      return;
+    }
     if (FORBIDDEN_PACKAGES.test(specifier)) add(node, 'core-import', `imports ${specifier}`);
     if (specifier.startsWith('.')) {
       const resolved = new URL(specifier, `file:///${file}`).pathname.slice(1);

@@ -1,6 +1,8 @@
 import * as z from 'zod';
 import type { HeadSigner } from '../journal/headSignature.ts';
+import type { ModelProvider } from '../models/model.ts';
 import type { Planner } from '../planning/planner.ts';
+import type { AgentSettings } from '../schema/agent.ts';
 import type { ToolBudgetInput } from '../schema/budget.ts';
 import type { BudgetUsage } from '../schema/budget.ts';
 import { MetadataSchema } from '../schema/common.ts';
@@ -67,6 +69,12 @@ export interface OrchestratorOptions {
   recordedRetry?: (stepId: string, attempt: number) => boolean | undefined;
   /** The host's key: every run's head is signed when the run comes to rest. Absent leaves heads unsigned. */
   signer?: HeadSigner;
+  /** The models agent runs call; with them, a run without an explicit plan is an agent run unless it asks for `mode: 'lexical'`. */
+  models?: ModelProvider;
+  /** How agent runs call their models (recorded in each run's inputs); defaults from `config`. */
+  agent?: Partial<Omit<AgentSettings, 'models'>>;
+  /** Text deltas of streamed model answers as they arrive (live only, never journaled). */
+  onModelDelta?: (runId: string, delta: string) => void;
   /** Credentials tools read by name at call time (`context.secret`); never journaled. Default none. */
   secrets?: Secrets;
 }
@@ -89,6 +97,11 @@ export const StartOptionsSchema = z.object({
    * still checked against the profile before anything runs.
    */
   plan: z.array(ExplicitStepSchema).min(1).max(MAX_EXPLICIT_STEPS).optional(),
+  /**
+   * `agent`: a model calls the profile's tools until it answers; `lexical`: the lexical planner.
+   * Default: `agent` when the orchestrator has models and no plan is given, else `lexical`.
+   */
+  mode: z.enum(['agent', 'lexical']).optional(),
   /** The run's own ceilings; checked by `parseBudget`. */
   budget: z.unknown().optional(),
   runId: z.string().regex(RUN_ID_PATTERN, 'run ids are 1-128 letters, digits, "_", ".", ":" or "-", starting with a letter or digit').optional(),

@@ -15,6 +15,8 @@ import type { BudgetUsage, ToolBudget } from '../schema/budget.ts';
 import { GoalTextSchema, ProfileNameSchema } from '../schema/common.ts';
 import { DEFAULT_CONFIG, type Config } from '../schema/config.ts';
 import type { AutonomySettings, JournalEvent, RunInputs } from '../schema/journalEvent.ts';
+import type { AgentSettings } from '../schema/agent.ts';
+import type { ModelProvider } from '../models/model.ts';
 import { parseOrThrow } from '../schema/validate.ts';
 import { InMemoryStore } from '../store/inMemoryStore.ts';
 import type { ApprovalFilter, ApprovalRecord, Store } from '../store/store.ts';
@@ -81,6 +83,8 @@ export class Orchestrator {
   readonly #autonomy: AutonomySettings;
   readonly #seed: number;
   readonly #sessions: RunSessions;
+  readonly #models: ModelProvider | undefined;
+  readonly #agent: Omit<AgentSettings, 'models'>;
 
   constructor(options: OrchestratorOptions) {
     this.#registry = options.registry;
@@ -96,6 +100,16 @@ export class Orchestrator {
     this.#stepTimeoutMs = options.stepTimeoutMs;
     this.#autonomy = { replan: true, maxReplans: 1, reflectBelow: 0.5, maxRepeats: 3, ...options.autonomy };
     this.#seed = options.seed ?? this.#config.randomSeed;
+    this.#models = options.models;
+    this.#agent = {
+      temperature: this.#config.modelTemperature,
+      ...(this.#config.modelMaxOutputTokens > 0 ? { maxOutputTokens: this.#config.modelMaxOutputTokens } : {}),
+      maxLlmCalls: this.#config.maxLlmCalls,
+      maxInvalidToolCalls: 3,
+      callTimeoutMs: 120_000,
+      stream: false,
+      ...options.agent,
+    };
     this.planner = options.planner ?? new Planner({ ids: this.#ids, maxSteps: this.#config.plannerMaxSteps, minSimilarity: this.#config.plannerMinSimilarity });
     const routing = options.routing ?? 'round_robin';
     this.coordinator = new Coordinator(options.workers ?? [new Worker({ id: 'local' })], typeof routing === 'string' ? createRoutingPolicy(routing) : routing);
@@ -106,6 +120,8 @@ export class Orchestrator {
       policy: this.#policy,
       planner: this.planner,
       coordinator: this.coordinator,
+      ...(options.models ? { models: options.models } : {}),
+      ...(options.onModelDelta ? { onModelDelta: options.onModelDelta } : {}),
       ...(options.approval?.requires ? { requiresApproval: options.approval.requires } : {}),
       sleep: options.sleep ?? defaultSleep,
       readProfileUsage: options.readProfileUsage ?? ((profile) => this.store.getProfileUsage(profile)),
@@ -304,7 +320,8 @@ export class Orchestrator {
     const runId = opts.runId ?? this.#ids.next('run');
     if (await this.store.getRun(runId)) throw new ConflictError(`run ${runId} already exists`, { code: 'run_exists', details: { runId } });
     const traceId = opts.traceId ?? this.#ids.next('trace');
-    const { runId: _runId, traceId: _traceId, metadata: _metadata, preferences, budget: _budget, plan, seed, ...scope } = opts;
+    const { runId: _runId, traceId: _traceId, metadata: _metadata, preferences, budget: _budget, plan, seed, mode, ...scope } = opts;
+    const agent = this.#agentSettings(mode, plan !== undefined);
     const context = new ExecutionContext({ traceId, runId, requestId: runId, userIntent: goal, profile, ...definedOnly(scope) });
     const profileBudget = this.#profileBudgets.get(profile);
     const inputs: RunInputs = toJsonData({
@@ -324,8 +341,18 @@ export class Orchestrator {
       maxSteps: Math.max(this.#config.plannerMaxSteps, plan?.length ?? 0),
       ...(plan ? { plan: plan.map((step, index) => ({ name: `step-${index}`, tool: step.tool, input: step.input, index })) } : {}),
       ...(this.#stepTimeoutMs !== undefined ? { stepTimeoutMs: this.#stepTimeoutMs } : {}),
+      ...(agent ? { agent } : {}),
     });
     return { runId, inputs };
+  }
+
+  /** The agent settings a new run records, when it is an agent run. */
+  #agentSettings(mode: 'agent' | 'lexical' | undefined, explicitPlan: boolean): AgentSettings | undefined {
+    if (mode === 'lexical' || (mode === undefined && (explicitPlan || !this.#models))) return undefined;
+    if (explicitPlan) throw new ValidationError('an agent run plans with its model; it takes no plan', { code: 'invalid_mode' });
+    if (!this.#models || this.#models.models.length === 0)
+      throw new ValidationError('an agent run needs a model, and none is configured', { code: 'model_not_configured' });
+    return { models: [...this.#models.models], ...this.#agent };
   }
 
   async #begin(runId: string, inputs: RunInputs): Promise<ActiveRun> {

@@ -12,6 +12,7 @@ import { ToolRegistry } from '../tools/toolRegistry.ts';
 import { Orchestrator } from './orchestrator.ts';
 import { InMemoryStore } from '../store/inMemoryStore.ts';
 import type { AppendBatch } from '../store/store.ts';
+import { recordedModels } from './recordedModel.ts';
 
 /** Where a replay first differed from the recording. */
 export interface Divergence {
@@ -97,7 +98,7 @@ export interface ReplayOptions {
 
 /**
  * Re-run the orchestrator against a recorded journal: the same inputs, the recorded times,
- * routing, tool results, approvals, resumptions and cancellations, with the tools' real
+ * routing, tool results, model answers, approvals, resumptions and cancellations, with the tools' real
  * schemas and policies from `registry`. Every event the orchestrator produces must hash the
  * same as the recording; the first one that does not is reported with both events.
  *
@@ -175,6 +176,17 @@ export async function replay(journal: readonly JournalEvent[], registry: ToolReg
           e.seq >= store.written && e.type === 'tool_call_error' && e.data.stepId === stepId && e.data.attempt === attempt,
       )?.data.retryable,
     ...(inputs.stepTimeoutMs !== undefined ? { stepTimeoutMs: inputs.stepTimeoutMs } : {}),
+    // Model answers come from the recording: no provider is contacted.
+    ...(inputs.agent
+      ? {
+          models: recordedModels(
+            journal,
+            inputs.agent.models,
+            () => store.written,
+            () => new Exhausted(),
+          ),
+        }
+      : {}),
     config: { plannerMaxSteps: inputs.maxSteps },
   });
 

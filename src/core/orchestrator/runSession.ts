@@ -13,11 +13,14 @@ import type { HeadSigner } from '../journal/headSignature.ts';
 import type { RunSummary, Store } from '../store/store.ts';
 import type { ToolDefinition } from '../tools/tool.ts';
 import type { ToolRegistry } from '../tools/toolRegistry.ts';
+import type { ModelProvider } from '../models/model.ts';
+import { agentTurn } from './agentTurn.ts';
 import { Reflector } from './autonomy.ts';
 import type { ApprovalPredicate } from './options.ts';
 import { outcomeOf, type RunOutcome } from './runOutcome.ts';
 import { applyEvent, summarize, type RunState, type StepState } from './runState.ts';
 import { entry, type Entry, type StageContext, type Stop } from './stages/entry.ts';
+import { agentBudgetStop, agentPlan, nextAgentStep } from './stages/agentStage.ts';
 import { afterFinalFailure, finishRun } from './stages/finishStage.ts';
 import { planRun, routeSteps } from './stages/planStage.ts';
 import { settleFailure, settleSuccess } from './stages/settleCall.ts';
@@ -40,6 +43,10 @@ export interface SessionPorts {
   policy: PolicyEnforcer;
   planner: Planner;
   coordinator: Coordinator;
+  /** The models agent runs call; absent, an agent run fails with `model_not_configured`. */
+  models?: ModelProvider;
+  /** Text deltas of streamed model answers as they arrive (never journaled). */
+  onModelDelta?: (runId: string, delta: string) => void;
   requiresApproval?: ApprovalPredicate;
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   readProfileUsage: (profile: string, runId: string) => Promise<BudgetUsage>;
@@ -198,7 +205,8 @@ export class RunSessions {
         switch (state.stage) {
           case 'initialize':
           case 'plan':
-            await this.#plan(run);
+            if (state.agent) await this.append(run, agentPlan(state));
+            else await this.#plan(run);
             break;
           case 'route':
             await this.append(run, routeSteps(state, run.context));
@@ -236,9 +244,25 @@ export class RunSessions {
     await this.append(run, finishRun(run.state, stop, this.#reflector));
   }
 
+  /** The model's next turn in an agent run (`agentTurn.ts`): its events are appended here, like every other. */
+  async #agentTurn(run: ActiveRun): Promise<void> {
+    const { clock, models, sleep, onModelDelta } = this.#ports;
+    await agentTurn(run, {
+      clock,
+      sleep,
+      ...(models ? { models } : {}),
+      ...(onModelDelta ? { onDelta: onModelDelta } : {}),
+      append: (target, entries, usage) => this.append(target, entries, usage),
+      finish: (target, stop) => this.#finish(target, stop),
+    });
+  }
+
   async #executeNext(run: ActiveRun): Promise<void> {
     const { state, context } = run;
-    const step = nextStep(state);
+    const budgetStop = state.agent ? agentBudgetStop(state) : undefined;
+    if (budgetStop) return this.#finish(run, budgetStop);
+    const step = state.agent ? nextAgentStep(state) : nextStep(state);
+    if (!step && state.agent) return this.#agentTurn(run);
     if (!step) return this.#finish(run, { stopReason: 'completed' });
     if (step.worker === undefined) {
       await this.append(run, [entry('stage', { stage: 'route' })]);

@@ -6,6 +6,7 @@ import type { ErrorInfo } from '../schema/error.ts';
 import type { JournalEvent, RunInputs, RunStatus, Stage } from '../schema/journalEvent.ts';
 import type { Plan, PlanStage, PlanStep } from '../schema/plan.ts';
 import type { ApprovalRecord, RunSummary } from '../store/store.ts';
+import { applyAgentEvent, initialAgentState, type AgentState } from './agentState.ts';
 
 export type { RunInputs };
 
@@ -56,6 +57,8 @@ export interface RunState {
   /** How often each call (tool and argument hash) completed, for repetition checks. */
   calls: Map<string, number>;
   head: JournalHead;
+  /** Present in an agent run: its model calls and turns. */
+  agent?: AgentState;
   createdAt: number;
   updatedAt: number;
   completedAt?: number;
@@ -93,6 +96,7 @@ export function initialRunState(first: JournalEvent): RunState {
     throw new ValidationError('a journal must start with the initialize stage', { code: 'invalid_journal' });
   }
   const inputs = first.data.inputs;
+  const agent = initialAgentState(inputs);
   return {
     runId: first.runId,
     inputs,
@@ -108,6 +112,7 @@ export function initialRunState(first: JournalEvent): RunState {
     calls: new Map(),
     cursor: 0,
     head: { seq: first.seq, hash: first.hash },
+    ...(agent ? { agent } : {}),
     createdAt: first.at,
     updatedAt: first.at,
   };
@@ -270,6 +275,18 @@ export function applyEvent(state: RunState, event: JournalEvent): void {
       state.error = event.data.error;
       state.completedAt = event.at;
       break;
+    case 'model_call_start':
+    case 'model_call_error':
+    case 'model_call_complete':
+    case 'agent_turn':
+      if (!state.agent) throw new ValidationError(`journal has ${event.type} in a run without a model`, { code: 'invalid_journal' });
+      state.randomDraws += applyAgentEvent(state.agent, event);
+      if (event.type === 'model_call_complete') state.usage = addUsage(state.usage, { cost: event.data.cost, calls: 0, tokens: event.data.usage.totalTokens });
+      if (event.type === 'agent_turn') {
+        for (const { stepId, tool, input, index } of event.data.steps)
+          state.steps.push({ stepId, tool, input, index, revision: 0, status: 'pending', attempt: 0, nextAttempt: 1, approvedArgs: [] });
+      }
+      break;
     case 'replanned':
     case 'budget_warning':
     case 'reflection':
@@ -306,6 +323,7 @@ export function summarize(state: RunState): RunSummary {
 export function outputsOf(state: RunState): Record<string, unknown> {
   const outputs: Record<string, unknown> = {};
   for (const step of state.steps) if (step.status === 'completed') outputs[step.stepId] = step.output;
+  if (state.agent?.answer !== undefined) outputs['answer'] = state.agent.answer;
   return outputs;
 }
 

@@ -18,6 +18,10 @@ export const ConfigSchema = z.object({
   defaultProfile: z.string().min(1),
   /** Seed for the deterministic random port. */
   randomSeed: z.number().int(),
+  /** Most answered model calls of one agent run (`max_llm_calls`); 1..1000. */
+  maxLlmCalls: z.number().int().min(1).max(1000),
+  /** Most tokens of one model answer; 0 leaves it to the provider. */
+  modelMaxOutputTokens: z.number().int().min(0).max(10_000_000),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 
@@ -30,6 +34,8 @@ export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
   plannerMinSimilarity: 0.12,
   defaultProfile: 'demo',
   randomSeed: 1,
+  maxLlmCalls: 8,
+  modelMaxOutputTokens: 0,
 });
 
 /** An env-like record: names to raw string values. Never `process.env` itself inside the core. */
@@ -43,7 +49,7 @@ export interface ConfigParseResult {
   warnings: string[];
 }
 
-type NumberKey = 'plannerMaxSteps' | 'modelTemperature' | 'embeddingDim' | 'plannerMinSimilarity' | 'randomSeed';
+type NumberKey = 'plannerMaxSteps' | 'modelTemperature' | 'embeddingDim' | 'plannerMinSimilarity' | 'randomSeed' | 'maxLlmCalls' | 'modelMaxOutputTokens';
 
 const NUMBER_KEYS: ReadonlyArray<{ env: string; key: NumberKey; min: number; max: number; integer: boolean }> = [
   { env: 'PLANNER_MAX_STEPS', key: 'plannerMaxSteps', min: 1, max: 50, integer: true },
@@ -51,6 +57,8 @@ const NUMBER_KEYS: ReadonlyArray<{ env: string; key: NumberKey; min: number; max
   { env: 'EMBEDDING_DIM', key: 'embeddingDim', min: 8, max: 65536, integer: true },
   { env: 'PLANNER_MIN_SIMILARITY', key: 'plannerMinSimilarity', min: 0, max: 1, integer: false },
   { env: 'CUGAR_RANDOM_SEED', key: 'randomSeed', min: -(2 ** 31), max: 2 ** 31 - 1, integer: true },
+  { env: 'MAX_LLM_CALLS', key: 'maxLlmCalls', min: 1, max: 1000, integer: true },
+  { env: 'MODEL_MAX_OUTPUT_TOKENS', key: 'modelMaxOutputTokens', min: 0, max: 10_000_000, integer: true },
 ];
 
 const TRUE_WORDS = new Set(['1', 'true', 'yes', 'on']);

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { AGENT_EVENT_DATA, AgentSettingsSchema } from './agent.ts';
 import { BudgetUsageSchema, ToolBudgetSchema } from './budget.ts';
 import { MetadataSchema } from './common.ts';
 import { ExecutionContextSchema } from './context.ts';
@@ -62,6 +63,8 @@ export const RunInputsSchema = z.object({
   stepTimeoutMs: z.number().min(0).optional(),
   /** The caller's own plan, when it gave one instead of a goal to plan. */
   plan: z.array(PlanStepSchema).optional(),
+  /** Present when a model drives the run (an agent run) instead of the lexical planner. */
+  agent: AgentSettingsSchema.optional(),
 });
 export type RunInputs = z.output<typeof RunInputsSchema>;
 
@@ -175,6 +178,7 @@ export const JOURNAL_EVENT_DATA = {
     error: ErrorInfoSchema.optional(),
     partial: PartialResultSchema.optional(),
   }),
+  ...AGENT_EVENT_DATA,
 } as const;
 
 /** Every journal event type. */

@@ -66,7 +66,8 @@ export const PlanSchema = z.object({
   traceId: z.string().min(1),
   steps: z.array(PlanStepSchema),
   candidates: z.array(PlanCandidateSchema),
-  source: z.enum(['pattern', 'ranking']),
+  /** Which path planned: explicit calls in the goal, the lexical ranking, or a model (an agent run, whose steps come turn by turn). */
+  source: z.enum(['pattern', 'ranking', 'agent']),
   stopReason: PlanStopReasonSchema,
 });
 export type Plan = z.infer<typeof PlanSchema>;

@@ -104,8 +104,10 @@ export function routeSteps(state: RunState, context: StageContext): Entry[] {
       return entries;
     }
   }
-  transitionPlan(state.planStage, 'EXECUTING');
   entries.push(entry('stage', { stage: 'execute' }));
+  // An agent run routes each turn's calls while its plan is already executing.
+  if (state.agent && state.planStage === 'EXECUTING') return entries;
+  transitionPlan(state.planStage, 'EXECUTING');
   entries.push(entry('plan_transition', { planId: state.plans.at(-1)!.planId, from: state.planStage, to: 'EXECUTING' }));
   return entries;
 }

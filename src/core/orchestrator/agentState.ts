@@ -1,0 +1,92 @@
+import type { ErrorInfo } from '../schema/error.ts';
+import type { ModelToolCall } from '../schema/agent.ts';
+import type { JournalEventOf, RunInputs } from '../schema/journalEvent.ts';
+
+/** One answered model call and what the engine made of it. */
+export interface AgentTurn {
+  turn: number;
+  callId: string;
+  model: string;
+  text: string;
+  toolCalls: ModelToolCall[];
+  toolCallMode: 'native' | 'text';
+  /** Step ids of the valid calls, in the model's order. */
+  steps: Array<{ stepId: string; toolCallId: string }>;
+  rejected: Array<{ toolCallId: string; tool: string; error: ErrorInfo }>;
+}
+
+/** A model call whose request is durable but whose answer is not (yet). */
+export interface PendingModelCall {
+  callId: string;
+  turn: number;
+  model: string;
+  attempt: number;
+}
+
+/** The agent part of a run's state, folded from its model events. */
+export interface AgentState {
+  turns: AgentTurn[];
+  /** Index into the recorded models of the one the next call uses. */
+  modelIndex: number;
+  /** Attempt the next call of the current turn uses. */
+  nextAttempt: number;
+  pending?: PendingModelCall;
+  /** Invalid tool calls sent back to the model so far. */
+  invalid: number;
+  /** The model's final answer, once it answered without calling a tool. */
+  answer?: string;
+  /** The error that ended the model calls (no retry and no model left). */
+  failure?: ErrorInfo;
+}
+
+/** The agent state of a run whose inputs ask for one. */
+export function initialAgentState(inputs: RunInputs): AgentState | undefined {
+  return inputs.agent ? { turns: [], modelIndex: 0, nextAttempt: 1, invalid: 0 } : undefined;
+}
+
+type AgentEvent = JournalEventOf<'model_call_start' | 'model_call_complete' | 'model_call_error' | 'agent_turn'>;
+
+/** Fold one model event into the agent state; returns the random draws it consumed. */
+export function applyAgentEvent(agent: AgentState, event: AgentEvent): number {
+  switch (event.type) {
+    case 'model_call_start': {
+      const { callId, turn, model, attempt } = event.data;
+      agent.pending = { callId, turn, model, attempt };
+      // A call re-issued after a crash counts as the next attempt.
+      agent.nextAttempt = attempt + 1;
+      return 0;
+    }
+    case 'model_call_complete': {
+      const { callId, turn, model, text, toolCalls, toolCallMode } = event.data;
+      agent.pending = undefined;
+      agent.turns.push({ turn, callId, model, text, toolCalls, toolCallMode, steps: [], rejected: [] });
+      agent.nextAttempt = 1;
+      return 0;
+    }
+    case 'model_call_error': {
+      const { next, error, attempt, jitter } = event.data;
+      agent.pending = undefined;
+      if (next === 'retry') agent.nextAttempt = attempt + 1;
+      else if (next === 'fallback') {
+        agent.modelIndex++;
+        agent.nextAttempt = 1;
+      } else agent.failure = error;
+      return jitter === undefined ? 0 : 1;
+    }
+    case 'agent_turn': {
+      const turn = agent.turns.find((t) => t.callId === event.data.callId);
+      if (turn) {
+        turn.steps = event.data.steps.map(({ stepId, toolCallId }) => ({ stepId, toolCallId }));
+        turn.rejected = event.data.rejected.map(({ toolCallId, tool, error }) => ({ toolCallId, tool, error }));
+      }
+      agent.invalid += event.data.rejected.length;
+      if (event.data.answer !== undefined) agent.answer = event.data.answer;
+      return 0;
+    }
+  }
+}
+
+/** Answered model calls so far. */
+export function answeredCalls(agent: AgentState): number {
+  return agent.turns.length;
+}

@@ -1,0 +1,105 @@
+import { canonicalJson } from '../../journal/canonicalJson.ts';
+import { sha256Hex } from '../../journal/sha256.ts';
+import type { ModelPrompt, ModelTool } from '../../models/model.ts';
+import { redact } from '../../policy/redaction.ts';
+import type { JournalEventData } from '../../schema/journalEvent.ts';
+import type { ToolRegistry } from '../../tools/toolRegistry.ts';
+import type { AgentTurn } from '../agentState.ts';
+import type { RunState, StepState } from '../runState.ts';
+
+type ToolResultOutput = { type: 'json'; value: never } | { type: 'error-text'; value: string };
+type ModelMessage = ModelPrompt[number];
+
+/** The instructions every agent run starts with. */
+export function systemPrompt(profile: string): string {
+  return [
+    `You are the agent of the CUGAr profile "${profile}".`,
+    "Reach the user's goal by calling the tools you are given; every result comes back to you.",
+    'When the goal is reached, or cannot be reached with these tools, answer in plain text without calling a tool.',
+    'If you cannot call tools natively, write each call as a JSON object: {"tool": "<name>", "arguments": {…}}.',
+  ].join(' ');
+}
+
+/** The profile's tools as the model sees them: name, description and the JSON Schema of the inputs. */
+export function modelTools(registry: ToolRegistry, profile: string): ModelTool[] {
+  return registry.definitions(profile).map((tool) => ({
+    type: 'function' as const,
+    name: tool.name,
+    description: tool.description,
+    inputSchema: structuredClone(tool.inputSchema) as ModelTool['inputSchema'],
+  }));
+}
+
+function resultOf(step: StepState | undefined): ToolResultOutput {
+  if (step?.status === 'completed') return { type: 'json', value: (step.output ?? null) as never };
+  const error = step?.error;
+  return { type: 'error-text', value: error ? `${error.code}: ${error.message}` : 'the call did not run' };
+}
+
+/** One answered turn and its results, as the model reads them on the next call. */
+function turnMessages(turn: AgentTurn, steps: ReadonlyMap<string, StepState>): ModelMessage[] {
+  if (turn.toolCalls.length === 0) return [{ role: 'assistant', content: [{ type: 'text', text: turn.text }] }];
+  const results = turn.toolCalls.map((call) => {
+    const rejected = turn.rejected.find((r) => r.toolCallId === call.toolCallId);
+    const stepId = turn.steps.find((s) => s.toolCallId === call.toolCallId)?.stepId;
+    const output: ToolResultOutput = rejected
+      ? { type: 'error-text', value: `invalid call, not run: ${rejected.error.message}` }
+      : resultOf(stepId ? steps.get(stepId) : undefined);
+    return { call, output };
+  });
+  if (turn.toolCallMode === 'text') {
+    const lines = results.map(({ call, output }) => `${call.toolName}: ${output.type === 'json' ? canonicalJson(output.value) : `error: ${output.value}`}`);
+    return [
+      { role: 'assistant', content: [{ type: 'text', text: turn.text }] },
+      { role: 'user', content: [{ type: 'text', text: `Tool results:\n${lines.join('\n')}` }] },
+    ];
+  }
+  return [
+    {
+      role: 'assistant',
+      content: [
+        ...(turn.text ? [{ type: 'text' as const, text: turn.text }] : []),
+        ...turn.toolCalls.map((call) => ({ type: 'tool-call' as const, toolCallId: call.toolCallId, toolName: call.toolName, input: call.input })),
+      ],
+    },
+    {
+      role: 'tool',
+      content: results.map(({ call, output }) => ({ type: 'tool-result' as const, toolCallId: call.toolCallId, toolName: call.toolName, output })),
+    },
+  ];
+}
+
+/** The whole conversation so far, built from the run's state alone: a resumed or replayed run asks the same. */
+export function agentPrompt(state: RunState): ModelPrompt {
+  const steps = new Map(state.steps.map((step) => [step.stepId, step]));
+  const prompt: ModelPrompt = [
+    { role: 'system', content: systemPrompt(state.inputs.profile) },
+    { role: 'user', content: [{ type: 'text', text: state.inputs.goal }] },
+  ];
+  for (const turn of state.agent?.turns ?? []) prompt.push(...turnMessages(turn, steps));
+  return prompt;
+}
+
+/** A model request ready to send, its hash, and the record the journal keeps of it. */
+export interface ModelRequest {
+  prompt: ModelPrompt;
+  tools: ModelTool[];
+  temperature?: number;
+  maxOutputTokens?: number;
+  requestHash: string;
+  record: JournalEventData<'model_call_start'>['request'];
+}
+
+/** Build the next request of an agent run for `model`. */
+export function modelRequest(state: RunState, registry: ToolRegistry, model: string): ModelRequest {
+  const settings = state.inputs.agent!;
+  const prompt = agentPrompt(state);
+  const tools = modelTools(registry, state.inputs.profile);
+  const tuning = {
+    ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
+    ...(settings.maxOutputTokens !== undefined ? { maxOutputTokens: settings.maxOutputTokens } : {}),
+  };
+  const requestHash = sha256Hex(canonicalJson({ model, prompt, tools, toolChoice: 'auto', ...tuning }));
+  const record = { messages: redact(prompt) as unknown[], tools: tools.map((tool) => tool.name), ...tuning };
+  return { prompt, tools, ...tuning, requestHash, record };
+}

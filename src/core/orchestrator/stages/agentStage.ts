@@ -1,0 +1,177 @@
+import { CugarError, ValidationError, toCugarError } from '../../errors.ts';
+import { toJsonData } from '../../journal/canonicalJson.ts';
+import type { ModelAnswer } from '../../models/modelCall.ts';
+import { MAX_RETRY_AFTER_MS } from '../../models/modelErrors.ts';
+import { budgetExceededError, checkReservation } from '../../planning/planningAuthority.ts';
+import { detectToolCalls } from '../../planning/toolCallDetector.ts';
+import type { Random } from '../../ports.ts';
+import type { ModelToolCall } from '../../schema/agent.ts';
+import type { BudgetUsage } from '../../schema/budget.ts';
+import type { JournalEventData } from '../../schema/journalEvent.ts';
+import { createRetryPolicy } from '../retryPolicy.ts';
+import type { RunState, StepState } from '../runState.ts';
+import type { CallTiming } from './settleCall.ts';
+import { entry, type Entry, type StageContext, type Stop } from './entry.ts';
+
+/** An agent run's plan: no steps yet (the model adds them turn by turn), recorded as the agent path. */
+export function agentPlan(state: RunState): Entry[] {
+  const { inputs } = state;
+  const planId = `${state.runId}:plan:0`;
+  return [
+    ...(state.stage !== 'plan' ? [entry('stage', { stage: 'plan' })] : []),
+    entry('plan_created', {
+      revision: 0,
+      plan: { planId, goal: inputs.goal, profile: inputs.profile, traceId: inputs.traceId, steps: [], candidates: [], source: 'agent', stopReason: 'planned' },
+    }),
+    entry('plan_transition', { planId, from: 'CREATED', to: 'VALIDATED' }),
+    entry('stage', { stage: 'route' }),
+  ];
+}
+
+/** The next tool call of an agent run to work on: a step that neither completed nor failed for good. */
+export function nextAgentStep(state: RunState): StepState | undefined {
+  return state.steps.find((step) => step.status !== 'completed' && !(step.status === 'failed' && step.final));
+}
+
+/** The stop when the run has spent its token or cost ceiling, or a step was refused by the budget. */
+export function agentBudgetStop(state: RunState): Stop | undefined {
+  const { budget } = state.inputs;
+  const over: string[] = [];
+  if (budget.tokenCeiling !== undefined && state.usage.tokens >= budget.tokenCeiling && state.usage.tokens > 0) over.push('tokens');
+  if (budget.costCeiling !== undefined && state.usage.cost >= budget.costCeiling && state.usage.cost > 0) over.push('cost');
+  if (over.length) return { stopReason: 'budget_exceeded', error: budgetExceededError('run', over).toJSON() };
+  const refused = state.steps.find((step) => step.final && step.error?.code === 'budget_exceeded');
+  return refused ? { stopReason: 'budget_exceeded', error: refused.error! } : undefined;
+}
+
+/** Whether the agent run is done (an answer, a failure, a limit) before its next model call. */
+export function agentStop(state: RunState): Stop | undefined {
+  const agent = state.agent!;
+  const settings = state.inputs.agent!;
+  if (agent.failure) return { stopReason: 'model_failed', error: agent.failure };
+  if (agent.answer !== undefined) return { stopReason: 'completed' };
+  const budget = agentBudgetStop(state);
+  if (budget) return budget;
+  if (agent.invalid > settings.maxInvalidToolCalls)
+    return {
+      stopReason: 'invalid_tool_calls',
+      error: new CugarError(`the model made ${agent.invalid} invalid tool calls (at most ${settings.maxInvalidToolCalls} are sent back)`, {
+        code: 'invalid_tool_calls',
+        failureMode: 'AGENT',
+      }).toJSON(),
+    };
+  if (agent.turns.length >= settings.maxLlmCalls)
+    return {
+      stopReason: 'max_llm_calls',
+      error: new CugarError(`the model was called ${agent.turns.length} times without answering (the limit)`, {
+        code: 'max_llm_calls',
+        failureMode: 'AGENT',
+      }).toJSON(),
+    };
+  return undefined;
+}
+
+/** The model call to make next: which model, which turn and attempt, and whether it re-issues one lost in a crash. */
+export function nextModelCall(state: RunState): { callId: string; turn: number; model: string; attempt: number; rerun: boolean } {
+  const agent = state.agent!;
+  const turn = agent.turns.length + 1;
+  const model = state.inputs.agent!.models[agent.modelIndex]!;
+  return { callId: `model-${turn}`, turn, model, attempt: agent.nextAttempt, rerun: agent.pending !== undefined };
+}
+
+/** JSON tool calls written in the text, for models that do not call tools natively. */
+function textToolCalls(text: string, context: StageContext, profile: string, callId: string): ModelToolCall[] {
+  const names = new Map(context.registry.definitions(profile).map((tool) => [tool.name, [] as string[]]));
+  return detectToolCalls(text, names)
+    .filter((call) => text[call.start] === '{')
+    .map((call, i) => ({ toolCallId: `${callId}:text-${i}`, toolName: call.tool, input: call.input }));
+}
+
+/**
+ * An answer: `model_call_complete` (at the time the answer arrived), a budget warning when the
+ * tokens or cost reach the warning threshold, and `agent_turn`, where every valid tool call
+ * becomes a step (checked by the profile's policy and the tool's schema) and every invalid
+ * one goes back to the model as an error. An answer without tool calls is the run's answer.
+ */
+export function settleAnswer(
+  state: RunState,
+  context: StageContext,
+  call: { callId: string; turn: number; model: string; attempt: number },
+  answer: ModelAnswer,
+  timing: CallTiming,
+): { entries: Entry[]; usage: BudgetUsage } {
+  const settings = state.inputs.agent!;
+  const price = settings.prices?.[call.model];
+  const cost = price ? (answer.usage.inputTokens * price.inputPerMillion + answer.usage.outputTokens * price.outputPerMillion) / 1e6 : 0;
+  const usage: BudgetUsage = { cost, calls: 0, tokens: answer.usage.totalTokens };
+  const profile = state.inputs.profile;
+  const native = answer.toolCalls.length > 0;
+  const toolCalls = native ? answer.toolCalls : textToolCalls(answer.text, context, profile, call.callId);
+  const complete: JournalEventData<'model_call_complete'> = {
+    ...call,
+    text: answer.text,
+    toolCalls: toJsonData(toolCalls),
+    toolCallMode: native || toolCalls.length === 0 ? 'native' : 'text',
+    finishReason: answer.finishReason,
+    usage: answer.usage,
+    cost,
+    durationMs: timing.durationMs,
+  };
+  const entries: Entry[] = [entry('model_call_complete', complete, timing.finishedAt)];
+  const check = checkReservation(state.inputs.budget, state.usage, usage);
+  if (check.warnings.length)
+    entries.push(
+      entry('budget_warning', {
+        scope: 'run',
+        dimensions: check.warnings,
+        usage: { cost: state.usage.cost + cost, calls: state.usage.calls, tokens: state.usage.tokens + usage.tokens },
+        budget: state.inputs.budget,
+      }),
+    );
+  const steps: JournalEventData<'agent_turn'>['steps'] = [];
+  const rejected: JournalEventData<'agent_turn'>['rejected'] = [];
+  for (const toolCall of complete.toolCalls) {
+    try {
+      const tool = context.registry.resolve(profile, toolCall.toolName);
+      if (typeof toolCall.input !== 'object' || toolCall.input === null || Array.isArray(toolCall.input))
+        throw new ValidationError(`the arguments of ${tool.name} are not a JSON object`, { code: 'invalid_tool_arguments' });
+      const input = toJsonData(context.policy.checkStep(profile, tool, toolCall.input)) as Record<string, unknown>;
+      const index = state.steps.length + steps.length;
+      steps.push({ stepId: `t${call.turn}.call-${steps.length}`, toolCallId: toolCall.toolCallId, tool: tool.name, input, index });
+    } catch (thrown) {
+      const error = toCugarError(thrown, { code: 'invalid_tool_call', failureMode: 'AGENT' }).toJSON();
+      rejected.push({ toolCallId: toolCall.toolCallId, tool: toolCall.toolName, input: toolCall.input, error });
+    }
+  }
+  entries.push(entry('agent_turn', { turn: call.turn, callId: call.callId, steps, rejected, ...(toolCalls.length === 0 ? { answer: answer.text } : {}) }));
+  if (steps.length) entries.push(entry('stage', { stage: 'route' }));
+  return { entries, usage };
+}
+
+/**
+ * A failed call: retry it under the run's retry policy (waiting at least what `Retry-After`
+ * asked), fall to the next model once the attempts are spent, or stop on a terminal failure
+ * (or a cancellation, or no model left).
+ */
+export function settleModelFailure(
+  state: RunState,
+  call: { callId: string; turn: number; model: string; attempt: number },
+  failure: CugarError,
+  timing: CallTiming,
+  cancelled: boolean,
+  random: Random,
+): { entries: Entry[]; delayMs: number } {
+  const policy = createRetryPolicy(state.inputs.retry);
+  const retryAfterMs = (failure.details as { retryAfterMs?: unknown } | undefined)?.retryAfterMs;
+  const waitAsked = typeof retryAfterMs === 'number' ? retryAfterMs : 0;
+  const models = state.inputs.agent!.models;
+  const transient = !cancelled && failure.retryable;
+  let next: 'retry' | 'fallback' | 'stop' = 'stop';
+  if (transient && waitAsked <= MAX_RETRY_AFTER_MS && policy.config.strategy !== 'none' && call.attempt < state.inputs.retry.maxAttempts) next = 'retry';
+  else if (transient && state.agent!.modelIndex + 1 < models.length) next = 'fallback';
+  const base = { ...call, error: failure.toJSON(), next, durationMs: timing.durationMs };
+  if (next !== 'retry') return { entries: [entry('model_call_error', base, timing.finishedAt)], delayMs: 0 };
+  const { delayMs, jitter } = policy.delay(call.attempt, random);
+  const wait = Math.max(delayMs, waitAsked);
+  return { entries: [entry('model_call_error', { ...base, delayMs: wait, jitter }, timing.finishedAt)], delayMs: wait };
+}
