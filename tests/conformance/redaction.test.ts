@@ -1,6 +1,19 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { REDACTED, isSecretKey, redact, redactText } from '../../src/core/index.ts';
+import {
+  JournalEventSchema,
+  REDACTED,
+  derivedFromOf,
+  isSecretKey,
+  parseJournal,
+  redact,
+  redactJournal,
+  redactText,
+  registerSecretValues,
+  verifyJournal,
+  type JournalEvent,
+} from '../../src/core/index.ts';
+import legacy from '../fixtures/legacy-journals.ndjson?raw';
 
 describe('redact', () => {
   it('hides values under secret-named keys at any depth', () => {
@@ -57,5 +70,68 @@ describe('redact', () => {
       n: 'Infinity',
       bytes: '[Uint8Array 4 bytes]',
     });
+  });
+});
+
+describe('one redaction policy: free text, more shapes, known values, derived journals', () => {
+  it('redacts secret-named pairs in free text and keeps measures of secrets', () => {
+    const cases: Array<[string, string]> = [
+      ['login with password=hunter2 please', `login with password=${REDACTED} please`],
+      ['api_key: abc123def and more', `api_key: ${REDACTED} and more`],
+      ['{"password":"hunter two","user":"ada"}', `{"password":"${REDACTED}","user":"ada"}`],
+      ["config token='xyz 123'", `config token='${REDACTED}'`],
+      ['https://x.test/a?access_token=abcd&b=2', `https://x.test/a?access_token=${REDACTED}&b=2`],
+      ['postgres://ada:s3cr3tpass@db.local/x', `postgres://ada:${REDACTED}@db.local/x`],
+      ['Authorization: Bearer abcdefghijklmnop', `Authorization: ${REDACTED}`],
+    ];
+    for (const [input, expected] of cases) expect(redactText(input), input).toBe(expected);
+    for (const kept of ['max_tokens=100 token_count: 3', 'the time is 19:00 in LA', 'send a message to bob saying hi', 'see https://example.com/path'])
+      expect(redactText(kept), kept).toBe(kept);
+  });
+
+  it('replaces cloud, chat and forge tokens and whole PEM blocks', () => {
+    const shapes = [
+      'sk_live_abcdefghijklmnop1234',
+      'glpat-abcdefghijklmnopqrstu',
+      'npm_abcdefghijklmnopqrstuvwxyz0123456789',
+      'hf_abcdefghijklmnopqrstuvwxyz0123456',
+      'https://hooks.slack.com/services/T000/B000/abcdefghijklmnopqrstuvwx',
+      'ASIAABCDEFGHIJKLMNOP',
+      'ya29.abcdefghijklmnopqrstuvwxyz',
+      '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----',
+    ];
+    for (const shape of shapes) expect(redactText(`x ${shape} y`), shape).toBe(`x ${REDACTED} y`);
+  });
+
+  it('replaces values the host registered, whatever their shape, and ignores values too short to be secrets', () => {
+    registerSecretValues(['plain-looking-value-41', 'abc']);
+    expect(redactText('the value plain-looking-value-41 leaked')).toBe(`the value ${REDACTED} leaked`);
+    expect(redact({ nested: ['x plain-looking-value-41 y'] })).toEqual({ nested: [`x ${REDACTED} y`] });
+    expect(redactText('abc stays')).toBe('abc stays');
+  });
+
+  it('derives a redacted journal that verifies on its own and names its source head', () => {
+    const runs = new Map<string, JournalEvent[]>();
+    for (const event of parseJournal(legacy)) runs.set(event.runId, [...(runs.get(event.runId) ?? []), event]);
+    expect(runs.size).toBeGreaterThan(3);
+    for (const [runId, events] of runs) {
+      const derived = redactJournal(events, { keyId: 'ed25519:test', sig: 'ab'.repeat(64) });
+      expect(verifyJournal(derived), runId).toMatchObject({ ok: true, count: events.length });
+      for (const event of derived) expect(JournalEventSchema.safeParse(event).success, `${runId}#${event.seq}`).toBe(true);
+      const last = events.at(-1)!;
+      expect(derivedFromOf(derived)).toEqual({
+        redaction: 'cugar-redact-1',
+        runId,
+        head: { seq: last.seq, hash: last.hash },
+        signature: { keyId: 'ed25519:test', sig: 'ab'.repeat(64) },
+      });
+      expect(derivedFromOf(events)).toBeUndefined();
+      expect(derived.at(-1)!.hash).not.toBe(last.hash);
+    }
+    const secretRun = [...runs.values()][0]!;
+    const planted = secretRun.map((event, i) =>
+      i === 0 ? { ...event, data: { ...event.data, goal: 'use password=hunter2canary now' } } : event,
+    ) as JournalEvent[];
+    expect(JSON.stringify(redactJournal(planted))).not.toContain('hunter2canary');
   });
 });
