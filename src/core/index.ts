@@ -136,6 +136,15 @@ export { toTraceRecords, type TraceRecord } from './journal/trace.ts';
 export { DerivedFromSchema, derivedFromOf, redactJournal, type DerivedFrom } from './journal/redactedJournal.ts';
 // Signing code lives in `cugar/signing`: only hosts that hold a key (and verifiers) load Ed25519.
 export type { HeadSignature, HeadSigner } from './journal/headSignature.ts';
+export { HeadLogSchema, LogHeadSchema, SignedLogHeadSchema, type HeadLog, type HeadLogEntry, type LogHead, type SignedLogHead } from './journal/headLog.ts';
+export {
+  auditHeadLog,
+  type HeadLogAudit,
+  type HeadLogFinding,
+  type LogSignatureCheck,
+  type LogSignatureState,
+  type StoredRunHead,
+} from './journal/headLogAudit.ts';
 export { pairApprovals, pairToolCalls, runInputsOf, type ApprovalSpan, type EventLike, type ToolCallSpan } from './journal/projections.ts';
 export { readOtlp, toOtlp, type OtlpTraceExport } from './journal/otlp.ts';
 

@@ -24,6 +24,18 @@ export { InMemoryStore } from './store/inMemoryStore.ts';
 export { checkRunLimit, compareApprovals, compareRuns, matchesApprovalFilter, matchesRunFilter, selectApprovals, selectRuns } from './store/filters.ts';
 export { GroupCommit, type GroupCommitOptions, type Refusals } from './store/groupCommit.ts';
 export { HeadCache } from './store/headCache.ts';
+export { HeadLogWriter, isCheckpoint, type HeadLogOptions } from './store/headLogWriter.ts';
+export {
+  EMPTY_LOG_HEAD,
+  HeadLogEntrySchema,
+  HeadLogSchema,
+  logHeadAfter,
+  nextLogEntry,
+  type HeadLog,
+  type HeadLogEntry,
+  type LogHead,
+  type SignedLogHead,
+} from './journal/headLog.ts';
 export { InMemoryVectorRows, PersistedVectorBackend, vectorFromBytes, vectorToBytes, type VectorRow, type VectorRows } from './store/persistedVectors.ts';
 export { FactRecordSchema, InMemoryMemoryStore, filterFacts, type FactQuery, type FactRecord, type MemoryStore } from './memory/memoryStore.ts';
 export { JournalHeadSchema, isWellFormed, type JournalHead } from './journal/journal.ts';

@@ -1,25 +1,37 @@
 import { DurableObject } from 'cloudflare:workers';
 import {
-  ConflictError,
   ValidationError,
   type AppendBatch,
   type ApprovalFilter,
   type ApprovalRecord,
   type FactQuery,
   type FactRecord,
+  type HeadSigner,
   type HostStore,
   type JournalEvent,
-  type JournalHead,
   type RunFilter,
   type RunSummary,
   type VectorBackend,
 } from '../core/index.ts';
-import { ZERO_USAGE, addUsage, checkApprovalOwners, checkApprovalsOfRun, checkBatch, selectApprovals, selectRuns } from '../core/stores.ts';
+import { createHeadSigner } from '../core/signing.ts';
+import {
+  ZERO_USAGE,
+  addUsage,
+  checkApprovalOwners,
+  checkApprovalsOfRun,
+  checkBatch,
+  selectApprovals,
+  selectRuns,
+  type HeadLog,
+  type HeadLogWriter,
+} from '../core/stores.ts';
 import { capture, reviveError, unwrap, type Outcome } from './errorRecord.ts';
 import type { Env } from './workerRuntime.ts';
 import { ProfileObject } from './profileObject.ts';
+import { RunObject, pad, type Landing } from './runObject.ts';
+import { closeLog, logEntryKey, openLog, readLog } from './directoryLog.ts';
 
-export { ProfileObject };
+export { ProfileObject, RunObject };
 
 type Usage = NonNullable<AppendBatch['profileUsage']>['delta'];
 
@@ -31,16 +43,14 @@ export interface Namespace<T> {
 
 /** The bindings the Durable Object store needs (see wrangler.jsonc). */
 export interface DurableObjectBindings {
+  /** The host's Ed25519 key (64 hex characters, a Worker secret): the directory signs its log of heads with it. */
+  CUGAR_SIGNING_KEY?: string;
   /** Milliseconds a running run may go silent before it is resumed; see {@link staleRunMs}. */
   CUGAR_STALE_RUN_MS?: string;
   RUNS: Namespace<RunObject>;
   DIRECTORY: Namespace<DirectoryObject>;
   PROFILES: Namespace<ProfileObject>;
 }
-
-const pad = (seq: number) => String(seq).padStart(12, '0');
-/** A storage `put` takes at most 128 keys; larger writes are split inside one transaction. */
-const PUT_CHUNK = 100;
 
 /**
  * How long a staged directory entry may wait for its run's write before a reader fences it
@@ -74,62 +84,6 @@ export interface StagedEntry {
    * runs the host's runtime does not see.
    */
   timed?: boolean;
-}
-
-/** What a run object says about a staged batch: written, lost to another writer, fenced off for good, or not (yet) written. */
-type Landing = 'committed' | 'superseded' | 'fenced' | 'absent';
-
-/**
- * One run: its journal lives in this object's storage, keyed by sequence number, and it is
- * the source of truth for everything listed about the run. A Durable Object handles one call
- * at a time and its storage operations are atomic within it, so checking the head and writing
- * the batch can never interleave with another writer.
- */
-export class RunObject extends DurableObject<DurableObjectBindings> {
-  /** Append `batch` atomically, unless `attempt` was fenced off by {@link settle}. */
-  append(batch: AppendBatch, attempt: string): Promise<Outcome<void>> {
-    return capture(async () => {
-      if (await this.ctx.storage.get<true>(`fence:${attempt}`)) {
-        throw new ConflictError(`run ${batch.runId}: this write was given up on after its writer went silent`, {
-          code: 'head_mismatch',
-          details: { runId: batch.runId },
-        });
-      }
-      checkBatch(batch, await this.ctx.storage.get<JournalHead>('head'));
-      const last = batch.events.at(-1)!;
-      const head = { seq: last.seq, hash: last.hash };
-      await this.ctx.storage.transaction(async (txn) => {
-        for (let i = 0; i < batch.events.length; i += PUT_CHUNK) {
-          const entries: Record<string, JournalEvent> = {};
-          for (const event of batch.events.slice(i, i + PUT_CHUNK)) entries[`e:${pad(event.seq)}`] = event;
-          await txn.put(entries);
-        }
-        await txn.put('head', head);
-      });
-    });
-  }
-
-  async readJournal(fromSeq: number): Promise<JournalEvent[]> {
-    return [...(await this.ctx.storage.list<JournalEvent>({ prefix: 'e:', start: `e:${pad(fromSeq)}` })).values()];
-  }
-
-  /**
-   * Where each staged write stands. One that has not landed and whose `fence` is set is fenced
-   * off here and now: since this object takes one call at a time, that attempt can never land
-   * afterwards (a new attempt with the same events still can).
-   */
-  async settle(writes: ReadonlyArray<{ attempt: string; seq: number; hash: string; fence: boolean }>): Promise<Landing[]> {
-    const landings: Landing[] = [];
-    for (const { attempt, seq, hash, fence } of writes) {
-      const event = await this.ctx.storage.get<JournalEvent>(`e:${pad(seq)}`);
-      if (event) landings.push(event.hash === hash ? 'committed' : 'superseded');
-      else if (fence) {
-        await this.ctx.storage.put(`fence:${attempt}`, true);
-        landings.push('fenced');
-      } else landings.push('absent');
-    }
-    return landings;
-  }
 }
 
 /**
@@ -220,6 +174,7 @@ export class DirectoryObject extends DurableObject<DurableObjectBindings> {
     const ordered = [...verdicts].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     let deadline = Infinity;
     await this.ctx.storage.transaction(async (txn) => {
+      let log: HeadLogWriter | undefined;
       for (const { key, landing } of ordered) {
         if (landing === 'absent') continue;
         const entry = await txn.get<StagedEntry>(key);
@@ -233,7 +188,14 @@ export class DirectoryObject extends DurableObject<DurableObjectBindings> {
         // A running run is checked on later: if its driver stops (an isolate evicted after its
         // waitUntil budget), the alarm resumes it from its journal.
         if (entry.timed && entry.run.status === 'running') deadline = Math.min(deadline, entry.run.updatedAt + staleRunMs(this.env));
-        const writes: Record<string, unknown> = { [`applied:${entry.runId}`]: entry.seq, [`run:${entry.runId}`]: entry.run };
+        log ??= await openLog(txn, this.#signer());
+        const logged = log.entryFor(entry.run, entry);
+        log.take(logged);
+        const writes: Record<string, unknown> = {
+          [`applied:${entry.runId}`]: entry.seq,
+          [`run:${entry.runId}`]: entry.run,
+          [logEntryKey(logged.index)]: logged,
+        };
         for (const approval of entry.approvals) {
           writes[`approval:${approval.approvalId}`] = approval;
           if (entry.timed && approval.status === 'pending' && approval.deadline !== undefined) deadline = Math.min(deadline, approval.deadline);
@@ -242,8 +204,23 @@ export class DirectoryObject extends DurableObject<DurableObjectBindings> {
           writes[`usage:${entry.usage.profile}`] = addUsage((await txn.get<Usage>(`usage:${entry.usage.profile}`)) ?? ZERO_USAGE, entry.usage.delta);
         await txn.put(writes);
       }
+      if (log) await closeLog(txn, log);
     });
     if (deadline !== Infinity) await this.#wakeAt(deadline);
+  }
+
+  #headSigner: HeadSigner | null | undefined;
+
+  /** The host's key, when the Worker has one (`CUGAR_SIGNING_KEY`). */
+  #signer(): HeadSigner | undefined {
+    if (this.#headSigner === undefined) this.#headSigner = this.env.CUGAR_SIGNING_KEY ? createHeadSigner(this.env.CUGAR_SIGNING_KEY) : null;
+    return this.#headSigner ?? undefined;
+  }
+
+  /** The log of heads, after settling what is staged: every promoted append is in it. */
+  async readHeadLog(): Promise<HeadLog> {
+    await this.#settle('staged:');
+    return readLog(this.ctx.storage);
   }
 
   /** When the alarm is set for, as this instance last read or set it (`undefined`: not known yet). */
@@ -363,6 +340,9 @@ export class DurableObjectStore implements HostStore {
   }
   getProfileUsage(profile: string): Promise<Usage> {
     return this.#directory().getProfileUsage(profile);
+  }
+  readHeadLog(): Promise<HeadLog> {
+    return this.#directory().readHeadLog();
   }
   async putFacts(facts: readonly FactRecord[]): Promise<void> {
     const byProfile = new Map<string, FactRecord[]>();

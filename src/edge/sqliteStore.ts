@@ -1,6 +1,20 @@
 import Database from 'better-sqlite3';
 import { ConflictError, SystemError, canonicalJson } from '../core/index.ts';
-import { GroupCommit, HeadCache, PersistedVectorBackend, ZERO_USAGE, checkApprovalOwners, checkRunLimit, filterFacts, isWellFormed } from '../core/stores.ts';
+import {
+  GroupCommit,
+  HeadCache,
+  HeadLogWriter,
+  PersistedVectorBackend,
+  ZERO_USAGE,
+  checkApprovalOwners,
+  checkRunLimit,
+  filterFacts,
+  isWellFormed,
+  logHeadAfter,
+  type HeadLog,
+  type HeadLogEntry,
+  type HeadLogOptions,
+} from '../core/stores.ts';
 import type {
   AppendBatch,
   ApprovalFilter,
@@ -13,12 +27,12 @@ import type {
   RunSummary,
   VectorBackend,
 } from '../core/index.ts';
-import type { VectorRow, VectorRows } from '../core/stores.ts';
+import { SqliteVectorRows, parseRow } from './sqliteVectorRows.ts';
 
 type Usage = NonNullable<AppendBatch['profileUsage']>['delta'];
 
 /** Options of {@link SqliteStore}. */
-export interface SqliteStoreOptions {
+export interface SqliteStoreOptions extends HeadLogOptions {
   /**
    * Coalesce appends made in the same turn of the event loop into one transaction (one
    * fsync). Each batch stays atomic on its own (a savepoint), and each append resolves only
@@ -59,20 +73,37 @@ CREATE TABLE IF NOT EXISTS vectors (
   profile TEXT NOT NULL, id TEXT NOT NULL, vector BLOB NOT NULL, metadata TEXT NOT NULL,
   PRIMARY KEY (profile, id)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS head_log (
+  idx INTEGER PRIMARY KEY, run_id TEXT NOT NULL, profile TEXT NOT NULL, seq INTEGER NOT NULL, hash TEXT NOT NULL,
+  flags INTEGER NOT NULL, log_hash TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS head_log_signature (
+  id INTEGER PRIMARY KEY CHECK (id = 1), size INTEGER NOT NULL, hash TEXT NOT NULL, key_id TEXT NOT NULL, sig TEXT NOT NULL
+);
 `;
+
+type LogRow = { idx: number; run_id: string; profile: string; seq: number; hash: string; flags: number; log_hash: string };
+/** `head_log.flags`: the entry is a checkpoint, or predates the log. */
+const REST = 1;
+const PREDATES = 2;
+
+function logEntryOf(row: LogRow): HeadLogEntry {
+  return {
+    index: row.idx,
+    runId: row.run_id,
+    profile: row.profile,
+    seq: row.seq,
+    hash: row.hash,
+    ...(row.flags & REST ? { rest: true as const } : {}),
+    ...(row.flags & PREDATES ? { predates: true as const } : {}),
+    logHash: row.log_hash,
+  };
+}
 
 /** A `WHERE a = ? AND b = ?` clause for the filters that are set (column names are fixed by the caller, values are bound). */
 function whereEquals(filters: Record<string, string | undefined>): { where: string; params: string[] } {
   const set = Object.entries(filters).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== '');
   return { where: set.length ? `WHERE ${set.map(([column]) => `${column} = ?`).join(' AND ')}` : '', params: set.map(([, value]) => value) };
-}
-
-function parseRow<T>(text: string, what: string): T {
-  try {
-    return JSON.parse(text) as T;
-  } catch (cause) {
-    throw new SystemError(`a stored ${what} is corrupt`, { code: 'corrupt_row', cause, details: { what } });
-  }
 }
 
 /**
@@ -86,11 +117,14 @@ export class SqliteStore implements HostStore {
   readonly #db: Database.Database;
   readonly #commits: GroupCommit<AppendBatch>;
   readonly #heads = new HeadCache();
+  readonly #signer: SqliteStoreOptions['signer'];
   #closed = false;
   readonly #statements;
 
+  /** @param options.signer the host's key: the log of heads is signed with it at every checkpoint */
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.path = path;
+    this.#signer = options.signer;
     this.#db = new Database(path);
     this.#db.pragma('journal_mode = WAL');
     this.#db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
@@ -116,6 +150,16 @@ export class SqliteStore implements HostStore {
       approval: db.prepare<[string], { record: string }>('SELECT record FROM approvals WHERE approval_id = ?'),
       approvalOwner: db.prepare<[string], { run_id: string }>('SELECT run_id FROM approvals WHERE approval_id = ?'),
       usage: db.prepare<[string], Usage>('SELECT cost, calls, tokens FROM profile_usage WHERE profile = ?'),
+      logTail: db.prepare<[], LogRow>('SELECT * FROM head_log ORDER BY idx DESC LIMIT 1'),
+      logAll: db.prepare<[], LogRow>('SELECT * FROM head_log ORDER BY idx'),
+      insertLog: db.prepare('INSERT INTO head_log (idx, run_id, profile, seq, hash, flags, log_hash) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+      logSignature: db.prepare<[], { size: number; hash: string; key_id: string; sig: string }>(
+        'SELECT size, hash, key_id, sig FROM head_log_signature WHERE id = 1',
+      ),
+      putLogSignature: db.prepare(
+        'INSERT INTO head_log_signature (id, size, hash, key_id, sig) VALUES (1, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET size = excluded.size, hash = excluded.hash, key_id = excluded.key_id, sig = excluded.sig',
+      ),
+      allRuns: db.prepare<[], { run_id: string; profile: string; summary: string }>('SELECT run_id, profile, summary FROM runs'),
       savepoint: db.prepare('SAVEPOINT batch'),
       release: db.prepare('RELEASE batch'),
       rollbackTo: db.prepare('ROLLBACK TO batch'),
@@ -139,10 +183,11 @@ export class SqliteStore implements HostStore {
     const refused = new Map<number, unknown>();
     try {
       this.#db.transaction(() => {
+        const log = this.#openLog();
         batches.forEach((batch, i) => {
           this.#statements.savepoint.run();
           try {
-            this.#write(batch);
+            this.#write(batch, log);
             this.#statements.release.run();
           } catch (error) {
             this.#statements.rollbackTo.run();
@@ -151,6 +196,8 @@ export class SqliteStore implements HostStore {
             refused.set(i, error);
           }
         });
+        const signed = log.seal();
+        if (signed) this.#statements.putLogSignature.run(signed.size, signed.hash, signed.keyId, signed.sig);
       })();
     } catch (error) {
       this.#heads.clear();
@@ -165,7 +212,33 @@ export class SqliteStore implements HostStore {
     void this.#commits.flush();
   }
 
-  #write(batch: AppendBatch): void {
+  /**
+   * The log of heads from its tail in storage (read inside the transaction: another connection
+   * may have written). Its first write enters the runs written before the store kept a log.
+   */
+  #openLog(): HeadLogWriter {
+    const tail = this.#statements.logTail.get();
+    const log = new HeadLogWriter(logHeadAfter(tail && logEntryOf(tail)), this.#signer);
+    if (tail) return log;
+    // A summary that cannot be read enters nothing: the audit reports that run on its own.
+    const runs = this.#statements.allRuns.all().flatMap((row) => {
+      try {
+        const head = (JSON.parse(row.summary) as Partial<RunSummary>).head;
+        return head ? [{ runId: row.run_id, profile: row.profile, head }] : [];
+      } catch {
+        return [];
+      }
+    });
+    for (const entry of log.predating(runs)) this.#insertLog(entry);
+    return log;
+  }
+
+  #insertLog(entry: HeadLogEntry): void {
+    const flags = (entry.rest ? REST : 0) | (entry.predates ? PREDATES : 0);
+    this.#statements.insertLog.run(entry.index, entry.runId, entry.profile, entry.seq, entry.hash, flags, entry.logHash);
+  }
+
+  #write(batch: AppendBatch, log: HeadLogWriter): void {
     this.#heads.checkSync(batch, (runId) => {
       const row = this.#statements.head.get(runId);
       return row ? { seq: row.seq, hash: row.hash } : undefined;
@@ -206,7 +279,19 @@ export class SqliteStore implements HostStore {
       });
     }
     if (batch.profileUsage) this.#statements.addUsage.run({ profile: batch.profileUsage.profile, ...batch.profileUsage.delta });
+    const entry = log.next(batch);
+    this.#insertLog(entry);
+    log.take(entry);
     this.#heads.stage(batch);
+  }
+
+  async readHeadLog(): Promise<HeadLog> {
+    // One read transaction: the entries and the signature of the same moment.
+    return this.#db.transaction(() => {
+      const entries = this.#statements.logAll.all().map(logEntryOf);
+      const signed = this.#statements.logSignature.get();
+      return { entries, ...(signed ? { signed: { size: signed.size, hash: signed.hash, keyId: signed.key_id, sig: signed.sig } } : {}) };
+    })();
   }
 
   async readJournal(runId: string, fromSeq = 0): Promise<JournalEvent[]> {
@@ -298,47 +383,5 @@ export class SqliteStore implements HostStore {
     this.flush();
     this.#closed = true;
     this.#db.close();
-  }
-}
-
-/** The `vectors` table as the rows a {@link PersistedVectorBackend} writes through: one transaction per call. */
-class SqliteVectorRows implements VectorRows {
-  readonly #statements;
-  readonly #put: (profile: string, rows: readonly VectorRow[]) => void;
-  readonly #delete: (profile: string, ids: readonly string[]) => void;
-
-  constructor(db: Database.Database) {
-    const statements = {
-      load: db.prepare<[string], { id: string; vector: Buffer; metadata: string }>('SELECT id, vector, metadata FROM vectors WHERE profile = ?'),
-      put: db.prepare('INSERT OR REPLACE INTO vectors (profile, id, vector, metadata) VALUES (?, ?, ?, ?)'),
-      delete: db.prepare('DELETE FROM vectors WHERE profile = ? AND id = ?'),
-    };
-    this.#statements = statements;
-    this.#put = db.transaction((profile: string, rows: readonly VectorRow[]) => {
-      for (const row of rows)
-        statements.put.run(
-          profile,
-          row.id,
-          row.bytes instanceof Uint8Array ? Buffer.from(row.bytes.buffer, row.bytes.byteOffset, row.bytes.byteLength) : Buffer.from(row.bytes),
-          JSON.stringify(row.metadata),
-        );
-    });
-    this.#delete = db.transaction((profile: string, ids: readonly string[]) => {
-      for (const id of ids) statements.delete.run(profile, id);
-    });
-  }
-
-  load(profile: string): VectorRow[] {
-    return this.#statements.load
-      .all(profile)
-      .map((row) => ({ id: row.id, bytes: row.vector, metadata: parseRow<Record<string, unknown>>(row.metadata, `vector ${row.id}`) }));
-  }
-
-  put(profile: string, rows: readonly VectorRow[]): void {
-    this.#put(profile, rows);
-  }
-
-  delete(profile: string, ids: readonly string[]): void {
-    this.#delete(profile, ids);
   }
 }

@@ -28,6 +28,12 @@ import {
   type VectorRow,
   type VectorRows,
   checkApprovalOwners,
+  HeadLogWriter,
+  logHeadAfter,
+  type HeadLog,
+  type HeadLogEntry,
+  type HeadLogOptions,
+  type SignedLogHead,
 } from '../core/stores.ts';
 
 type Usage = NonNullable<AppendBatch['profileUsage']>['delta'];
@@ -52,6 +58,8 @@ export class CugarDatabase extends Dexie {
   usage!: Table<UsageRow, string>;
   facts!: Table<FactRecord, string>;
   vectors!: Table<StoredVector, [string, string]>;
+  headLog!: Table<HeadLogEntry, number>;
+  logSignature!: Table<SignedLogHead & { id: 1 }, number>;
 
   constructor(name: string, options: { indexedDB?: IDBFactory; IDBKeyRange?: typeof IDBKeyRange } = {}) {
     // Strict durability: a commit is on disk before it resolves (Chromium otherwise relaxes it).
@@ -64,6 +72,8 @@ export class CugarDatabase extends Dexie {
       facts: 'id, profile, [profile+namespace]',
       vectors: '[profile+id], profile',
     });
+    // The log of heads; a database of version 1 starts it with its next append.
+    this.version(2).stores({ headLog: 'index', logSignature: 'id' });
   }
 }
 
@@ -109,13 +119,16 @@ export class IndexedDbStore implements HostStore {
   readonly db: CugarDatabase;
   readonly #commits: GroupCommit<AppendBatch>;
   readonly #heads = new HeadCache();
+  readonly #signer: HeadLogOptions['signer'];
   #closedByOtherTab = false;
 
   /**
    * @param options.groupCommit coalesce the appends of one turn into one transaction (default true); false commits each append on its own.
+   * @param options.signer a key that signs the log of heads at every checkpoint (the tab holds none: its log is kept unsigned)
    */
-  constructor(name = 'cugar', options: { indexedDB?: IDBFactory; IDBKeyRange?: typeof IDBKeyRange; groupCommit?: boolean } = {}) {
-    const { groupCommit = true, ...dexieOptions } = options;
+  constructor(name = 'cugar', options: { indexedDB?: IDBFactory; IDBKeyRange?: typeof IDBKeyRange; groupCommit?: boolean } & HeadLogOptions = {}) {
+    const { groupCommit = true, signer, ...dexieOptions } = options;
+    this.#signer = signer;
     this.db = new CugarDatabase(name, dexieOptions);
     this.db.on('versionchange', () => {
       this.#closedByOtherTab = true;
@@ -155,8 +168,10 @@ export class IndexedDbStore implements HostStore {
       return last ? { seq: last.seq, hash: last.hash } : undefined;
     };
     try {
-      await this.db.transaction('rw', [this.db.events, this.db.runs, this.db.approvals, this.db.usage], async () => {
+      const tables = [this.db.events, this.db.runs, this.db.approvals, this.db.usage, this.db.headLog, this.db.logSignature];
+      await this.db.transaction('rw', tables, async () => {
         const events: JournalEvent[] = [];
+        const log = await this.#openLog();
         const runs = new Map<string, RunSummary>();
         const approvals: ApprovalRecord[] = [];
         const usage = new Map<string, Usage>();
@@ -174,6 +189,7 @@ export class IndexedDbStore implements HostStore {
             continue;
           }
           this.#heads.stage(batch);
+          log.add(batch);
           events.push(...batch.events);
           runs.set(batch.runId, batch.run);
           approvals.push(...(batch.approvals ?? []));
@@ -183,6 +199,9 @@ export class IndexedDbStore implements HostStore {
         }
         if (events.length === 0) return;
         await this.db.events.bulkAdd(events);
+        await this.db.headLog.bulkAdd(log.entries);
+        const signed = log.seal();
+        if (signed) await this.db.logSignature.put({ id: 1, ...signed });
         await this.db.runs.bulkPut([...runs.values()]);
         if (approvals.length) await this.db.approvals.bulkPut(approvals);
         for (const [profile, delta] of usage) {
@@ -196,6 +215,26 @@ export class IndexedDbStore implements HostStore {
     }
     this.#heads.commit();
     return refused;
+  }
+
+  /** The log of heads from its tail, inside the append's transaction; its first write enters the runs written before it. */
+  async #openLog(): Promise<HeadLogWriter> {
+    const tail = await this.db.headLog.orderBy('index').last();
+    const log = new HeadLogWriter(logHeadAfter(tail), this.#signer);
+    if (!tail) log.predating((await this.db.runs.toArray()).filter((run) => run.head));
+    return log;
+  }
+
+  readHeadLog(): Promise<HeadLog> {
+    return this.#read(() =>
+      this.db.transaction('r', [this.db.headLog, this.db.logSignature], async () => {
+        const entries = await this.db.headLog.orderBy('index').toArray();
+        const signature = await this.db.logSignature.get(1);
+        if (!signature) return { entries };
+        const { id: _id, ...signed } = signature;
+        return { entries, signed };
+      }),
+    );
   }
 
   async readJournal(runId: string, fromSeq = 0): Promise<JournalEvent[]> {

@@ -1,5 +1,7 @@
 import Dexie from 'dexie';
 import { describe, expect, it } from 'vitest';
+import { createHeadSigner, generateSigningKey } from '../../src/core/signing.ts';
+import { auditHeadLog } from '../../src/core/index.ts';
 import { sealEvent } from '../../src/core/testing.ts';
 import { IndexedDbStore, requestPersistentStorage } from '../../src/web/indexedDbStore.ts';
 import { describeMemoryConformance, describeStoreConformance } from '../support/storeConformance.ts';
@@ -10,17 +12,19 @@ const idb = fake ? { indexedDB: fake.indexedDB, IDBKeyRange: fake.IDBKeyRange } 
 
 let n = 0;
 const name = () => `cugar-test-${Date.now()}-${n++}`;
+const signer = createHeadSigner(generateSigningKey());
 const reopen = async (store: IndexedDbStore, groupCommit = true) => {
   const dbName = store.db.name;
   await store.close();
-  return new IndexedDbStore(dbName, { ...idb, groupCommit }).open();
+  return new IndexedDbStore(dbName, { ...idb, groupCommit, signer }).open();
 };
 
 for (const groupCommit of [true, false]) {
   describeStoreConformance(`IndexedDB (${groupCommit ? 'group commit' : 'one transaction per append'})`, {
-    open: () => new IndexedDbStore(name(), { ...idb, groupCommit }).open(),
+    open: () => new IndexedDbStore(name(), { ...idb, groupCommit, signer }).open(),
     reopen: (store) => reopen(store as IndexedDbStore, groupCommit),
-    connect: (store) => new IndexedDbStore((store as IndexedDbStore).db.name, { ...idb, groupCommit }).open(),
+    connect: (store) => new IndexedDbStore((store as IndexedDbStore).db.name, { ...idb, groupCommit, signer }).open(),
+    signer,
   });
 }
 describeMemoryConformance('IndexedDB', { open: () => new IndexedDbStore(name(), idb).open(), reopen: (store) => reopen(store as IndexedDbStore) });
@@ -70,11 +74,34 @@ describe('IndexedDbStore', () => {
     const store = await new IndexedDbStore(dbName, idb).open();
     await store.append(first('r'));
     const other = new Dexie(dbName, idb);
-    other.version(2).stores({ extra: 'id' });
+    other.version(3).stores({ extra: 'id' });
     await other.open();
     expect(store.closedByOtherTab).toBe(true);
     await expect(store.readJournal('r')).rejects.toMatchObject({ code: 'store_closed' });
     other.close();
+  });
+
+  it('starts the log of heads on a database written before it, entering its runs as predating the log', async () => {
+    const dbName = name();
+    // A database as the first schema left it: runs and events, no log.
+    const before = new Dexie(dbName, idb);
+    before.version(1).stores({ events: '[runId+seq], runId', runs: 'runId, status, profile, traceId, createdAt', approvals: 'approvalId', usage: 'profile' });
+    const old = first('old-run');
+    await before.table('events').bulkAdd(old.events);
+    await before.table('runs').put({ ...old.run, status: 'completed' });
+    before.close();
+    const store = await new IndexedDbStore(dbName, { ...idb, signer }).open();
+    expect(await store.readHeadLog()).toEqual({ entries: [] });
+    expect(auditHeadLog(await store.readHeadLog(), await store.listRuns())).toMatchObject({ ok: true, predating: 1, findings: [] });
+    await store.append(first('new-run'));
+    const log = await store.readHeadLog();
+    expect(log.entries).toMatchObject([
+      { index: 0, runId: 'old-run', seq: 0, predates: true },
+      { index: 1, runId: 'new-run', seq: 0 },
+    ]);
+    const audit = auditHeadLog(log, await store.listRuns(), (head, sig) => signer.verifyLog(head, sig));
+    expect(audit).toMatchObject({ ok: true, predating: 1, findings: [] });
+    await store.close();
   });
 
   it('asks for persistent storage when the browser offers it', async () => {

@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { auditHeadLog } from '../../src/core/index.ts';
+import { createHeadSigner, generateSigningKey } from '../../src/core/signing.ts';
 import { sealEvent } from '../../src/core/testing.ts';
 import { SqliteStore } from '../../src/edge/sqliteStore.ts';
 import { describeMemoryConformance, describeStoreConformance } from '../support/storeConformance.ts';
@@ -11,15 +13,18 @@ const dir = mkdtempSync(join(tmpdir(), 'cugar-sqlite-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
 
+const signer = createHeadSigner(generateSigningKey());
+
 for (const groupCommit of [true, false]) {
   describeStoreConformance(`SQLite (${groupCommit ? 'group commit' : 'one transaction per append'})`, {
-    open: async () => new SqliteStore(join(dir, `store-${n++}.db`), { groupCommit }),
+    open: async () => new SqliteStore(join(dir, `store-${n++}.db`), { groupCommit, signer }),
     reopen: async (store) => {
       const path = (store as SqliteStore).path;
       await store.close?.();
-      return new SqliteStore(path, { groupCommit });
+      return new SqliteStore(path, { groupCommit, signer });
     },
-    connect: async (store) => new SqliteStore((store as SqliteStore).path, { groupCommit }),
+    connect: async (store) => new SqliteStore((store as SqliteStore).path, { groupCommit, signer }),
+    signer,
   });
 }
 
@@ -49,6 +54,52 @@ describe('SqliteStore', () => {
     const reopened = new SqliteStore(path);
     await expect(reopened.readJournal('bad-run')).rejects.toMatchObject({ code: 'corrupt_row', failureMode: 'SYSTEM' });
     expect(await reopened.readJournal('ok-run')).toEqual([a]);
+    await reopened.close();
+  });
+});
+
+describe('SqliteStore log of heads', () => {
+  it('starts on a database written before it, entering its runs as predating the log', async () => {
+    const path = join(dir, 'before-the-log.db');
+    const store = new SqliteStore(path);
+    const event = sealEvent(undefined, 'old-run', 'stage', 1, { stage: 'initialize' });
+    const run = {
+      runId: 'old-run',
+      traceId: 't',
+      profile: 'demo',
+      goal: 'g',
+      status: 'completed' as const,
+      createdAt: 1,
+      updatedAt: 1,
+      head: { seq: 0, hash: event.hash },
+    };
+    await store.append({ runId: 'old-run', events: [event], expectedHead: null, run });
+    await store.close();
+    // As a version without the log left it.
+    const raw = new Database(path);
+    raw.exec('DROP TABLE head_log; DROP TABLE head_log_signature;');
+    raw.close();
+    const reopened = new SqliteStore(path, { signer });
+    expect(await reopened.readHeadLog()).toEqual({ entries: [] });
+    expect(auditHeadLog(await reopened.readHeadLog(), await reopened.listRuns(), (head, sig) => signer.verifyLog(head, sig))).toMatchObject({
+      ok: true,
+      predating: 1,
+      findings: [],
+    });
+    const next = sealEvent(undefined, 'new-run', 'stage', 2, { stage: 'initialize' });
+    await reopened.append({ runId: 'new-run', events: [next], expectedHead: null, run: { ...run, runId: 'new-run', head: { seq: 0, hash: next.hash } } });
+    const log = await reopened.readHeadLog();
+    expect(log.entries).toMatchObject([
+      { index: 0, runId: 'old-run', seq: 0, hash: event.hash, predates: true },
+      { index: 1, runId: 'new-run', seq: 0, rest: true },
+    ]);
+    expect(log.signed).toMatchObject({ size: 2, hash: log.entries[1]!.logHash });
+    expect(auditHeadLog(log, await reopened.listRuns(), (head, sig) => signer.verifyLog(head, sig))).toMatchObject({
+      ok: true,
+      signature: 'signed',
+      predating: 1,
+      findings: [],
+    });
     await reopened.close();
   });
 });

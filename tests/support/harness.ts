@@ -50,6 +50,9 @@ export class CrashingStore implements Store {
   getProfileUsage(profile: string) {
     return this.inner.getProfileUsage(profile);
   }
+  readHeadLog() {
+    return this.inner.readHeadLog();
+  }
 }
 
 /** Side effects seen by the ledger tools: every execution, and effects deduplicated by idempotency key. */

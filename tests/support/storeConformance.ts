@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
+  auditHeadLog,
   ConflictError,
   HashingEmbedder,
   Orchestrator,
@@ -13,6 +14,7 @@ import {
   replay,
   verifyJournal,
   type AppendBatch,
+  type HeadSigner,
   type HostStore,
   type JournalEvent,
   type RunSummary,
@@ -27,6 +29,8 @@ export interface StoreFactory {
   reopen?(store: Store): Promise<Store>;
   /** A second connection to `store`'s data, open at the same time (another process, tab or Worker); absent where there is no such thing. */
   connect?(store: Store): Promise<Store>;
+  /** The key the stores sign their log of heads with; absent where they hold none. */
+  signer?: HeadSigner;
 }
 
 function summary(events: readonly JournalEvent[], patch: Partial<RunSummary> = {}): RunSummary {
@@ -203,6 +207,72 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
       expect(await store.getProfileUsage('p1')).toEqual({ cost: 1, calls: 2, tokens: 20 });
       expect(await store.getProfileUsage('nobody')).toEqual({ cost: 0, calls: 0, tokens: 0 });
       await store.close?.();
+    });
+
+    it('logs every append in the same write, folded and signed at each checkpoint, and nothing of a refused batch', async () => {
+      const store = await factory.open();
+      const check = factory.signer
+        ? (head: { size: number; hash: string }, sig: { keyId: string; sig: string }) => factory.signer!.verifyLog(head, sig)
+        : undefined;
+      const a = chain('log-a', 2);
+      await store.append(batch(a, null, { run: summary(a, { profile: 'p1' }) }));
+      const b = chain('log-b', 1);
+      await store.append(batch(b, null, { run: summary(b, { profile: 'p2' }) }));
+      // Refused: a stale head writes no entry.
+      await expect(store.append(batch(chain('log-a', 1, a[0]), a[0]!))).rejects.toMatchObject({ code: 'head_mismatch' });
+      let log = await store.readHeadLog();
+      expect(log.entries.map((e) => [e.index, e.runId, e.profile, e.seq, e.hash])).toEqual([
+        [0, 'log-a', 'p1', 1, a[1]!.hash],
+        [1, 'log-b', 'p2', 0, b[0]!.hash],
+      ]);
+      // Nothing has come to rest: no checkpoint yet, and no signature is missing.
+      expect(log.signed).toBeUndefined();
+      let runs = await store.listRuns();
+      expect(auditHeadLog(log, runs, check)).toMatchObject({ ok: true, size: 2, signedSize: 0, findings: [] });
+      // A run comes to rest: the log's head is signed in the same write, covering every entry.
+      const done = chain('log-a', 1, a.at(-1));
+      await store.append(batch(done, a.at(-1)!, { run: summary([...a, ...done], { profile: 'p1', status: 'completed' }) }));
+      // Runs appending at once each get their entry, in some order, folded into one chain.
+      await Promise.all(Array.from({ length: 5 }, (_, i) => store.append(batch(chain(`log-many-${i}`, 2), null))));
+      log = await store.readHeadLog();
+      expect(log.entries).toHaveLength(8);
+      expect(log.entries[2]).toMatchObject({ runId: 'log-a', seq: 2, hash: done[0]!.hash, rest: true });
+      expect(
+        log.entries
+          .slice(3)
+          .map((e) => e.runId)
+          .sort(),
+      ).toEqual(Array.from({ length: 5 }, (_, i) => `log-many-${i}`));
+      runs = await store.listRuns();
+      const audit = auditHeadLog(log, runs, check);
+      expect(audit).toMatchObject({ ok: true, size: 8, findings: [], predating: 0 });
+      if (factory.signer) {
+        expect(log.signed).toMatchObject({ size: 3, hash: log.entries[2]!.logHash, keyId: factory.signer.keyId });
+        expect(audit).toMatchObject({ signature: 'signed', signedSize: 3 });
+        // The same log against a store without one of its runs, or with a run rolled back.
+        const gone = auditHeadLog(
+          log,
+          runs.filter((r) => r.runId !== 'log-a'),
+          check,
+        );
+        expect(gone.findings).toMatchObject([{ runId: 'log-a', kind: 'missing', signed: true }]);
+        const back = runs.map((r) => (r.runId === 'log-a' ? { ...r, head: { seq: 1, hash: a[1]!.hash } } : r));
+        expect(auditHeadLog(log, back, check).findings).toMatchObject([{ runId: 'log-a', kind: 'head_differs', signed: true }]);
+      } else {
+        expect(log.signed).toBeUndefined();
+      }
+      // The log survives a restart, and a second connection writes on after it.
+      const again = factory.reopen ? await factory.reopen(store) : store;
+      const more = chain('log-b', 1, b[0]);
+      await again.append(batch(more, b[0]!, { run: summary([...b, ...more], { profile: 'p2', status: 'paused' }) }));
+      const other = factory.connect ? await factory.connect(again) : undefined;
+      if (other) await other.append(batch(chain('log-other', 1), null, { run: summary(chain('log-other', 1), { status: 'failed' }) }));
+      log = await again.readHeadLog();
+      expect(log.entries.map((e) => e.index)).toEqual(Array.from({ length: other ? 10 : 9 }, (_, i) => i));
+      expect(auditHeadLog(log, await again.listRuns(), check)).toMatchObject({ ok: true, findings: [] });
+      if (factory.signer) expect(log.signed?.size).toBe(log.entries.length);
+      await other?.close?.();
+      await again.close?.();
     });
 
     it.skipIf(!factory.connect)('lets two connections take turns on one run, each refusing what the other made stale', async () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { unstable_startWorker } from 'wrangler';
 import { type AppendBatch, type JournalEvent } from '../../src/core/index.ts';
+import { createHeadSigner, generateSigningKey } from '../../src/core/signing.ts';
 import { sealEvent } from '../../src/core/testing.ts';
 import { describeMemoryConformance, describeStoreConformance } from '../support/storeConformance.ts';
 import { remoteStore, type RemoteStore } from './remoteStore.ts';
@@ -13,11 +14,14 @@ import { remoteStore, type RemoteStore } from './remoteStore.ts';
 const persist = mkdtempSync(join(tmpdir(), 'cugar-do-'));
 let worker: Awaited<ReturnType<typeof unstable_startWorker>> | undefined;
 let url: URL | undefined;
+// The Worker's key, as `wrangler secret put CUGAR_SIGNING_KEY` would give it: the directory signs its log with it.
+const signingKey = generateSigningKey();
 
 async function start(): Promise<void> {
   worker = await unstable_startWorker({
     config: new URL('../../wrangler.jsonc', import.meta.url).pathname,
     entrypoint: new URL('./storeWorker.ts', import.meta.url).pathname,
+    bindings: { CUGAR_SIGNING_KEY: { type: 'secret_text', value: signingKey } },
     dev: { inspector: false, server: { hostname: '127.0.0.1', port: 0 }, persist, watch: false, logLevel: 'warn' },
   });
   await worker.ready;
@@ -52,6 +56,7 @@ describeStoreConformance('Durable Objects in workerd', {
   reopen: (store) => factory.reopen(store as RemoteStore),
   // Another Worker isolate: a store of its own over the same objects.
   connect: async (store) => remoteStore((store as RemoteStore).name, post),
+  signer: createHeadSigner(signingKey),
 });
 describeMemoryConformance('Durable Objects in workerd', { open: factory.open, reopen: (store) => factory.reopen(store as RemoteStore) });
 

@@ -38,6 +38,7 @@ export function remoteStore(name: string, post: (body: string) => Promise<string
     getApproval: (approvalId) => call('getApproval', approvalId),
     listApprovals: (filter) => call('listApprovals', filter),
     getProfileUsage: (profile) => call('getProfileUsage', profile),
+    readHeadLog: () => call('readHeadLog'),
     putFacts: (facts) => call('putFacts', facts),
     queryFacts: (profile, query) => call('queryFacts', profile, query),
     namespaces: (profile) => call('namespaces', profile),

@@ -2,6 +2,7 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import { ValidationError } from '../errors.ts';
 import { canonicalJson } from './canonicalJson.ts';
+import { logHeadMessage, type LogHead } from './headLog.ts';
 import type { JournalHead } from './journal.ts';
 
 // A hash chain proves that a journal was not changed after its head was recorded, but not
@@ -24,13 +25,19 @@ export interface HeadSigner {
   sign(runId: string, head: JournalHead): HeadSignature;
   /** Whether `signature` is this key's signature of `runId`'s `head`. */
   verify(runId: string, head: JournalHead, signature: HeadSignature): boolean;
+  /** Sign the head of a store's log of heads (see `headLog.ts`). */
+  signLog(head: LogHead): HeadSignature;
+  /** Whether `signature` is this key's signature of the log head `head`. */
+  verifyLog(head: LogHead, signature: HeadSignature): boolean;
 }
 
 const HEX_SEED = /^[0-9a-f]{64}$/;
 
+const encoder = new TextEncoder();
+
 /** The bytes a head signature covers: the run, the head's position and its hash, canonical. */
 function headMessage(runId: string, head: JournalHead): Uint8Array {
-  return new TextEncoder().encode(canonicalJson({ v: 'cugar-head-1', runId, seq: head.seq, hash: head.hash }));
+  return encoder.encode(canonicalJson({ v: 'cugar-head-1', runId, seq: head.seq, hash: head.hash }));
 }
 
 /** A new Ed25519 secret key (32 random bytes, lowercase hex), from the platform's secure random source. */
@@ -49,6 +56,8 @@ export function createHeadSigner(secretKey: string): HeadSigner {
     publicKey,
     sign: (runId, head) => ({ keyId, sig: bytesToHex(ed25519.sign(headMessage(runId, head), secret)) }),
     verify: (runId, head, signature) => signature.keyId === keyId && verifyHeadSignature(runId, head, signature, publicKey),
+    signLog: (head) => ({ keyId, sig: bytesToHex(ed25519.sign(encoder.encode(logHeadMessage(head)), secret)) }),
+    verifyLog: (head, signature) => signature.keyId === keyId && verifyLogHeadSignature(head, signature, publicKey),
   };
 }
 
@@ -56,6 +65,15 @@ export function createHeadSigner(secretKey: string): HeadSigner {
 export function verifyHeadSignature(runId: string, head: JournalHead, signature: HeadSignature, publicKey: string): boolean {
   try {
     return ed25519.verify(hexToBytes(signature.sig), headMessage(runId, head), hexToBytes(publicKey));
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `signature` is `publicKey`'s signature of a store's log head `head`. Malformed input is simply not valid. */
+export function verifyLogHeadSignature(head: LogHead, signature: HeadSignature, publicKey: string): boolean {
+  try {
+    return ed25519.verify(hexToBytes(signature.sig), encoder.encode(logHeadMessage(head)), hexToBytes(publicKey));
   } catch {
     return false;
   }

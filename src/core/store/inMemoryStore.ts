@@ -1,9 +1,11 @@
+import { logHeadAfter, type HeadLog, type HeadLogEntry, type SignedLogHead } from '../journal/headLog.ts';
 import type { JournalEvent } from '../schema/journalEvent.ts';
 import { InMemoryMemoryStore, type FactQuery, type FactRecord } from '../memory/memoryStore.ts';
 import { addUsage, ZERO_USAGE } from '../planning/planningAuthority.ts';
 import type { BudgetUsage } from '../schema/budget.ts';
 import type { VectorBackend } from '../vector/vectorBackend.ts';
 import { selectApprovals, selectRuns } from './filters.ts';
+import { HeadLogWriter, type HeadLogOptions } from './headLogWriter.ts';
 import type { HostStore } from './hostStore.ts';
 import { InMemoryVectorRows, PersistedVectorBackend } from './persistedVectors.ts';
 import {
@@ -29,6 +31,14 @@ export class InMemoryStore implements HostStore {
   #usage = new Map<string, BudgetUsage>();
   #facts: InMemoryMemoryStore | undefined;
   #vectors: Map<number, VectorBackend> | undefined;
+  #log: HeadLogEntry[] = [];
+  #signed: SignedLogHead | undefined;
+  readonly #signer: HeadLogOptions['signer'];
+
+  /** @param options.signer the host's key, which signs the log of heads at every checkpoint */
+  constructor(options: HeadLogOptions = {}) {
+    this.#signer = options.signer;
+  }
 
   async append(batch: AppendBatch): Promise<void> {
     const journal = this.#journals.get(batch.runId);
@@ -43,6 +53,13 @@ export class InMemoryStore implements HostStore {
     for (const approval of batch.approvals ?? []) this.#approvals.set(approval.approvalId, structuredClone(approval));
     if (batch.profileUsage)
       this.#usage.set(batch.profileUsage.profile, addUsage(this.#usage.get(batch.profileUsage.profile) ?? ZERO_USAGE, batch.profileUsage.delta));
+    const log = new HeadLogWriter(logHeadAfter(this.#log.at(-1)), this.#signer);
+    this.#log.push(deepFreeze(log.add(batch)));
+    this.#signed = log.seal() ?? this.#signed;
+  }
+
+  async readHeadLog(): Promise<HeadLog> {
+    return { entries: [...this.#log], ...(this.#signed ? { signed: { ...this.#signed } } : {}) };
   }
 
   async readJournal(runId: string, fromSeq = 0): Promise<JournalEvent[]> {

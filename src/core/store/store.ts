@@ -1,4 +1,5 @@
 import { ConflictError, ValidationError } from '../errors.ts';
+import type { HeadLog } from '../journal/headLog.ts';
 import type { HeadSignature } from '../journal/headSignature.ts';
 import type { JournalHead } from '../journal/journal.ts';
 import type { BudgetUsage } from '../schema/budget.ts';
@@ -80,7 +81,8 @@ export interface ApprovalFilter {
 /**
  * The storage port: append-only journals with their projections (runs, approvals, profile
  * spending). Every adapter — in memory, IndexedDB, SQLite, Durable Objects — writes a batch
- * atomically and checks `expectedHead`, so two writers can never fork a journal.
+ * atomically and checks `expectedHead`, so two writers can never fork a journal. Each append
+ * also adds an entry to the store's log of heads in the same write (`journal/headLog.ts`).
  */
 export interface Store {
   append(batch: AppendBatch): Promise<void>;
@@ -90,6 +92,8 @@ export interface Store {
   getApproval(approvalId: string): Promise<ApprovalRecord | undefined>;
   listApprovals(filter?: ApprovalFilter): Promise<ApprovalRecord[]>;
   getProfileUsage(profile: string): Promise<BudgetUsage>;
+  /** The store's log of heads: every entry, in order, and its latest signed head. */
+  readHeadLog(): Promise<HeadLog>;
   close?(): Promise<void>;
 }
 

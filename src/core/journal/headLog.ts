@@ -1,0 +1,91 @@
+import * as z from 'zod';
+import { canonicalJson } from './canonicalJson.ts';
+import { GENESIS_HASH } from './journal.ts';
+import { sha256Hex } from './sha256.ts';
+
+// A store's log of heads, in the spirit of Certificate Transparency's signed tree heads.
+//
+// Each run's chain proves its own journal was not changed after its head was written, and the
+// head's signature proves the head is the host's; neither says anything about a run that is
+// gone, a run put back to an earlier (signed) head, or a run whose rows were written around the
+// store. The log does: every append adds one entry (run, profile, seq and hash of the batch's
+// last event) in the same transaction, each entry folded into a running SHA-256 over the one
+// before, and the log's head (its size and folded hash) is signed with the host's key.
+//
+// Why a hash-chained log with checkpoints rather than a Merkle tree or a signed manifest of
+// run → head: an append then costs one SHA-256 of some 200 bytes and one small row, whatever the
+// size of the store (a manifest digest is either recomputed over every run or kept as an
+// additive multiset hash, which is weak at 256 bits); a verifier reads the whole log anyway,
+// as it reads every journal, so the O(log n) proofs of a Merkle tree would buy nothing. The head
+// is signed only in a transaction that brings a run to rest (paused or finished), when the run's
+// own head is signed too: an Ed25519 signature costs about twice a whole SQLite append, so
+// signing every transaction would halve throughput, while a checkpoint per run at rest covers
+// every entry before it. Entries after the last checkpoint (runs still running) are the log's
+// unsigned tail; what they record is checked, but whoever can write the store could cut them off.
+
+const Hex64 = z.string().regex(/^[0-9a-f]{64}$/, 'a lowercase hex SHA-256');
+
+/** One entry of a store's log of heads: the head one append left its run at. */
+export const HeadLogEntrySchema = z.object({
+  /** Position in the log, from 0. */
+  index: z.number().int().min(0),
+  runId: z.string().min(1),
+  profile: z.string(),
+  seq: z.number().int().min(0),
+  hash: Hex64,
+  /** The append left the run at rest (paused or finished): a checkpoint, signed with the log's head. */
+  rest: z.literal(true).optional(),
+  /** Entered when the log started: the run was written before the store kept a log, and its history before this head is not covered. */
+  predates: z.literal(true).optional(),
+  /** The fold of every entry up to this one: SHA-256 of the previous `logHash` and this entry. */
+  logHash: Hex64,
+});
+export type HeadLogEntry = z.infer<typeof HeadLogEntrySchema>;
+
+/** A log's head: how many entries it has and the fold of them all. */
+export const LogHeadSchema = z.object({ size: z.number().int().min(0), hash: Hex64 });
+export type LogHead = z.infer<typeof LogHeadSchema>;
+
+/** A log head with the host's signature of it. */
+export const SignedLogHeadSchema = LogHeadSchema.extend({ keyId: z.string(), sig: z.string() });
+export type SignedLogHead = z.infer<typeof SignedLogHeadSchema>;
+
+/** A store's whole log of heads: its entries in order and the latest signed head. */
+export const HeadLogSchema = z.object({ entries: z.array(HeadLogEntrySchema), signed: SignedLogHeadSchema.optional() });
+export type HeadLog = z.infer<typeof HeadLogSchema>;
+
+/** The head of a log with no entries. */
+export const EMPTY_LOG_HEAD: LogHead = { size: 0, hash: GENESIS_HASH };
+
+/** What a new entry records, before it has a position. */
+export type LogEntryFields = Omit<HeadLogEntry, 'index' | 'logHash'>;
+
+/** The fold of `entry` onto `prev` (the log hash before it). */
+export function logEntryHash(prev: string, entry: Omit<HeadLogEntry, 'logHash'>): string {
+  const { index, runId, profile, seq, hash, rest, predates } = entry;
+  return sha256Hex(canonicalJson({ v: 'cugar-log-1', prev, index, runId, profile, seq, hash, rest, predates }));
+}
+
+/** The entry that follows `tail` with `fields`; the log's new head is `{ size: entry.index + 1, hash: entry.logHash }`. */
+export function nextLogEntry(tail: LogHead, fields: LogEntryFields): HeadLogEntry {
+  const entry: Omit<HeadLogEntry, 'logHash'> = {
+    index: tail.size,
+    runId: fields.runId,
+    profile: fields.profile,
+    seq: fields.seq,
+    hash: fields.hash,
+    ...(fields.rest ? { rest: true as const } : {}),
+    ...(fields.predates ? { predates: true as const } : {}),
+  };
+  return { ...entry, logHash: logEntryHash(tail.hash, entry) };
+}
+
+/** The head of a log whose last entry is `entry` (the empty head without one). */
+export function logHeadAfter(entry: HeadLogEntry | undefined): LogHead {
+  return entry ? { size: entry.index + 1, hash: entry.logHash } : EMPTY_LOG_HEAD;
+}
+
+/** The text a log head's signature covers: its size and hash, canonical, under their own label (never a run head's). */
+export function logHeadMessage(head: LogHead): string {
+  return canonicalJson({ v: 'cugar-log-head-1', size: head.size, hash: head.hash });
+}

@@ -1,0 +1,131 @@
+import type { HeadSignature } from './headSignature.ts';
+import { EMPTY_LOG_HEAD, logEntryHash, type HeadLog, type HeadLogEntry, type LogHead } from './headLog.ts';
+import type { JournalHead } from './journal.ts';
+
+/** A run as a store holds it, as far as the log of heads is concerned. */
+export interface StoredRunHead {
+  runId: string;
+  profile: string;
+  head: JournalHead;
+}
+
+/**
+ * The state of a log's signature: `signed` (a valid signature covers every checkpoint),
+ * `unsigned` (no signature yet, or a checkpoint after the last one), `bad` (a signature that is
+ * not the key's, or a signed head the entries do not fold to: the log was rewritten) or
+ * `unchecked` (no key to check it with).
+ */
+export type LogSignatureState = 'signed' | 'unsigned' | 'bad' | 'unchecked';
+
+/** A run the log disagrees with the store about. */
+export interface HeadLogFinding {
+  runId: string;
+  /** The run's profile, as the log or the store records it. */
+  profile: string;
+  /** `missing`: named by the log, gone from the store; `head_differs`: the store's head is not the one the log recorded last (rolled back or rewritten); `not_in_log`: a run the log never saw (rows written around the store). */
+  kind: 'missing' | 'head_differs' | 'not_in_log';
+  /** Whether the log's entry for the run is covered by a valid signature. */
+  signed: boolean;
+  reason: string;
+}
+
+/** What {@link auditHeadLog} found. */
+export interface HeadLogAudit {
+  ok: boolean;
+  /** Entries in the log, and how many of them the signature covers. */
+  size: number;
+  signedSize: number;
+  signature: LogSignatureState;
+  /** What is wrong with the log itself: a broken fold, a bad or missing signature. */
+  problem?: string;
+  /** Runs entered when the log started: written before the store kept a log, covered from that head on. */
+  predating: number;
+  findings: HeadLogFinding[];
+}
+
+/** Checks a log head's signature: a host's signer port, or a public key through `cugar/signing`. */
+export type LogSignatureCheck = (head: LogHead, signature: HeadSignature) => boolean;
+
+/** How far the entries fold correctly, and the problem where they stop. */
+function foldEntries(entries: readonly HeadLogEntry[]): { valid: number; problem?: string } {
+  let prev = EMPTY_LOG_HEAD.hash;
+  for (const [i, entry] of entries.entries()) {
+    if (entry.index !== i) return { valid: i, problem: `the log is broken at entry ${i}: it holds entry ${entry.index} there` };
+    if (logEntryHash(prev, entry) !== entry.logHash)
+      return { valid: i, problem: `the log is broken at entry ${i}: its hash does not fold from the entries before` };
+    prev = entry.logHash;
+  }
+  return { valid: entries.length };
+}
+
+/** The state of the signature over `valid` entries, and how many it covers. */
+function checkSignature(log: HeadLog, valid: number, check: LogSignatureCheck | undefined): { state: LogSignatureState; signedSize: number; problem?: string } {
+  const signed = log.signed;
+  if (!signed) return { state: check ? 'unsigned' : 'unchecked', signedSize: 0 };
+  const folded = signed.size === 0 ? EMPTY_LOG_HEAD.hash : log.entries[signed.size - 1]?.logHash;
+  if (signed.size > valid || folded !== signed.hash)
+    return { state: 'bad', signedSize: 0, problem: `the log's entries do not fold to its signed head (${signed.size} entries): the log was rewritten` };
+  if (!check) return { state: 'unchecked', signedSize: signed.size };
+  if (!check({ size: signed.size, hash: signed.hash }, { keyId: signed.keyId, sig: signed.sig }))
+    return { state: 'bad', signedSize: 0, problem: "the log's head is not signed by this key" };
+  return { state: 'signed', signedSize: signed.size };
+}
+
+/**
+ * Check a store's log of heads against the runs it holds: the log's fold, its signature (with
+ * `check`, else the signature is `unchecked`), and for every run whether the store still has it
+ * at the head the log recorded last. Finds runs deleted (`missing`), rolled back or rewritten
+ * (`head_differs`) and runs written around the store (`not_in_log`). A store whose log has not
+ * started (no write since it began keeping one) has no findings: all its runs predate the log.
+ */
+export function auditHeadLog(log: HeadLog, runs: readonly StoredRunHead[], check?: LogSignatureCheck): HeadLogAudit {
+  const { valid, problem: foldProblem } = foldEntries(log.entries);
+  const signature = checkSignature(log, valid, check);
+  let state = signature.state;
+  let problem = foldProblem ?? signature.problem;
+  const entries = log.entries.slice(0, valid);
+  // With a key, every checkpoint must be covered: a run at rest is signed with the log's head in the same write.
+  const lastRest = entries.findLastIndex((entry) => entry.rest === true);
+  if (check && state !== 'bad' && lastRest >= signature.signedSize) {
+    state = 'unsigned';
+    problem ??= `the log is not signed up to its last checkpoint (entry ${lastRest}; signed: ${signature.signedSize})`;
+  }
+  const latest = new Map<string, HeadLogEntry>();
+  for (const entry of entries) latest.set(entry.runId, entry);
+  const stored = new Map(runs.map((run) => [run.runId, run]));
+  const findings: HeadLogFinding[] = [];
+  for (const [runId, entry] of latest) {
+    const signed = state === 'signed' && entry.index < signature.signedSize;
+    const named = `the ${signed ? 'signed ' : ''}log of heads names this run at seq ${entry.seq}`;
+    const run = stored.get(runId);
+    if (!run) {
+      findings.push({ runId, profile: entry.profile, kind: 'missing', signed, reason: `${named}, but the store has no such run: it was deleted` });
+    } else if (run.head.seq !== entry.seq || run.head.hash !== entry.hash) {
+      const how = run.head.seq < entry.seq ? `rolled back to seq ${run.head.seq}` : `rewritten (the store's head is seq ${run.head.seq})`;
+      findings.push({ runId, profile: run.profile, kind: 'head_differs', signed, reason: `${named}, but the run was ${how}` });
+    }
+  }
+  // Before its first entry the log does not exist yet: every run then predates it.
+  if (entries.length > 0) {
+    for (const run of runs) {
+      if (!latest.has(run.runId))
+        findings.push({
+          runId: run.runId,
+          profile: run.profile,
+          kind: 'not_in_log',
+          signed: false,
+          reason: 'the run is not in the log of heads: its rows were written around the store',
+        });
+    }
+  }
+  const predating = entries.length === 0 ? runs.length : new Set(entries.filter((e) => e.predates).map((e) => e.runId)).size;
+  return {
+    ok: !problem && findings.length === 0 && state !== 'bad',
+    size: log.entries.length,
+    signedSize: signature.signedSize,
+    signature: state,
+    ...(problem ? { problem } : {}),
+    predating,
+    findings,
+  };
+}
