@@ -1,0 +1,66 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, expect, it } from 'vitest';
+import { parseTokenMap } from '../../src/api/tokens.ts';
+import { startServer } from '../../src/edge/nodeServer.ts';
+import { caller } from '../support/apiConformance.ts';
+import { BLOB, CANARY_TOKENS, KNOWN_SECRET, RAW, describeSecretCanary, leaks } from '../support/secretCanary.ts';
+
+const execute = promisify(execFile);
+const root = join(import.meta.dirname, '..', '..');
+const dir = mkdtempSync(join(tmpdir(), 'cugar-canary-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The cugar CLI as a user runs it, against `api`; stdout and stderr together. */
+async function cugar(args: string[], api: string): Promise<string> {
+  try {
+    const { stdout, stderr } = await execute(process.execPath, [join(root, 'src/cli/bin.mjs'), ...args], {
+      cwd: root,
+      env: { ...process.env, NO_COLOR: '1', CUGAR_API: api, CUGAR_TOKEN: RAW },
+      timeout: 60_000,
+    });
+    return stdout + stderr;
+  } catch (error) {
+    const e = error as { stdout: string; stderr: string };
+    return e.stdout + e.stderr;
+  }
+}
+
+let url = '';
+describeSecretCanary(
+  'Node host on loopback',
+  async () => {
+    const lines: string[] = [];
+    process.env['CUGAR_SECRET_CANARY_KEY'] = KNOWN_SECRET;
+    const server = await startServer({
+      port: 0,
+      dataDir: join(dir, 'data'),
+      corpusDir: join(dir, 'none'),
+      tokens: parseTokenMap(CANARY_TOKENS),
+      log: (line) => lines.push(line),
+    });
+    delete process.env['CUGAR_SECRET_CANARY_KEY'];
+    url = server.url;
+    return { call: caller((path, init) => fetch(new URL(path, server.url), init)), close: server.close, logs: () => lines.join('\n') };
+  },
+  (context) => {
+    it('prints no secret from any CLI command, in any format, even with a raw-scoped token', async () => {
+      const { runIds } = context();
+      const outputs: Array<[string, string]> = [];
+      for (const runId of runIds)
+        for (const format of [[], ['--json'], ['--otlp']]) outputs.push([`trace ${format.join('')}`, await cugar(['trace', runId, ...format], url)]);
+      outputs.push(['runs', await cugar(['runs'], url)]);
+      outputs.push(['runs --json', await cugar(['runs', '--json'], url)]);
+      outputs.push(['plan', await cugar(['plan', `count the words in "${BLOB}"`], url)]);
+      outputs.push(['plan --json', await cugar(['plan', `count the words in "${BLOB}"`, '--json'], url)]);
+      outputs.push(['run --json', await cugar(['run', `count the words in "${BLOB}"`, '--json'], url)]);
+      outputs.push(['query', await cugar(['query', 'deployment credentials'], url)]);
+      outputs.push(['verify', await cugar(['verify', ...runIds], url)]);
+      expect(outputs.find(([, text]) => text.includes('run_completed') || text.includes('completed'))).toBeDefined();
+      for (const [command, text] of outputs) expect(leaks(text), command).toEqual([]);
+    }, 120_000);
+  },
+);
