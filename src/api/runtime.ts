@@ -21,6 +21,8 @@ import {
   type VectorBackend,
 } from '../core/index.ts';
 
+import type { HostModels } from './models.ts';
+
 export type { HostStore };
 
 /** Everything the HTTP app serves, built from one store. */
@@ -37,6 +39,8 @@ export interface Runtime {
   config: Config;
   /** The host's head-signing key, when it has one; audits check signatures against its public key. */
   signer?: HeadSigner;
+  /** The models this host's agent runs call, when one is configured. */
+  models?: HostModels;
 }
 
 /** Options of {@link createRuntime}. */
@@ -52,6 +56,8 @@ export interface RuntimeOptions {
   signer?: HeadSigner;
   /** Credentials tools read by name at call time; never journaled. */
   secrets?: Secrets;
+  /** The models agent runs call (`hostModels` in `models.ts`); absent, every run uses the lexical planner. */
+  models?: HostModels;
 }
 
 /** Build a runtime over `store`: the built-in and memory tools in the `demo` profile, one orchestrator. */
@@ -75,6 +81,7 @@ export async function createRuntime(store: HostStore, config: Config, options: R
     registry,
     ...(options.signer ? { signer: options.signer } : {}),
     ...(options.secrets ? { secrets: options.secrets } : {}),
+    ...(options.models ? { models: options.models.models, agent: options.models.agent } : {}),
     store,
     clock,
     ids,
@@ -96,5 +103,6 @@ export async function createRuntime(store: HostStore, config: Config, options: R
     vectors,
     config,
     ...(options.signer ? { signer: options.signer } : {}),
+    ...(options.models ? { models: options.models } : {}),
   };
 }

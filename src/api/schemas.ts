@@ -80,7 +80,7 @@ const API_RUN_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{7,127}$/;
 const ApiRunId = StartOptionsSchema.shape.runId.unwrap().regex(API_RUN_ID, 'run ids are 8-128 letters, digits, "_" or "-", starting with a letter or digit');
 
 /** `POST /v1/runs`: the core's start options that HTTP callers may set, plus the goal and profile. */
-export const RunBody = StartOptionsSchema.pick({ metadata: true, preferences: true, plan: true })
+export const RunBody = StartOptionsSchema.pick({ metadata: true, preferences: true, plan: true, mode: true })
   .extend({
     goal: GoalTextSchema,
     profile: Profile,

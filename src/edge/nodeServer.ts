@@ -20,6 +20,7 @@ import {
 } from '../core/index.ts';
 import { createHeadSigner, generateSigningKey } from '../core/signing.ts';
 import { createApp } from '../api/app.ts';
+import { hostModels } from '../api/models.ts';
 import { createRuntime, type Runtime } from '../api/runtime.ts';
 import { RAW_JOURNAL_SCOPE, type TokenMap } from '../api/security.ts';
 import { parseTokenMap } from '../api/tokens.ts';
@@ -55,6 +56,11 @@ export interface ServeOptions {
   approval?: Pick<ApprovalPolicy, 'timeoutMs' | 'onTimeout'>;
   /** How often expired approvals are swept, in milliseconds. Default 1 s. */
   sweepIntervalMs?: number;
+  /**
+   * Model settings (`CUGAR_MODEL_URL`, `CUGAR_MODEL`, `CUGAR_MODEL_KEY`, `CUGAR_MODEL_STREAM`, …);
+   * default the process environment. With a model, runs are agent runs unless they ask for the lexical path.
+   */
+  modelEnv?: Record<string, string | undefined>;
   log?: (line: string) => void;
 }
 
@@ -182,8 +188,11 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   // What this process holds as secrets is redacted on every channel, whatever its shape (the
   // generated local token is left out: it is printed below on purpose, for the person who started the host).
   registerSecretValues([signingKey, ...Object.keys(options.tokens ?? {})]);
+  const models = hostModels(options.modelEnv ?? { ...process.env }, config, log);
+  if (models) log(`agent runs use ${models.settings.models.join(', ')} at ${models.settings.url}`);
   const runtime = await createRuntime(store, config, {
     signer,
+    ...(models ? { models } : {}),
     secrets: options.secrets ?? envSecrets(process.env),
     ...(profileBudgets ? { profileBudgets } : {}),
     ...(options.approval ? { approval: options.approval } : {}),

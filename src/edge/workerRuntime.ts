@@ -2,6 +2,7 @@ import { envSecrets, parseConfig, redactText, registerSecretValues } from '../co
 import { createHeadSigner } from '../core/signing.ts';
 import { createApp } from '../api/app.ts';
 import { parseApprovalPolicy } from '../api/approvalSettings.ts';
+import { hostModels } from '../api/models.ts';
 import { createRuntime, type Runtime } from '../api/runtime.ts';
 import { parseTokenMap } from '../api/tokens.ts';
 import { DurableObjectStore, staleRunMs, type DurableObjectBindings } from './durableObjectStore.ts';
@@ -17,6 +18,24 @@ export interface Env extends DurableObjectBindings {
   CUGAR_APPROVAL_ON_TIMEOUT?: string;
   /** The Ed25519 key (64 hex characters) that signs run heads; unset leaves them unsigned. */
   CUGAR_SIGNING_KEY?: string;
+  /** Base URL of an OpenAI-compatible API; with `CUGAR_MODEL`, runs are agent runs. */
+  CUGAR_MODEL_URL?: string;
+  /** Model ids, comma-separated in fallback order. */
+  CUGAR_MODEL?: string;
+  /** The API key: a Worker secret (`wrangler secret put CUGAR_MODEL_KEY`). */
+  CUGAR_MODEL_KEY?: string;
+  CUGAR_MODEL_STREAM?: string;
+  CUGAR_MODEL_TIMEOUT_MS?: string;
+  CUGAR_MODEL_PRICES?: string;
+  MODEL_TEMPERATURE?: string;
+  MODEL_MAX_OUTPUT_TOKENS?: string;
+  MAX_LLM_CALLS?: string;
+}
+
+/** The model settings among a Worker's vars and secrets. */
+function modelEnv(env: Env): Record<string, string | undefined> {
+  const { CUGAR_MODEL_URL, CUGAR_MODEL, CUGAR_MODEL_KEY, CUGAR_MODEL_STREAM, CUGAR_MODEL_TIMEOUT_MS, CUGAR_MODEL_PRICES } = env;
+  return { CUGAR_MODEL_URL, CUGAR_MODEL, CUGAR_MODEL_KEY, CUGAR_MODEL_STREAM, CUGAR_MODEL_TIMEOUT_MS, CUGAR_MODEL_PRICES };
 }
 
 let runtime: Promise<Runtime> | undefined;
@@ -35,7 +54,14 @@ export function workerRuntime(env: Env): Promise<Runtime> {
     // Tool credentials are Worker secrets too (`wrangler secret put CUGAR_SECRET_<NAME>`); they,
     // the signing key and the API tokens are redacted on every channel.
     registerSecretValues([...(env.CUGAR_SIGNING_KEY ? [env.CUGAR_SIGNING_KEY] : []), ...Object.keys(parseTokenMap(env.CUGAR_TOKENS))]);
-    return createRuntime(new DurableObjectStore(env), parseConfig({}).config, {
+    const config = parseConfig({
+      MODEL_TEMPERATURE: env.MODEL_TEMPERATURE,
+      MODEL_MAX_OUTPUT_TOKENS: env.MODEL_MAX_OUTPUT_TOKENS,
+      MAX_LLM_CALLS: env.MAX_LLM_CALLS,
+    }).config;
+    const models = hostModels(modelEnv(env), config);
+    return createRuntime(new DurableObjectStore(env), config, {
+      ...(models ? { models } : {}),
       secrets: envSecrets(env as unknown as Record<string, unknown>),
       ...(approval ? { approval } : {}),
       ...(signer ? { signer } : {}),

@@ -77,6 +77,7 @@ export function classifyModelError(thrown: unknown, model: string, now: number):
       details: { model, ...(status !== undefined ? { status } : {}), ...extra },
     });
   if (error.name === 'AbortError' || error.name === 'TimeoutError') return make('model_timeout', 'RESOURCE', true, 'the call was aborted');
+  if (status !== undefined && status < 400) return make('model_invalid_response', 'RESOURCE', true, `the answer could not be read: ${short(message)}`);
   if (status !== undefined) {
     const body = typeof error.responseBody === 'string' ? error.responseBody : '';
     if (status === 429) {
