@@ -1,0 +1,105 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { replay, type JournalEvent } from '../../src/core/index.ts';
+import { startServer, type RunningServer } from '../../src/edge/nodeServer.ts';
+import { startModelServer, type ModelServer } from '../support/modelServer.ts';
+
+// The Node host with a model configured from its environment: POST /v1/runs goes through the
+// agent loop by default, an approval in the middle of the loop survives a restart of the host
+// (SQLite), the recorded journal replays with the model server stopped, and the key appears in
+// no journal, export, error body or log line.
+
+const KEY = 'sk-canary-host-91b0c7e4d2a65f13';
+const dir = mkdtempSync(join(tmpdir(), 'cugar-agent-host-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function host(models: ModelServer, dataDir: string, logs: string[]): Promise<RunningServer> {
+  return startServer({
+    port: 0,
+    dataDir,
+    corpusDir: join(dir, 'no-corpus'),
+    modelEnv: { CUGAR_MODEL_URL: models.url, CUGAR_MODEL: 'small', CUGAR_MODEL_KEY: KEY, CUGAR_MODEL_STREAM: '1' },
+    log: (line) => logs.push(line),
+  });
+}
+
+async function call(
+  server: RunningServer,
+  path: string,
+  init: { method?: string; body?: unknown } = {},
+): Promise<{ status: number; text: string; json: Record<string, unknown> }> {
+  const response = await fetch(`${server.url}${path}`, {
+    method: init.method ?? 'GET',
+    headers: { authorization: `Bearer ${server.localToken}`, 'content-type': 'application/json' },
+    ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
+  });
+  const text = await response.text();
+  return { status: response.status, text, json: text.startsWith('{') ? (JSON.parse(text) as Record<string, unknown>) : {} };
+}
+
+describe('the Node host with a model', () => {
+  it('pauses an agent run for an approval, survives a restart, completes, and replays without the model', { timeout: 60_000 }, async () => {
+    const logs: string[] = [];
+    const models = await startModelServer([{ calls: [{ name: 'send_message', args: { to: 'ops', text: 'deploy finished' } }] }, { text: 'I told ops.' }]);
+    const dataDir = join(dir, 'approval');
+    let server = await host(models, dataDir, logs);
+    let runId: string;
+    let approvalId: string;
+    try {
+      const started = await call(server, '/v1/runs?wait=20', { method: 'POST', body: { goal: 'tell ops the deploy finished', profile: 'demo' } });
+      expect(started.json).toMatchObject({ status: 'paused' });
+      runId = started.json['runId'] as string;
+      approvalId = (started.json['pendingApproval'] as { approvalId: string }).approvalId;
+      expect(models.requests).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+    // A new host process on the same SQLite file: the person approves there.
+    server = await host(models, dataDir, logs);
+    try {
+      const decided = await call(server, `/v1/approvals/${approvalId}`, { method: 'POST', body: { decision: 'approve' } });
+      expect(decided.json).toMatchObject({ status: 'completed', outputs: { answer: 'I told ops.', 't1.call-0': { queued: true, to: 'ops' } } });
+      expect(models.requests).toHaveLength(2);
+      expect(models.requests.every((r) => r.authorization === `Bearer ${KEY}`)).toBe(true);
+      // The second request saw the approved call's result.
+      expect(JSON.stringify(models.requests[1]!.body.messages)).toContain('queued');
+
+      const plan = await call(server, `/v1/runs/${runId}/journal?raw=true`);
+      const journal = (plan.json['events'] as JournalEvent[]) ?? [];
+      expect(journal.find((e) => e.type === 'plan_created')?.data).toMatchObject({ plan: { source: 'agent' } });
+      expect(journal.filter((e) => e.type === 'model_call_complete')).toHaveLength(2);
+      const redacted = await call(server, `/v1/runs/${runId}/journal`);
+      for (const body of [plan.text, redacted.text, decided.text, logs.join('\n')]) expect(body).not.toContain(KEY);
+
+      await models.close();
+      expect(await replay(journal, server.runtime.registry)).toMatchObject({ ok: true, events: journal.length });
+    } finally {
+      await server.close();
+      await models.close();
+    }
+  });
+
+  it('takes the lexical path when a run asks for it, and keeps the key out of a failed run', { timeout: 60_000 }, async () => {
+    const logs: string[] = [];
+    const models = await startModelServer([{ status: 401, body: JSON.stringify({ error: { message: `Incorrect API key provided: ${KEY}` } }) }]);
+    const server = await host(models, join(dir, 'lexical'), logs);
+    try {
+      const lexical = await call(server, '/v1/runs?wait=20', { method: 'POST', body: { goal: 'add(a=2, b=3)', profile: 'demo', mode: 'lexical' } });
+      expect(lexical.json).toMatchObject({ status: 'completed', outputs: { 'step-0': 5 } });
+      expect(models.requests).toHaveLength(0);
+
+      const refused = await call(server, '/v1/runs?wait=20', { method: 'POST', body: { goal: 'add two and three', profile: 'demo' } });
+      expect(refused.json).toMatchObject({ status: 'failed', stopReason: 'model_failed', error: { code: 'model_unauthorized' } });
+      expect(models.requests).toHaveLength(1);
+      const runId = refused.json['runId'] as string;
+      const bodies = [refused.text, (await call(server, `/v1/runs/${runId}`)).text, (await call(server, `/v1/runs/${runId}/journal?raw=true`)).text];
+      for (const body of [...bodies, logs.join('\n')]) expect(body).not.toContain(KEY);
+      expect(logs.join('\n')).toContain('agent runs use small');
+    } finally {
+      await server.close();
+      await models.close();
+    }
+  });
+});
