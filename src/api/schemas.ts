@@ -26,6 +26,7 @@ import {
   type JournalEventData,
   type JournalEventType,
 } from '../core/index.ts';
+import { LogAuditSchema } from './auditSchemas.ts';
 
 // ---- shared pieces
 //
@@ -308,7 +309,11 @@ export const KeysSchema = z
   .object({ keys: z.array(z.object({ keyId: z.string(), algorithm: z.literal('Ed25519'), publicKey: z.string().regex(/^[0-9a-f]{64}$/) })) })
   .openapi('Keys');
 export const AuditSchema = z
-  .object({ ok: z.boolean(), runs: z.array(z.object({ runId: z.string(), ok: z.boolean(), seq: z.number().int().optional(), reason: z.string().optional() })) })
+  .object({
+    ok: z.boolean(),
+    runs: z.array(z.object({ runId: z.string(), ok: z.boolean(), seq: z.number().int().optional(), reason: z.string().optional() })),
+    log: LogAuditSchema,
+  })
   .openapi('Audit');
 export const ImportedSchema = z.object({ runId: z.string(), events: z.number().int() }).openapi('ImportedJournal');
 export const ReplaySchema = z

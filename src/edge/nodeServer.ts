@@ -177,14 +177,16 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const config = options.config ?? parseConfig({ ...process.env }).config;
   const dataDir = resolve(options.dataDir ?? '.cugar');
   mkdirSync(dataDir, { recursive: true });
-  // WAL with synchronous=NORMAL survives process crashes (every SIGKILL test runs this way) and
-  // halves the cost of a commit; CUGAR_SQLITE_SYNC=FULL also survives power loss.
-  const store = new SqliteStore(join(dataDir, 'cugar.db'), {
-    synchronous: options.synchronous ?? (process.env['CUGAR_SQLITE_SYNC'] === 'FULL' ? 'FULL' : 'NORMAL'),
-  });
-  const profileBudgets = options.profileBudgets ?? parseProfileBudgets(process.env['CUGAR_PROFILE_BUDGETS']);
   const signingKey = options.signingKey ?? process.env['CUGAR_SIGNING_KEY'] ?? hostKey(dataDir, log);
   const signer = createHeadSigner(signingKey);
+  // WAL with synchronous=NORMAL survives process crashes (every SIGKILL test runs this way) and
+  // halves the cost of a commit; CUGAR_SQLITE_SYNC=FULL also survives power loss. The store signs
+  // its log of heads with the key that signs the runs' heads.
+  const store = new SqliteStore(join(dataDir, 'cugar.db'), {
+    synchronous: options.synchronous ?? (process.env['CUGAR_SQLITE_SYNC'] === 'FULL' ? 'FULL' : 'NORMAL'),
+    signer,
+  });
+  const profileBudgets = options.profileBudgets ?? parseProfileBudgets(process.env['CUGAR_PROFILE_BUDGETS']);
   // What this process holds as secrets is redacted on every channel, whatever its shape (the
   // generated local token is left out: it is printed below on purpose, for the person who started the host).
   registerSecretValues([signingKey, ...Object.keys(options.tokens ?? {})]);

@@ -230,7 +230,8 @@ async function onDisk(
 ): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'cugar-on-disk-'));
   const file = join(dir, 'cugar.db');
-  const runtime = await createRuntime(new SqliteStore(file), parseConfig({}).config, options);
+  // The store signs its log of heads with the runtime's key, as the Node host's does.
+  const runtime = await createRuntime(new SqliteStore(file, { ...(options?.signer ? { signer: options.signer } : {}) }), parseConfig({}).config, options);
   try {
     const app = createApp(runtime, { tokens: parseTokenMap(TOKENS), rateLimit: { perSecond: 1000, burst: 5000 } });
     const call = caller(async (path, init) => app.request(path, init));

@@ -1,5 +1,6 @@
 import { createRoute } from '@hono/zod-openapi';
 import {
+  auditHeadLog,
   CugarError,
   importJournal,
   parseJournal,
@@ -10,7 +11,9 @@ import {
   type VerifyResult,
   runInputsOf,
   type RunSummary,
+  type HeadLogAudit,
 } from '../../core/index.ts';
+import { StoreHeadsSchema } from '../auditSchemas.ts';
 import { HttpError, createRouter } from '../errors.ts';
 import type { Runtime } from '../runtime.ts';
 import {
@@ -25,7 +28,7 @@ import {
   jsonBody,
   jsonResponse,
 } from '../schemas.ts';
-import { mayUse, principalOf, requireProfile } from '../security.ts';
+import { mayUse, principalOf, requireProfile, type Principal } from '../security.ts';
 import { loadRun } from './runs.ts';
 
 /** The profile an uploaded journal's run belongs to, from its first event's recorded inputs. */
@@ -62,6 +65,25 @@ async function verifyStoredRun(runtime: Runtime, run: RunSummary): Promise<Verif
   return chain;
 }
 
+/**
+ * The store's log of heads against the runs it holds (see `auditHeadLog`), with findings only
+ * about runs `principal` may see: a profile token learns nothing of another profile's runs.
+ */
+async function auditStoreLog(runtime: Runtime, runs: readonly RunSummary[], principal: Principal): Promise<HeadLogAudit> {
+  const signer = runtime.signer;
+  const audit = auditHeadLog(await runtime.store.readHeadLog(), runs, signer && ((head, signature) => signer.verifyLog(head, signature)));
+  const findings = audit.findings.filter((finding) => mayUse(principal, finding.profile));
+  return { ...audit, ok: audit.ok || (!audit.problem && audit.signature !== 'bad' && findings.length === 0), findings };
+}
+
+/** What the audit says of runs that predate the log of heads. */
+function predatingNote(audit: HeadLogAudit): string | undefined {
+  if (audit.predating === 0) return undefined;
+  return audit.size === 0
+    ? `the log of heads starts with the store's next write: ${audit.predating} run(s) predate it`
+    : `${audit.predating} run(s) predate the log of heads: it covers them from the head they had when it started`;
+}
+
 export function auditRoutes(runtime: Runtime) {
   return createRouter()
     .openapi(
@@ -85,12 +107,52 @@ export function auditRoutes(runtime: Runtime) {
       }),
       async (c) => {
         const principal = principalOf(c);
-        const results = [];
-        for (const run of (await runtime.store.listRuns()).filter((r) => mayUse(principal, r.profile))) {
+        const all = await runtime.store.listRuns();
+        const results: Array<{ runId: string; ok: boolean; seq?: number; reason?: string }> = [];
+        for (const run of all.filter((r) => mayUse(principal, r.profile))) {
           const result = await verifyStoredRun(runtime, run);
           results.push({ runId: run.runId, ok: result.ok, ...(result.ok ? {} : { seq: result.seq, reason: result.reason }) });
         }
-        return c.json({ ok: results.every((r) => r.ok), runs: results }, 200);
+        // A run the log disagrees about is a finding of that run; a run the log names but the
+        // store lost is listed as one.
+        const log = await auditStoreLog(runtime, all, principal);
+        for (const finding of log.findings) {
+          const listed = results.find((r) => r.runId === finding.runId);
+          if (!listed) results.push({ runId: finding.runId, ok: false, reason: finding.reason });
+          else if (listed.ok) Object.assign(listed, { ok: false, seq: all.find((r) => r.runId === finding.runId)?.head.seq, reason: finding.reason });
+        }
+        const note = predatingNote(log);
+        const summary = {
+          ok: log.ok,
+          size: log.size,
+          signedSize: log.signedSize,
+          signature: log.signature,
+          predating: log.predating,
+          ...(log.problem ? { problem: log.problem } : {}),
+          ...(note ? { note } : {}),
+        };
+        return c.json({ ok: log.ok && results.every((r) => r.ok), runs: results, log: summary }, 200);
+      },
+    )
+    .openapi(
+      createRoute({
+        method: 'get',
+        path: '/v1/audit/heads',
+        responses: {
+          200: jsonResponse(
+            StoreHeadsSchema,
+            "The store's log of heads and every run's signed head, to verify offline with the public key of GET /v1/keys (a token for every profile)",
+          ),
+          ...errorResponses,
+        },
+      }),
+      async (c) => {
+        // The log names every profile's runs, and its fold needs every entry.
+        if (principalOf(c).profiles !== '*')
+          throw new HttpError(403, 'forbidden_heads', 'the log of heads names the runs of every profile: it needs a token for all profiles');
+        const [log, runs] = await Promise.all([runtime.store.readHeadLog(), runtime.store.listRuns()]);
+        const heads = runs.map(({ runId, profile, status, head, signature }) => ({ runId, profile, status, head, ...(signature ? { signature } : {}) }));
+        return c.json({ log, runs: heads }, 200);
       },
     )
     .openapi(
