@@ -145,6 +145,16 @@ export {
   type LogSignatureState,
   type StoredRunHead,
 } from './journal/headLogAudit.ts';
+export {
+  headSignatureState,
+  verifyStoreHeads,
+  type HeadSignatureCheck,
+  type HeadSignatureState,
+  type ListedHead,
+  type RunHeadVerification,
+  type StoreHeads,
+  type StoreHeadsVerification,
+} from './journal/verifyHeads.ts';
 export { pairApprovals, pairToolCalls, runInputsOf, type ApprovalSpan, type EventLike, type ToolCallSpan } from './journal/projections.ts';
 export { readOtlp, toOtlp, type OtlpTraceExport } from './journal/otlp.ts';
 
