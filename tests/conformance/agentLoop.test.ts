@@ -221,6 +221,43 @@ describe('agent runs', () => {
     expect(await replay(journal, registry())).toMatchObject({ ok: true, events: journal.length });
   });
 
+  it('ends as stuck when two tool calls fail the same way, whatever their arguments', async () => {
+    const tools = registry();
+    tools.register('demo', 'fetch_invoice', {
+      description: 'Fetch an invoice by number',
+      parameters: z.object({ number: z.number().int() }),
+      handler: ({ number }) => {
+        throw new Error(`invoice ${number} is locked by job 7781`);
+      },
+    });
+    const model = scriptedModel(
+      [
+        { calls: [{ tool: 'fetch_invoice', input: { number: 1001 } }] },
+        { calls: [{ tool: 'fetch_invoice', input: { number: 1002 } }] },
+        { text: 'never asked' },
+      ],
+      'm1',
+    );
+    const o = orchestrator([['m1', model]], new InMemoryStore(), { registry: tools, retry: { maxAttempts: 1 } });
+    const outcome = await o.start('fetch invoices 1001 and 1002', 'demo');
+    expect(outcome).toMatchObject({ status: 'failed', stopReason: 'stuck', error: { code: 'stuck', failureMode: 'AGENT' } });
+    expect(model.calls).toHaveLength(2);
+    // The first failure went back to the model as the tool's result.
+    expect(JSON.stringify(model.calls[1]!.prompt)).toContain('locked by job');
+    expect((await replay(await o.store.readJournal(outcome.runId), tools)).ok).toBe(true);
+  });
+
+  it('runs tool calls written out in the goal without the model (phase 0), unless told otherwise', async () => {
+    const model = scriptedModel([{ text: 'I would have added them.' }], 'm1');
+    const written = await orchestrator([['m1', model]]).start('add(a=1, b=2)', 'demo');
+    expect(written).toMatchObject({ status: 'completed', outputs: { 'step-0': 3 } });
+    expect(model.calls).toHaveLength(0);
+    const off = orchestrator([['m1', model]], new InMemoryStore(), { config: { detectToolCallsFromText: false } });
+    const asked = await off.start('add(a=1, b=2)', 'demo');
+    expect(asked).toMatchObject({ status: 'completed', outputs: { answer: 'I would have added them.' } });
+    expect(model.calls).toHaveLength(1);
+  });
+
   it('keeps the lexical planner without a model, or when a run asks for it', async () => {
     const plain = new Orchestrator({ registry: registry(), ids: createSequentialIds('lex'), sleep: async () => undefined });
     const outcome = await plain.start('add(a=1, b=2)', 'demo');

@@ -16,6 +16,7 @@ import { GoalTextSchema, ProfileNameSchema } from '../schema/common.ts';
 import { DEFAULT_CONFIG, type Config } from '../schema/config.ts';
 import type { AutonomySettings, JournalEvent, RunInputs } from '../schema/journalEvent.ts';
 import type { AgentSettings } from '../schema/agent.ts';
+import { agentSettingsFor } from './agentInputs.ts';
 import type { ModelProvider } from '../models/model.ts';
 import { parseOrThrow } from '../schema/validate.ts';
 import { InMemoryStore } from '../store/inMemoryStore.ts';
@@ -321,7 +322,15 @@ export class Orchestrator {
     if (await this.store.getRun(runId)) throw new ConflictError(`run ${runId} already exists`, { code: 'run_exists', details: { runId } });
     const traceId = opts.traceId ?? this.#ids.next('trace');
     const { runId: _runId, traceId: _traceId, metadata: _metadata, preferences, budget: _budget, plan, seed, mode, ...scope } = opts;
-    const agent = this.#agentSettings(mode, plan !== undefined);
+    const agent = agentSettingsFor({
+      mode,
+      explicitPlan: plan !== undefined,
+      goal,
+      tools: this.#registry.definitions(profile),
+      models: this.#models,
+      settings: this.#agent,
+      detectToolCallsFromText: this.#config.detectToolCallsFromText,
+    });
     const context = new ExecutionContext({ traceId, runId, requestId: runId, userIntent: goal, profile, ...definedOnly(scope) });
     const profileBudget = this.#profileBudgets.get(profile);
     const inputs: RunInputs = toJsonData({
@@ -344,15 +353,6 @@ export class Orchestrator {
       ...(agent ? { agent } : {}),
     });
     return { runId, inputs };
-  }
-
-  /** The agent settings a new run records, when it is an agent run. */
-  #agentSettings(mode: 'agent' | 'lexical' | undefined, explicitPlan: boolean): AgentSettings | undefined {
-    if (mode === 'lexical' || (mode === undefined && (explicitPlan || !this.#models))) return undefined;
-    if (explicitPlan) throw new ValidationError('an agent run plans with its model; it takes no plan', { code: 'invalid_mode' });
-    if (!this.#models || this.#models.models.length === 0)
-      throw new ValidationError('an agent run needs a model, and none is configured', { code: 'model_not_configured' });
-    return { models: [...this.#models.models], ...this.#agent };
   }
 
   async #begin(runId: string, inputs: RunInputs): Promise<ActiveRun> {

@@ -22,6 +22,11 @@ export const ConfigSchema = z.object({
   maxLlmCalls: z.number().int().min(1).max(1000),
   /** Most tokens of one model answer; 0 leaves it to the provider. */
   modelMaxOutputTokens: z.number().int().min(0).max(10_000_000),
+  /**
+   * Phase 0 of planning: a goal that writes its tool calls out (`add(a=1, b=2)`) runs them as
+   * a pattern plan, without a model, even when one is configured.
+   */
+  detectToolCallsFromText: z.boolean(),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 
@@ -36,6 +41,7 @@ export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
   randomSeed: 1,
   maxLlmCalls: 8,
   modelMaxOutputTokens: 0,
+  detectToolCallsFromText: true,
 });
 
 /** An env-like record: names to raw string values. Never `process.env` itself inside the core. */
@@ -98,11 +104,15 @@ export function parseConfig(env: EnvRecord = {}): ConfigParseResult {
     }
   }
 
-  const bigrams = record['EMBEDDING_BIGRAMS']?.trim().toLowerCase();
-  if (bigrams !== undefined && bigrams !== '') {
-    if (TRUE_WORDS.has(bigrams)) config.embeddingBigrams = true;
-    else if (FALSE_WORDS.has(bigrams)) config.embeddingBigrams = false;
-    else warnings.push(`EMBEDDING_BIGRAMS=${JSON.stringify(bigrams)} is not a boolean; using the default ${DEFAULT_CONFIG.embeddingBigrams}`);
+  for (const [name, key] of [
+    ['EMBEDDING_BIGRAMS', 'embeddingBigrams'],
+    ['DETECT_TOOL_CALLS_FROM_TEXT', 'detectToolCallsFromText'],
+  ] as const) {
+    const word = record[name]?.trim().toLowerCase();
+    if (word === undefined || word === '') continue;
+    if (TRUE_WORDS.has(word)) config[key] = true;
+    else if (FALSE_WORDS.has(word)) config[key] = false;
+    else warnings.push(`${name}=${JSON.stringify(word)} is not a boolean; using the default ${DEFAULT_CONFIG[key]}`);
   }
 
   const profile = record['CUGAR_PROFILE']?.trim();

@@ -1,5 +1,6 @@
 import { CugarError, ValidationError, toCugarError } from '../../errors.ts';
 import { toJsonData } from '../../journal/canonicalJson.ts';
+import { sha256Hex } from '../../journal/sha256.ts';
 import type { ModelAnswer } from '../../models/modelCall.ts';
 import { MAX_RETRY_AFTER_MS } from '../../models/modelErrors.ts';
 import { budgetExceededError, checkReservation } from '../../planning/planningAuthority.ts';
@@ -44,6 +45,37 @@ export function agentBudgetStop(state: RunState): Stop | undefined {
   return refused ? { stopReason: 'budget_exceeded', error: refused.error! } : undefined;
 }
 
+/** A failure with its numbers, ids and spacing taken out, so the same failure hashes the same whatever call it came from. */
+function failureHash(tool: string, code: string, message: string): string {
+  const normalised = message
+    .toLowerCase()
+    .replace(/[0-9a-f]{8,}/g, '#')
+    .replace(/\d+(?:\.\d+)?/g, '#')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return sha256Hex(`${tool}\n${code}\n${normalised}`);
+}
+
+/** The stop when two tool calls of the run failed the same way for good: the model is going round in circles. */
+export function stuckStop(state: RunState): Stop | undefined {
+  const seen = new Set<string>();
+  for (const step of state.steps) {
+    if (step.status !== 'failed' || !step.final || !step.error || step.error.code === 'approval_rejected') continue;
+    const hash = failureHash(step.tool, step.error.code, step.error.message);
+    if (seen.has(hash))
+      return {
+        stopReason: 'stuck',
+        error: new CugarError(`${step.tool} failed the same way twice (${step.error.code}): the run is stuck`, {
+          code: 'stuck',
+          failureMode: 'AGENT',
+          details: { tool: step.tool, failure: hash },
+        }).toJSON(),
+      };
+    seen.add(hash);
+  }
+  return undefined;
+}
+
 /** Whether the agent run is done (an answer, a failure, a limit) before its next model call. */
 export function agentStop(state: RunState): Stop | undefined {
   const agent = state.agent!;
@@ -52,6 +84,8 @@ export function agentStop(state: RunState): Stop | undefined {
   if (agent.answer !== undefined) return { stopReason: 'completed' };
   const budget = agentBudgetStop(state);
   if (budget) return budget;
+  const stuck = stuckStop(state);
+  if (stuck) return stuck;
   if (agent.invalid > settings.maxInvalidToolCalls)
     return {
       stopReason: 'invalid_tool_calls',
