@@ -155,7 +155,16 @@ export {
   type StoreHeads,
   type StoreHeadsVerification,
 } from './journal/verifyHeads.ts';
-export { pairApprovals, pairToolCalls, runInputsOf, type ApprovalSpan, type EventLike, type ToolCallSpan } from './journal/projections.ts';
+export {
+  pairApprovals,
+  pairModelCalls,
+  pairToolCalls,
+  runInputsOf,
+  type ApprovalSpan,
+  type EventLike,
+  type ModelCallSpan,
+  type ToolCallSpan,
+} from './journal/projections.ts';
 export { readOtlp, toOtlp, type OtlpTraceExport } from './journal/otlp.ts';
 
 // Storage (the port; adapter authors use `cugar/stores`)

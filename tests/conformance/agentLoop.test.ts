@@ -8,6 +8,8 @@ import {
   registerBuiltinTools,
   replay,
   staticModels,
+  toOtlp,
+  toTraceRecords,
   verifyJournal,
   type JournalEvent,
   type Model,
@@ -74,6 +76,19 @@ describe('agent runs', () => {
     expect(starts[0]!.data.requestHash).toMatch(/^[0-9a-f]{64}$/);
     // Tokens from the provider's usage are the run's token spending.
     expect(outcome.status === 'completed' && (await o.inspect(outcome.runId)).usage.tokens).toBe(30);
+
+    // Model calls are spans named by the OpenTelemetry GenAI conventions.
+    const spans = toOtlp(journal).resourceSpans[0]!.scopeSpans[0]!.spans;
+    const chats = spans.filter((span) => span.name === 'chat m1');
+    expect(chats).toHaveLength(2);
+    const attributes = Object.fromEntries(chats[0]!.attributes.map((a) => [a.key, Object.values(a.value)[0]]));
+    expect(attributes).toMatchObject({
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.request.model': 'm1',
+      'gen_ai.usage.input_tokens': '10',
+      'gen_ai.usage.output_tokens': '5',
+    });
+    expect(toTraceRecords(journal).find((r) => r.type === 'model_call_complete')?.durationMs).toBe(completes[0]!.data.durationMs);
 
     const replayed = await replay(journal, registry());
     expect(replayed).toEqual({ ok: true, events: journal.length, head: { seq: journal.at(-1)!.seq, hash: journal.at(-1)!.hash } });

@@ -2,7 +2,8 @@ import * as z from 'zod';
 import { ValidationError } from '../errors.ts';
 import { sha256Hex } from './sha256.ts';
 import type { JournalEvent } from '../schema/journalEvent.ts';
-import { pairToolCalls, runInputsOf } from './projections.ts';
+import { pairModelCalls, pairToolCalls, runInputsOf } from './projections.ts';
+import { redact } from '../policy/redaction.ts';
 
 type AttributeValue = { stringValue: string } | { intValue: string } | { doubleValue: number } | { boolValue: boolean };
 interface OtlpAttribute {
@@ -40,7 +41,8 @@ const hexId = (seed: string, length: 32 | 16) => sha256Hex(seed).slice(0, length
 
 /**
  * Project a run's journal into OpenTelemetry spans following the GenAI semantic conventions:
- * one `invoke_agent` span for the run and one `execute_tool` span per tool call, with
+ * one `invoke_agent` span for the run, one `execute_tool` span per tool call and one `chat {model}`
+ * span per model call (usage, finish reason, the redacted prompt and answer), with
  * `gen_ai.*` attributes and hex trace and span ids derived from the journal (so the same
  * journal always exports the same trace).
  */
@@ -100,6 +102,42 @@ export function toOtlp(journal: readonly JournalEvent[], serviceName = 'cugar'):
         ...(call.worker ? [attribute('cugar.worker', call.worker)] : []),
       ],
       status: call.error ? { code: 2, message: `${call.error.code}: ${call.error.message}` } : { code: 1 },
+    });
+  }
+  for (const call of pairModelCalls(journal)) {
+    if (!call.end) continue;
+    const answer = call.end.type === 'model_call_complete' ? call.end.data : undefined;
+    const failure = call.end.type === 'model_call_error' ? call.end.data.error : undefined;
+    spans.push({
+      traceId,
+      spanId: hexId(`span:${call.runId}:${call.end.seq}`, 16),
+      parentSpanId: rootId,
+      name: `chat ${call.model}`,
+      kind: 3,
+      startTimeUnixNano: nanos(call.start.at),
+      endTimeUnixNano: nanos(call.end.at),
+      attributes: [
+        attribute('gen_ai.operation.name', 'chat'),
+        attribute('gen_ai.system', 'cugar'),
+        attribute('gen_ai.request.model', call.model),
+        ...(call.start.data.request.temperature !== undefined ? [attribute('gen_ai.request.temperature', call.start.data.request.temperature)] : []),
+        ...(call.start.data.request.maxOutputTokens !== undefined ? [attribute('gen_ai.request.max_tokens', call.start.data.request.maxOutputTokens)] : []),
+        ...(answer
+          ? [
+              attribute('gen_ai.response.model', answer.model),
+              attribute('gen_ai.response.finish_reasons', answer.finishReason),
+              attribute('gen_ai.usage.input_tokens', answer.usage.inputTokens),
+              attribute('gen_ai.usage.output_tokens', answer.usage.outputTokens),
+              // The prompt as journaled (already redacted) and the answer, redacted on the way out.
+              attribute('gen_ai.input.messages', JSON.stringify(call.start.data.request.messages)),
+              attribute('gen_ai.output.messages', JSON.stringify(redact({ text: answer.text, toolCalls: answer.toolCalls }))),
+            ]
+          : []),
+        attribute('cugar.model.call.id', call.callId),
+        attribute('cugar.model.request_hash', call.start.data.requestHash),
+        attribute('cugar.attempt', call.attempt),
+      ],
+      status: failure ? { code: 2, message: `${failure.code}: ${failure.message}` } : { code: 1 },
     });
   }
   return {

@@ -90,3 +90,38 @@ export function runInputsOf(journal: readonly EventLike[]): RunInputs | undefine
   const first = journal[0];
   return first?.type === 'stage' ? first.data.inputs : undefined;
 }
+
+/** One attempt of one model call, paired from its `model_call_start` and the event that ended it. */
+export interface ModelCallSpan<E extends EventLike = JournalEvent> {
+  runId: string;
+  callId: string;
+  turn: number;
+  attempt: number;
+  model: string;
+  start: Of<E, 'model_call_start'>;
+  /** Absent while the call runs, or when the process died during it (the call is then re-issued). */
+  end?: Of<E, 'model_call_complete'> | Of<E, 'model_call_error'>;
+  durationMs?: number;
+}
+
+/** Pair every model call's start with its answer or failure: what the trace and OTLP build their `chat` spans from. */
+export function pairModelCalls<E extends EventLike>(journal: readonly E[]): Array<ModelCallSpan<E>> {
+  const spans: Array<ModelCallSpan<E>> = [];
+  const open = new Map<string, ModelCallSpan<E>>();
+  for (const event of journal as readonly EventLike[]) {
+    if (event.type === 'model_call_start') {
+      const { callId, turn, attempt, model } = event.data;
+      const span: ModelCallSpan<E> = { runId: event.runId, callId, turn, attempt, model, start: event as Of<E, 'model_call_start'> };
+      open.set(`${callId}:${attempt}`, span);
+      spans.push(span);
+    } else if (event.type === 'model_call_complete' || event.type === 'model_call_error') {
+      const key = `${event.data.callId}:${event.data.attempt}`;
+      const span = open.get(key);
+      if (!span) continue;
+      open.delete(key);
+      span.end = event as Of<E, 'model_call_complete'> | Of<E, 'model_call_error'>;
+      span.durationMs = event.data.durationMs;
+    }
+  }
+  return spans;
+}

@@ -1,5 +1,5 @@
 import type { JournalEvent, JournalEventData, JournalEventType } from '../schema/journalEvent.ts';
-import { pairApprovals, pairToolCalls, runInputsOf } from './projections.ts';
+import { pairApprovals, pairModelCalls, pairToolCalls, runInputsOf } from './projections.ts';
 
 /** A journal event as a trace shows it: with its trace, profile, ISO timestamp and duration; discriminated by `type` like the journal. */
 export type TraceRecord = {
@@ -13,7 +13,7 @@ export type TraceRecord = {
     at: number;
     /** `at` as an ISO 8601 UTC timestamp. */
     timestamp: string;
-    /** How long what this event closes took: a stage, a tool call, an approval wait, the run. */
+    /** How long what this event closes took: a stage, a tool or model call, an approval wait, the run. */
     durationMs?: number;
     stepId?: string;
     data: JournalEventData<T>;
@@ -32,6 +32,7 @@ export function toTraceRecords(journal: readonly JournalEvent[]): TraceRecord[] 
   const profile = inputs?.profile ?? '';
   const durations = new Map<number, number>();
   for (const call of pairToolCalls(journal)) if (call.end && call.durationMs !== undefined) durations.set(call.end.seq, call.durationMs);
+  for (const call of pairModelCalls(journal)) if (call.end && call.durationMs !== undefined) durations.set(call.end.seq, call.durationMs);
   for (const approval of pairApprovals(journal))
     if (approval.decided && approval.waitedMs !== undefined) durations.set(approval.decided.seq, approval.waitedMs);
   // A stage lasts until the next stage begins or the run completes: one pass from the end.
