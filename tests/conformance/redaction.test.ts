@@ -1,8 +1,14 @@
 import fc from 'fast-check';
+import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import {
+  InMemoryStore,
   JournalEventSchema,
+  Orchestrator,
   REDACTED,
+  ToolRegistry,
+  registerBuiltinTools,
+  replay,
   derivedFromOf,
   isSecretKey,
   parseJournal,
@@ -133,5 +139,30 @@ describe('one redaction policy: free text, more shapes, known values, derived jo
       i === 0 ? { ...event, data: { ...event.data, goal: 'use password=hunter2canary now' } } : event,
     ) as JournalEvent[];
     expect(JSON.stringify(redactJournal(planted))).not.toContain('hunter2canary');
+  });
+});
+
+describe('replaying a redacted export', () => {
+  it('reproduces a run whose inputs held no secret, hash for hash of the derived chain; a redacted input is a divergence', async () => {
+    const registry = new ToolRegistry();
+    registerBuiltinTools(registry);
+    registry.register('demo', 'notify', {
+      description: 'Notify a person',
+      parameters: z.object({ to: z.string() }),
+      requiresApproval: true,
+      handler: ({ to }) => `told ${to}`,
+    });
+    const store = new InMemoryStore();
+    const orchestrator = new Orchestrator({ registry, store, sleep: async () => undefined });
+    const plain = await orchestrator.start('add 2 and 3, then multiply the result by 4', 'demo');
+    const approved = await orchestrator.start('notify', 'demo', { plan: [{ tool: 'notify', input: { to: 'ops' } }] });
+    await orchestrator.resolveApproval(approved.pendingApproval!.approvalId, { decision: 'approve', reason: 'fine', by: 'ada' });
+    for (const runId of [plain.runId, approved.runId]) {
+      const derived = redactJournal(await store.readJournal(runId));
+      expect(await replay(derived, registry), runId).toMatchObject({ ok: true, events: derived.length });
+    }
+    const secret = await orchestrator.start('echo it', 'demo', { plan: [{ tool: 'echo', input: { message: 'password=hunter2canary' } }] });
+    const result = await replay(redactJournal(await store.readJournal(secret.runId)), registry);
+    expect(result.ok).toBe(false);
   });
 });

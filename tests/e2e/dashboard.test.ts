@@ -226,6 +226,29 @@ describe('dashboard (remote mode, served by the Node host)', () => {
     await context.close();
   });
 
+  it('keeps tool secrets in this browser: saved by name, never shown again, still there after a reload (local mode)', { timeout: 60_000 }, async () => {
+    const { context, page } = await openLocal();
+    await page.getByRole('navigation').getByRole('link', { name: 'Secrets' }).click();
+    await page.getByRole('heading', { name: 'Secrets in this browser' }).waitFor();
+    await page.getByLabel('Name').fill('bad name');
+    await page.getByLabel('Value').fill('x');
+    await page.getByRole('button', { name: 'Save secret' }).click();
+    await page.getByRole('alert').filter({ hasText: 'upper-case' }).waitFor();
+    await page.getByLabel('Name').fill('SLACK_TOKEN');
+    await page.getByLabel('Value').fill('browser-vault-secret-3e2d1c');
+    await page.getByRole('button', { name: 'Save secret' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved SLACK_TOKEN.' }).waitFor();
+    expect(await page.getByLabel('Secret names').textContent()).toContain('SLACK_TOKEN');
+    expect(await page.content()).not.toContain('browser-vault-secret-3e2d1c');
+    await noViolations(page, 'secrets');
+    await page.screenshot({ path: join(shots, 'secrets.png'), fullPage: true });
+    await page.reload();
+    await page.getByLabel('Secret names').getByText('SLACK_TOKEN').waitFor();
+    await page.getByRole('button', { name: 'Delete SLACK_TOKEN' }).click();
+    await page.getByText('No secrets yet.').waitFor();
+    await context.close();
+  });
+
   it('resumes a run a reload interrupted, in this browser', { timeout: 60_000 }, async () => {
     const { context, page } = await openLocal();
     await runGoal(page, 'wait(ms=1500); wait(ms=1500); add(a=2, b=3)');

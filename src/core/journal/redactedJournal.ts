@@ -40,14 +40,15 @@ export function redactJournal(events: readonly JournalEvent[], signature?: HeadS
     ...(signature ? { signature: { keyId: signature.keyId, sig: signature.sig } } : {}),
   };
   const derived: JournalEvent[] = [];
-  let previous: JournalEvent | undefined;
-  for (const event of events) {
-    const data = redact(event.data) as Record<string, unknown>;
-    if (!previous) data['derivedFrom'] = derivedFrom;
-    previous = sealEvent(previous, event.runId, event.type, event.at, data as never) as JournalEvent;
-    derived.push(previous);
-  }
+  for (const event of events) derived.push(deriveEvent(derived[derived.length - 1], event, derivedFrom));
   return derived;
+}
+
+/** One event of a derived journal: `event` with its data redacted, sealed after `previous` (the first one names the source). */
+export function deriveEvent(previous: JournalEvent | undefined, event: JournalEvent, derivedFrom: DerivedFrom): JournalEvent {
+  const data = redact(event.data) as Record<string, unknown>;
+  if (!previous) data['derivedFrom'] = derivedFrom;
+  return sealEvent(previous, event.runId, event.type, event.at, data as never) as JournalEvent;
 }
 
 /** Where a derived journal came from, or undefined for a journal recorded as it ran. */

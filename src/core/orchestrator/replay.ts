@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { ValidationError, errorFromInfo } from '../errors.ts';
 import { canonicalJson } from '../journal/canonicalJson.ts';
 import { verifyJournal } from '../journal/journal.ts';
+import { deriveEvent, derivedFromOf, type DerivedFrom } from '../journal/redactedJournal.ts';
 import { ZERO_USAGE } from '../planning/planningAuthority.ts';
 import type { Clock } from '../ports.ts';
 import { Worker } from '../routing/coordinator.ts';
@@ -47,9 +48,12 @@ class ReplayClock implements Clock {
 /** A store that checks every batch against the recording before keeping it. */
 class ReplayStore extends InMemoryStore {
   written = 0;
+  /** A derived (redacted) recording is compared with the replay derived the same way, event by event. */
+  readonly #derived: JournalEvent[] = [];
   constructor(
     private readonly recorded: readonly JournalEvent[],
     private readonly clock: ReplayClock,
+    private readonly derivedFrom?: DerivedFrom,
   ) {
     super();
   }
@@ -66,7 +70,8 @@ class ReplayStore extends InMemoryStore {
     }
     for (const event of batch.events) {
       const want = this.recorded[event.seq];
-      if (!want || want.hash !== event.hash) throw new Diverged({ seq: event.seq, expected: want, actual: event });
+      const actual = this.derivedFrom ? (this.#derived[event.seq] = deriveEvent(this.#derived[event.seq - 1], event, this.derivedFrom)) : event;
+      if (!want || want.hash !== actual.hash) throw new Diverged({ seq: event.seq, expected: want, actual });
     }
     await super.append(batch);
     this.written = batch.events.at(-1)!.seq + 1;
@@ -128,7 +133,9 @@ export async function replay(journal: readonly JournalEvent[], registry: ToolReg
   const workerIds = [...new Set([...decisions.values()].map((d) => d.worker))];
 
   const clock = new ReplayClock(journal);
-  const store = new ReplayStore(journal, clock);
+  // A redacted export replays too: the replay is redacted and re-sealed as the export was, and
+  // must hash the same. It reproduces only where the redacted inputs are the inputs the run had.
+  const store = new ReplayStore(journal, clock, derivedFromOf(journal));
   // Tools keep their schemas and metadata; handlers return what the recording says they returned.
   const recordedRegistry = new ToolRegistry();
   for (const tool of registry.definitions(inputs.profile)) {

@@ -14,6 +14,8 @@ const LOCAL_TOKEN = 'local-mode-token-in-this-tab';
 // first load otherwise: they load when first opened (the service worker precaches them).
 const RunDetail = lazy(() => import('./RunDetail.tsx').then((m) => ({ default: m.RunDetail })));
 const Audit = lazy(() => import('./Audit.tsx').then((m) => ({ default: m.Audit })));
+// Local mode only: the tab's own vault of tool credentials.
+const Secrets = lazy(() => import('./Secrets.tsx'));
 
 /** The current hash route: `#/runs`, `#/runs/<id>`, `#/playground`, `#/approvals`, `#/audit`. */
 function useRoute(): string[] {
@@ -125,6 +127,7 @@ export function App() {
           {link('memory', 'Memory')}
           {link('tools', 'Tools')}
           {link('audit', 'Audit')}
+          {mode === 'local' ? link('secrets', 'Secrets') : null}
         </nav>
         <ProfileField profile={profile} onChange={chooseProfile} />
         <span className="mode" aria-label={`mode: ${mode === 'local' ? 'in this browser' : 'server'}`}>
@@ -149,6 +152,7 @@ export function App() {
           {page === 'memory' ? <Memory token={token} profile={profile} /> : null}
           {page === 'tools' ? <Tools token={token} profile={profile} /> : null}
           {page === 'audit' ? <Audit token={token} /> : null}
+          {page === 'secrets' && mode === 'local' ? <Secrets /> : null}
         </Suspense>
       </main>
     </>

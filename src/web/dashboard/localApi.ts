@@ -4,10 +4,19 @@
 import { parseConfig } from '../../core/index.ts';
 import { createApp } from '../../api/app.ts';
 import { createRuntime } from '../../api/runtime.ts';
+import { RAW_JOURNAL_SCOPE } from '../../api/security.ts';
 import { IndexedDbStore, requestPersistentStorage } from '../indexedDbStore.ts';
+import { BrowserVault } from '../secretVault.ts';
 
 /** The bearer token of the in-page app; it never leaves the tab. */
 export const LOCAL_TOKEN = 'local-mode-token-in-this-tab';
+
+let vault: Promise<BrowserVault> | undefined;
+
+/** The tab's secrets vault: credentials its tools read by name, kept in this browser only. */
+export function localVault(): Promise<BrowserVault> {
+  return (vault ??= BrowserVault.open());
+}
 
 let app: Promise<{ request: (path: string, init: RequestInit) => Response | Promise<Response> }> | undefined;
 
@@ -17,7 +26,7 @@ export async function localFetch(path: string, init: RequestInit): Promise<Respo
     // Ask the browser not to evict the journals under storage pressure.
     void requestPersistentStorage();
     const store = await new IndexedDbStore('cugar').open();
-    const runtime = await createRuntime(store, parseConfig({}).config);
+    const runtime = await createRuntime(store, parseConfig({}).config, { secrets: await localVault() });
     // Runs a reload or a closed tab interrupted continue from their journals.
     for (const run of await store.listRuns({ status: 'running' })) void runtime.orchestrator.resume(run.runId).catch(() => undefined);
     // The tab drives time: approval deadlines fire while the page is open, without a request.
@@ -31,7 +40,8 @@ export async function localFetch(path: string, init: RequestInit): Promise<Respo
         .catch(() => undefined)
         .finally(() => (sweeping = false));
     }, 1000);
-    return createApp(runtime, { tokens: { [LOCAL_TOKEN]: '*' }, rateLimit: { perSecond: 1000, burst: 1000 } });
+    // The tab's owner holds every profile and may export journals raw.
+    return createApp(runtime, { tokens: { [LOCAL_TOKEN]: { profiles: '*', scopes: [RAW_JOURNAL_SCOPE] } }, rateLimit: { perSecond: 1000, burst: 1000 } });
   })();
   return (await app).request(path, init);
 }
