@@ -20,6 +20,11 @@ Usage:
   cugar runs                       list recent runs
   cugar trace <runId> [--otlp]     show a run as a tree, or as OTLP JSON
   cugar verify [runId]             check the hash chain of one run, or of every run
+  cugar verify --public-key K [runId | file]
+                                   check signed heads and the signed log of heads with the host's
+                                   public key only (K: hex, a file, or the URL of GET /v1/keys), on
+                                   --api's server, the local data or an exported journal file
+                                   (--heads F: a saved GET /v1/audit/heads, for a raw export)
   cugar replay <runId|file>        re-run a journal against recorded results and report divergence
   cugar demo                       run a few goals in memory and show their traces
 
@@ -103,6 +108,8 @@ export async function main(argv: readonly string[], output: Output = createOutpu
         'approve-all': { type: 'boolean' },
         otlp: { type: 'boolean' },
         k: { type: 'string' },
+        'public-key': { type: 'string' },
+        heads: { type: 'string' },
       },
     });
   } catch (error) {
@@ -174,6 +181,13 @@ export async function main(argv: readonly string[], output: Output = createOutpu
           );
         return EXIT.ok;
       }
+      case 'verify': {
+        // With the host's public key: signatures and the log of heads, checked here (src/cli/verify.ts).
+        const publicKey = parsed.values['public-key'];
+        if (publicKey !== undefined)
+          return await (await import('./verify.ts')).verifyWithKey(rest, { ...parsed.values, 'public-key': publicKey, json }, output);
+        return await withBackend(parsed.values, config, (backend) => dataCommand(command, rest, backend, { ...parsed.values, profile, json }, output));
+      }
       case 'run':
       case 'plan':
       case 'tools':
@@ -181,7 +195,6 @@ export async function main(argv: readonly string[], output: Output = createOutpu
       case 'query':
       case 'runs':
       case 'trace':
-      case 'verify':
       case 'replay':
         return await withBackend(parsed.values, config, (backend) => dataCommand(command, rest, backend, { ...parsed.values, profile, json }, output));
       default:
