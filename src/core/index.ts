@@ -192,6 +192,7 @@ export { ExecutionContext } from './orchestrator/executionContext.ts';
 export { createRetryPolicy, isTransient, type RetryPolicy } from './orchestrator/retryPolicy.ts';
 export { partialResult, type PartialResult } from './orchestrator/partialResult.ts';
 export { replay, sameJournal, type Divergence, type ReplayOptions, type ReplayResult } from './orchestrator/replay.ts';
+export { diffJournals, formatDifference, type FieldDifference, type JournalDifference } from './journal/journalDiff.ts';
 export { importJournal } from './orchestrator/importJournal.ts';
 
 // Routing

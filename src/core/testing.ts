@@ -8,3 +8,5 @@
 export { ManualClock, createSeededRandom, createSequentialIds, steppingClock } from './ports.ts';
 export { hashEvent, isWellFormed, sealEvent } from './journal/journal.ts';
 export { applyEvent, initialRunState, projectRun, summarize } from './orchestrator/runState.ts';
+export { diffJournals, formatDifference, type FieldDifference, type JournalDifference } from './journal/journalDiff.ts';
+export { assertReplays } from './orchestrator/goldenJournal.ts';
