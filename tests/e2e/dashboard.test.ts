@@ -104,6 +104,9 @@ describe('dashboard (remote mode, served by the Node host)', () => {
 
     await page.getByRole('navigation').getByRole('link', { name: 'Audit' }).click();
     await page.getByText('All 2 journals verify.').waitFor();
+    // The page checks the signatures itself, with the public key of GET /v1/keys.
+    await expect.poll(() => page.getByTestId('log-signature').textContent()).toMatch(/^Log of heads: signed \((\d+) of \1 entries signed by ed25519:/);
+    expect(await page.locator('[data-testid="run-signature"] td:nth-child(3)').allTextContents()).toEqual(['signed', 'signed']);
     await noViolations(page, 'audit');
 
     // Import the first run's exported journal: it verifies and replays identically; a tampered copy shows its broken link.

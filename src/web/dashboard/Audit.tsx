@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type DragEvent } from 'react';
 import { client as apiClient, unwrap } from './api.ts';
+import { Signatures } from './Signatures.tsx';
 import { SpanTimeline, type Span } from './TraceView.tsx';
 
 interface Verification {
@@ -114,11 +115,17 @@ export function Audit({ token }: { token: string }) {
   return (
     <section aria-labelledby="audit-title">
       <h1 id="audit-title">Audit</h1>
-      <p>Every journal's hash chain is checked against the head recorded when it was last written.</p>
+      <p>Every journal's hash chain is checked against the head recorded when it was last written, and every run against the store's signed log of heads.</p>
       {audit.data ? (
-        <p className={audit.data.ok ? 'ok' : 'bad'} role="status">
-          {audit.data.ok ? `All ${audit.data.runs.length} journals verify.` : `${audit.data.runs.filter((r) => !r.ok).length} journal(s) are broken.`}
-        </p>
+        <>
+          <p className={audit.data.ok ? 'ok' : 'bad'} role="status">
+            {audit.data.ok
+              ? `All ${audit.data.runs.length} journals verify.`
+              : `${audit.data.runs.filter((r) => !r.ok).length} journal(s) are broken or missing.`}
+          </p>
+          {audit.data.log.problem ? <p className="bad">The store's log of heads: {audit.data.log.problem}</p> : null}
+          {audit.data.log.note ? <p>{audit.data.log.note}.</p> : null}
+        </>
       ) : (
         <p>Verifying…</p>
       )}
@@ -136,6 +143,8 @@ export function Audit({ token }: { token: string }) {
           </li>
         ))}
       </ul>
+
+      <Signatures token={token} />
 
       <h2>Check an exported journal</h2>
       <div className="dropzone" onDragOver={(e) => e.preventDefault()} onDrop={onDrop}>

@@ -1,0 +1,94 @@
+import { useQuery } from '@tanstack/react-query';
+import type { StoreHeadsVerification } from '../../core/journal/verifyHeads.ts';
+import { ApiError, client as apiClient, unwrap } from './api.ts';
+
+/** What this page found with the host's public key, or why it could not check. */
+type Check = { keyId: string; result: StoreHeadsVerification } | { unavailable: string };
+
+/**
+ * Verify the store's run heads and its log of heads here, with the public key of GET /v1/keys:
+ * the host's own audit is not taken on trust, and the page never holds a private key. The
+ * curve code loads on first use.
+ */
+async function checkSignatures(token: string): Promise<Check> {
+  const api = apiClient(token);
+  const { keys } = await unwrap(api.v1.keys.$get());
+  if (keys.length === 0) return { unavailable: 'This host publishes no signing key: its heads are not signed.' };
+  let heads;
+  try {
+    heads = await unwrap(api.v1.audit.heads.$get());
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 403) return { unavailable: 'Checking signatures here needs a token for every profile.' };
+    throw error;
+  }
+  const [{ verifyHeadSignature, verifyLogHeadSignature }, { verifyStoreHeads }] = await Promise.all([
+    import('../../core/signing.ts'),
+    import('../../core/journal/verifyHeads.ts'),
+  ]);
+  const byId = new Map(keys.map((key) => [key.keyId, key.publicKey]));
+  const result = verifyStoreHeads(heads, {
+    head: (runId, head, signature) => byId.has(signature.keyId) && verifyHeadSignature(runId, head, signature, byId.get(signature.keyId)!),
+    log: (head, signature) => byId.has(signature.keyId) && verifyLogHeadSignature(head, signature, byId.get(signature.keyId)!),
+  });
+  return { keyId: keys.map((key) => key.keyId).join(', '), result };
+}
+
+/** The signature state of every run and of the log of heads, checked in this page. */
+export function Signatures({ token }: { token: string }) {
+  const check = useQuery({ queryKey: ['signatures'], queryFn: () => checkSignatures(token) });
+  return (
+    <>
+      <h2>Signatures</h2>
+      <p>
+        Checked in this page with the host's public key from <code>GET /v1/keys</code>: each run's signed head, and the signed log of heads that shows runs
+        deleted, rolled back or written around the store.
+      </p>
+      {check.error ? (
+        <p role="alert" className="bad">
+          {(check.error as Error).message}
+        </p>
+      ) : !check.data ? (
+        <p>Checking signatures…</p>
+      ) : 'unavailable' in check.data ? (
+        <p role="status">{check.data.unavailable}</p>
+      ) : (
+        <SignatureTable keyId={check.data.keyId} result={check.data.result} />
+      )}
+    </>
+  );
+}
+
+function SignatureTable({ keyId, result }: { keyId: string; result: StoreHeadsVerification }) {
+  const { log } = result;
+  return (
+    <>
+      <p role="status" className={log.ok ? 'ok' : 'bad'} data-testid="log-signature">
+        Log of heads: {log.signature} ({log.signedSize} of {log.size} entries signed by {keyId}){log.problem ? ` — ${log.problem}` : ''}
+      </p>
+      {log.predating ? <p>{log.predating} run(s) predate the log of heads: it covers them from the head they had when it started.</p> : null}
+      <table>
+        <caption>Run heads</caption>
+        <thead>
+          <tr>
+            <th scope="col">Run</th>
+            <th scope="col">Status</th>
+            <th scope="col">Head</th>
+            <th scope="col">Finding</th>
+          </tr>
+        </thead>
+        <tbody>
+          {result.runs.map((run) => (
+            <tr key={run.runId} data-testid="run-signature">
+              <td>
+                <a href={`#/runs/${encodeURIComponent(run.runId)}`}>{run.runId}</a>
+              </td>
+              <td>{run.status ?? 'missing'}</td>
+              <td className={run.signature === 'signed' ? 'ok' : run.signature === 'bad' ? 'bad' : undefined}>{run.signature}</td>
+              <td className={run.ok ? undefined : 'bad'}>{run.reason ?? '—'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
+  );
+}
