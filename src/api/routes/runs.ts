@@ -1,8 +1,8 @@
 import { createRoute } from '@hono/zod-openapi';
 import * as z from 'zod';
 import type { Context } from 'hono';
-import { stream } from 'hono/streaming';
-import { exportJournal, redact, redactJournal, redactText, toOtlp, toTraceRecords, type JournalEvent, type RunOutcome } from '../../core/index.ts';
+import { derivationOf, redact, redactText, toOtlp, toTraceRecords, type RunOutcome } from '../../core/index.ts';
+import { journalView, otlpView, redactedListView } from '../largeViews.ts';
 import { HttpError, createRouter } from '../errors.ts';
 import type { KeepAlive, RunStarter, StartedRun } from '../runStarter.ts';
 import type { Runtime } from '../runtime.ts';
@@ -84,20 +84,6 @@ const JournalQuery = z.object({
     .transform((value) => value === 'true')
     .openapi({ description: 'The journal as recorded, secrets included (needs the `journal:raw` scope); default a redacted, re-sealed derivation' }),
 });
-
-/** Events per chunk of a streamed NDJSON journal: big enough to amortise a write, small enough to yield often. */
-const NDJSON_CHUNK = 512;
-
-/** A journal as NDJSON, written in chunks that yield to the event loop, so a 10,000-step export never blocks other requests. */
-function ndjsonResponse(c: Context, journal: readonly JournalEvent[]): Response {
-  c.header('content-type', 'application/x-ndjson');
-  return stream(c, async (out) => {
-    for (let i = 0; i < journal.length; i += NDJSON_CHUNK) {
-      await out.write(exportJournal(journal.slice(i, i + NDJSON_CHUNK)));
-      if (i + NDJSON_CHUNK < journal.length) await new Promise<void>((resolve) => setTimeout(resolve, 0));
-    }
-  });
-}
 
 const StartQuery = z.object({
   wait: z.coerce
@@ -255,12 +241,10 @@ export function runRoutes(runtime: Runtime, starter: RunStarter, { maxWaitSecond
         const last = recorded[recorded.length - 1];
         // The summary's signature attests the head it was made at; it names the source only if that is still the head.
         const signature = summary.signature && last && summary.head.seq === last.seq && summary.head.hash === last.hash ? summary.signature : undefined;
-        const journal = raw ? recorded : redactJournal(recorded, signature);
         c.header('x-cugar-journal', raw ? 'raw' : 'redacted');
-        // The one cast in the routes: @hono/zod-openapi types every media type containing "json"
-        // (x-ndjson too) as a JSON response, but NDJSON is text. Large journals are streamed.
-        if (format === 'ndjson') return ndjsonResponse(c, journal) as never;
-        return c.json({ events: journal }, 200);
+        // The one cast in the routes: @hono/zod-openapi types a streamed body as no JSON response.
+        // Large journals are streamed, derived slice by slice (largeViews.ts).
+        return journalView(c, recorded, format, raw ? undefined : derivationOf(recorded, signature)) as never;
       },
     )
     .openapi(
@@ -273,7 +257,7 @@ export function runRoutes(runtime: Runtime, starter: RunStarter, { maxWaitSecond
       async (c) => {
         const { runId } = c.req.valid('param');
         await loadRun(runtime, c, runId);
-        return c.json({ records: redact(toTraceRecords(await runtime.store.readJournal(runId))) }, 200);
+        return redactedListView(c, 'records', toTraceRecords(await runtime.store.readJournal(runId))) as never;
       },
     )
     .openapi(
@@ -286,7 +270,7 @@ export function runRoutes(runtime: Runtime, starter: RunStarter, { maxWaitSecond
       async (c) => {
         const { runId } = c.req.valid('param');
         await loadRun(runtime, c, runId);
-        return c.json(redact(toOtlp(await runtime.store.readJournal(runId))), 200);
+        return otlpView(c, toOtlp(await runtime.store.readJournal(runId))) as never;
       },
     )
     .openapi(

@@ -31,17 +31,23 @@ export type DerivedFrom = z.infer<typeof DerivedFromSchema>;
  * `derivedFromOf` reads where it came from.
  */
 export function redactJournal(events: readonly JournalEvent[], signature?: HeadSignature): JournalEvent[] {
+  const derivedFrom = derivationOf(events, signature);
+  if (!derivedFrom) return [];
+  const derived: JournalEvent[] = [];
+  for (const event of events) derived.push(deriveEvent(derived[derived.length - 1], event, derivedFrom));
+  return derived;
+}
+
+/** What a derivation of `events` names as its source: their last event, and the host's signature of it if given. */
+export function derivationOf(events: readonly JournalEvent[], signature?: HeadSignature): DerivedFrom | undefined {
   const last = events[events.length - 1];
-  if (!last) return [];
-  const derivedFrom: DerivedFrom = {
+  if (!last) return undefined;
+  return {
     redaction: 'cugar-redact-1',
     runId: last.runId,
     head: { seq: last.seq, hash: last.hash },
     ...(signature ? { signature: { keyId: signature.keyId, sig: signature.sig } } : {}),
   };
-  const derived: JournalEvent[] = [];
-  for (const event of events) derived.push(deriveEvent(derived[derived.length - 1], event, derivedFrom));
-  return derived;
 }
 
 /** One event of a derived journal: `event` with its data redacted, sealed after `previous` (the first one names the source). */

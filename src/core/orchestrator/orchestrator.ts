@@ -8,7 +8,7 @@ import { Planner } from '../planning/planner.ts';
 import { parseBudget } from '../planning/planningAuthority.ts';
 import { PolicyEnforcer } from '../policy/policyEnforcer.ts';
 import { redact } from '../policy/redaction.ts';
-import { createRandomIds, pause, systemClock, type Clock, type Ids } from '../ports.ts';
+import { createRandomIds, createYielder, pause, systemClock, type Clock, type Ids } from '../ports.ts';
 import { Coordinator, Worker } from '../routing/coordinator.ts';
 import { createRoutingPolicy } from '../routing/routingAuthority.ts';
 import type { BudgetUsage, ToolBudget } from '../schema/budget.ts';
@@ -35,7 +35,7 @@ import { partialResult } from './partialResult.ts';
 import { createRetryPolicy, type RetryPolicy } from './retryPolicy.ts';
 import { outcomeOf, type RunOutcome } from './runOutcome.ts';
 import { RunSessions, isTerminal, type ActiveRun } from './runSession.ts';
-import { failureModeOf, initialRunState, projectRun, type RunState } from './runState.ts';
+import { applyEvent, failureModeOf, initialRunState, type RunState } from './runState.ts';
 import { entry, type Entry } from './stages/entry.ts';
 
 /** What new runs record as their journal version (see `RunInputs.version`). */
@@ -363,7 +363,14 @@ export class Orchestrator {
   async #load(runId: string): Promise<RunState> {
     const events = await this.store.readJournal(runId);
     if (events.length === 0) throw new NotFoundError(`no run ${runId}`, { code: 'unknown_run', details: { runId } });
-    return projectRun(events);
+    // Folded in slices that yield, so reading a 10,000-step run never holds the event loop for long.
+    const state = initialRunState(events[0]!);
+    const yieldNow = createYielder(15);
+    for (let i = 1; i < events.length; i++) {
+      applyEvent(state, events[i]!);
+      if ((i & 255) === 0) await yieldNow();
+    }
+    return state;
   }
 
   async #appendOrRelease(run: ActiveRun, entries: Entry[]): Promise<void> {
