@@ -11,6 +11,7 @@ const BENCHMARKS: Record<string, () => Promise<{ run: () => Promise<BenchResult>
   http: () => import('./http.bench.ts'),
   bundles: () => import('./bundles.bench.ts'),
   'trace-view': () => import('./traceView.bench.ts'),
+  agent: () => import('./agent.bench.ts'),
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

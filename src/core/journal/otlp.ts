@@ -104,7 +104,12 @@ export function toOtlp(journal: readonly JournalEvent[], serviceName = 'cugar'):
       status: call.error ? { code: 2, message: `${call.error.code}: ${call.error.message}` } : { code: 1 },
     });
   }
+  // Each call journals the messages added since the previous one: the whole prompt is rebuilt as they come.
+  const conversation: unknown[] = [];
   for (const call of pairModelCalls(journal)) {
+    const { messages, fromMessage } = call.start.data.request;
+    conversation.length = Math.min(conversation.length, fromMessage ?? 0);
+    conversation.push(...messages);
     if (!call.end) continue;
     const answer = call.end.type === 'model_call_complete' ? call.end.data : undefined;
     const failure = call.end.type === 'model_call_error' ? call.end.data.error : undefined;
@@ -129,7 +134,7 @@ export function toOtlp(journal: readonly JournalEvent[], serviceName = 'cugar'):
               attribute('gen_ai.usage.input_tokens', answer.usage.inputTokens),
               attribute('gen_ai.usage.output_tokens', answer.usage.outputTokens),
               // The prompt as journaled (already redacted) and the answer, redacted on the way out.
-              attribute('gen_ai.input.messages', JSON.stringify(call.start.data.request.messages)),
+              attribute('gen_ai.input.messages', JSON.stringify(conversation)),
               attribute('gen_ai.output.messages', JSON.stringify(redact({ text: answer.text, toolCalls: answer.toolCalls }))),
             ]
           : []),

@@ -40,9 +40,12 @@ export type ModelUsage = z.output<typeof ModelUsageSchema>;
 export const ModelToolCallSchema = z.object({ toolCallId: z.string(), toolName: z.string(), input: z.unknown() });
 export type ModelToolCall = z.output<typeof ModelToolCallSchema>;
 
-/** A model's request as journaled: the prompt (redacted), the tool names offered and the settings. */
+/** A model's request as journaled: the new part of the prompt (redacted), the tool names offered and the settings. */
 export const ModelRequestRecordSchema = z.object({
+  /** The messages added since the previous call (all of them on the first call). */
   messages: z.array(z.unknown()),
+  /** Index in the whole prompt of the first message in `messages`; absent: 0. */
+  fromMessage: z.number().int().min(0).optional(),
   tools: z.array(z.string()),
   temperature: z.number().optional(),
   maxOutputTokens: z.number().optional(),

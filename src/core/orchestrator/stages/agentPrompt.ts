@@ -20,14 +20,24 @@ export function systemPrompt(profile: string): string {
   ].join(' ');
 }
 
+// A run's registry is its own sandbox, fixed when the run is taken over: its tools are built once.
+const toolCache = new WeakMap<ToolRegistry, Map<string, ModelTool[]>>();
+
 /** The profile's tools as the model sees them: name, description and the JSON Schema of the inputs. */
 export function modelTools(registry: ToolRegistry, profile: string): ModelTool[] {
-  return registry.definitions(profile).map((tool) => ({
-    type: 'function' as const,
-    name: tool.name,
-    description: tool.description,
-    inputSchema: structuredClone(tool.inputSchema) as ModelTool['inputSchema'],
-  }));
+  let byProfile = toolCache.get(registry);
+  if (!byProfile) toolCache.set(registry, (byProfile = new Map()));
+  let tools = byProfile.get(profile);
+  if (!tools) {
+    tools = registry.definitions(profile).map((tool) => ({
+      type: 'function' as const,
+      name: tool.name,
+      description: tool.description,
+      inputSchema: structuredClone(tool.inputSchema) as ModelTool['inputSchema'],
+    }));
+    byProfile.set(profile, tools);
+  }
+  return tools;
 }
 
 function resultOf(step: StepState | undefined): ToolResultOutput {
@@ -69,15 +79,22 @@ function turnMessages(turn: AgentTurn, steps: ReadonlyMap<string, StepState>): M
   ];
 }
 
-/** The whole conversation so far, built from the run's state alone: a resumed or replayed run asks the same. */
-export function agentPrompt(state: RunState): ModelPrompt {
+/**
+ * The whole conversation so far, built from the run's state alone (a resumed or replayed run
+ * asks the same), and where the messages added since the previous call begin.
+ */
+export function agentPrompt(state: RunState): { prompt: ModelPrompt; from: number } {
   const steps = new Map(state.steps.map((step) => [step.stepId, step]));
   const prompt: ModelPrompt = [
     { role: 'system', content: systemPrompt(state.inputs.profile) },
     { role: 'user', content: [{ type: 'text', text: state.inputs.goal }] },
   ];
-  for (const turn of state.agent?.turns ?? []) prompt.push(...turnMessages(turn, steps));
-  return prompt;
+  let from = 0;
+  for (const turn of state.agent?.turns ?? []) {
+    from = prompt.length;
+    prompt.push(...turnMessages(turn, steps));
+  }
+  return { prompt, from };
 }
 
 /** A model request ready to send, its hash, and the record the journal keeps of it. */
@@ -93,13 +110,20 @@ export interface ModelRequest {
 /** Build the next request of an agent run for `model`. */
 export function modelRequest(state: RunState, registry: ToolRegistry, model: string): ModelRequest {
   const settings = state.inputs.agent!;
-  const prompt = agentPrompt(state);
+  const { prompt, from } = agentPrompt(state);
   const tools = modelTools(registry, state.inputs.profile);
   const tuning = {
     ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
     ...(settings.maxOutputTokens !== undefined ? { maxOutputTokens: settings.maxOutputTokens } : {}),
   };
   const requestHash = sha256Hex(canonicalJson({ model, prompt, tools, toolChoice: 'auto', ...tuning }));
-  const record = { messages: redact(prompt) as unknown[], tools: tools.map((tool) => tool.name), ...tuning };
+  // The journal keeps what is new since the previous call (the whole prompt is in the journal
+  // once, piece by piece, instead of once per call); the hash covers the whole request.
+  const record = {
+    messages: redact(prompt.slice(from)) as unknown[],
+    ...(from ? { fromMessage: from } : {}),
+    tools: tools.map((tool) => tool.name),
+    ...tuning,
+  };
   return { prompt, tools, ...tuning, requestHash, record };
 }

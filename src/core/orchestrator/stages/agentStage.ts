@@ -178,7 +178,15 @@ export function settleAnswer(
     }
   }
   entries.push(entry('agent_turn', { turn: call.turn, callId: call.callId, steps, rejected, ...(toolCalls.length === 0 ? { answer: answer.text } : {}) }));
-  if (steps.length) entries.push(entry('stage', { stage: 'route' }));
+  // The new calls are routed in the same write: the run stays in `execute`.
+  for (const step of steps) {
+    try {
+      const decision = context.coordinator.route(step.stepId, context.registry.resolve(profile, step.tool));
+      entries.push(entry('route_decision', { stepId: step.stepId, worker: decision.worker, policy: decision.policy, reason: decision.reason }));
+    } catch (thrown) {
+      entries.push(entry('tool_call_error', { stepId: step.stepId, attempt: 0, error: toCugarError(thrown).toJSON(), retryable: false, final: true }));
+    }
+  }
   return { entries, usage };
 }
 

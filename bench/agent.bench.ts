@@ -1,0 +1,123 @@
+import { readFileSync } from 'node:fs';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { generateText, stepCountIs, tool } from 'ai';
+import { z } from 'zod';
+import { InMemoryStore, Orchestrator, ToolRegistry } from '../src/core/index.ts';
+import { createSequentialIds } from '../src/core/testing.ts';
+import { openAICompatibleModels } from '../src/api/models.ts';
+import { startModelServer, type ModelServer, type Reply } from '../tests/support/modelServer.ts';
+import { measureIsolated } from './isolate.ts';
+import { machineDescription, type BenchResult } from './report.ts';
+import { fmt, time } from './stats.ts';
+
+const TURNS = 20;
+const ROUNDS = 30;
+
+/** The same 20-turn conversation for every engine: 19 turns that call a no-op tool, then the answer. */
+function conversation(): Reply[] {
+  return [...Array.from({ length: TURNS - 1 }, (_, i) => ({ calls: [{ name: 'noop', args: { i } }] })), { text: 'done' }];
+}
+
+/** The same requests with fetch alone (no SDK, no tools, no journal): the floor every engine stands on. */
+async function wire(server: ModelServer): Promise<void> {
+  for (let i = 0; i < TURNS; i++) {
+    const response = await fetch(`${server.url}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'bench', messages: [{ role: 'user', content: 'count' }] }),
+    });
+    await response.json();
+  }
+}
+
+/**
+ * The fastest conversation of the engine and of the bare wire, timed alternately in the same
+ * process, so the overhead (engine − wire) is measured under the same load.
+ */
+async function measure(body: (server: ModelServer) => Promise<void>): Promise<{ engine: number; wire: number }> {
+  const server = await startModelServer();
+  const once = async (fn: (server: ModelServer) => Promise<void>) => {
+    server.script(conversation());
+    return time(() => fn(server));
+  };
+  try {
+    // Warm the connection pool and the JIT before timing.
+    for (let i = 0; i < 3; i++) await (await once(body), once(wire));
+    let engine = Infinity;
+    let floor = Infinity;
+    for (let i = 0; i < ROUNDS; i++) {
+      floor = Math.min(floor, await once(wire));
+      engine = Math.min(engine, await once(body));
+    }
+    return { engine, wire: floor };
+  } finally {
+    await server.close();
+  }
+}
+
+/** Milliseconds for one 20-turn conversation over loopback HTTP (fastest of several), each engine in its own process. */
+export const engines: Record<string, () => Promise<{ engine: number; wire: number }>> = {
+  async cugar() {
+    const registry = new ToolRegistry();
+    registry.register('bench', 'noop', { description: 'does nothing', parameters: z.object({ i: z.number() }), idempotent: true, handler: ({ i }) => i });
+    // One orchestrator and one provider, as an application keeps them; a new run per conversation.
+    let orchestrator: Orchestrator | undefined;
+    return measure(async (server) => {
+      orchestrator ??= new Orchestrator({
+        registry,
+        store: new InMemoryStore(),
+        ids: createSequentialIds('a'),
+        models: openAICompatibleModels({ url: server.url, models: ['bench'], stream: false, callTimeoutMs: 30_000 }),
+        agent: { maxLlmCalls: TURNS },
+        config: { plannerMaxSteps: 50 },
+      });
+      const outcome = await orchestrator.start('count with the tool', 'bench');
+      if (outcome.status !== 'completed' || outcome.outputs['answer'] !== 'done')
+        throw new Error(`run did not complete: ${outcome.status} ${outcome.stopReason}`);
+    });
+  },
+  async aiSdk() {
+    let model: ReturnType<ReturnType<typeof createOpenAICompatible>['chatModel']> | undefined;
+    const tools = { noop: tool({ description: 'does nothing', inputSchema: z.object({ i: z.number() }), execute: async ({ i }) => i }) };
+    return measure(async (server) => {
+      model ??= createOpenAICompatible({ name: 'bench', baseURL: server.url, includeUsage: true }).chatModel('bench');
+      const result = await generateText({ model, prompt: 'count with the tool', tools, stopWhen: stepCountIs(TURNS + 1) });
+      if (result.text !== 'done' || result.steps.length !== TURNS) throw new Error(`generateText stopped after ${result.steps.length} steps`);
+    });
+  },
+};
+
+/** Per-turn overhead of the agent loop, journal included, against the AI SDK's generateText. */
+export async function run(): Promise<BenchResult> {
+  const measured = Object.fromEntries(Object.keys(engines).map((name) => [name, measureIsolated<{ engine: number; wire: number }>('agent.bench.ts', name)]));
+  const perTurn = (name: string) => measured[name]!.engine / TURNS;
+  const wirePerTurn = (name: string) => measured[name]!.wire / TURNS;
+  const overhead = (name: string) => Math.max(0.001, perTurn(name) - wirePerTurn(name));
+  const ratio = overhead('cugar') / overhead('aiSdk');
+  return {
+    name: 'agent',
+    title: `Agent loop overhead per model turn (${TURNS}-turn conversation over loopback HTTP)`,
+    method: `The same ${TURNS}-turn conversation (${TURNS - 1} turns that call a no-op tool, then a text answer) from the scripted OpenAI-compatible server in tests/support on a loopback port, through @ai-sdk/openai-compatible in both engines; the fastest of ${ROUNDS} rounds after 3 warm-up rounds, each engine in its own process. CUGAr runs an agent run of one Orchestrator (kept across conversations, as an application keeps it, like the AI SDK's model): every model call and tool call journaled (hash-chained, in memory), policy and schema checks, budgets. The AI SDK runs generateText with the tool and stopWhen: stepCountIs(${TURNS + 1}). In each engine's process the same ${TURNS} requests are also sent with fetch alone, alternating with the engine's rounds; the overhead is the engine's time per turn above that floor, so both are measured under the same load. The OpenAI Agents SDK is not measured here.`,
+    columns: ['engine', 'ms per conversation', 'ms per turn', 'fetch alone, ms per turn', 'overhead per turn (ms)', 'vs AI SDK overhead'],
+    rows: [
+      [
+        'CUGAr agent run (journaled)',
+        fmt(measured['cugar']!.engine),
+        fmt(perTurn('cugar'), 3),
+        fmt(wirePerTurn('cugar'), 3),
+        fmt(overhead('cugar'), 3),
+        `${fmt(ratio, 2)}×`,
+      ],
+      ['AI SDK 5 generateText', fmt(measured['aiSdk']!.engine), fmt(perTurn('aiSdk'), 3), fmt(wirePerTurn('aiSdk'), 3), fmt(overhead('aiSdk'), 3), '1.00×'],
+    ],
+    targets: [{ label: 'CUGAr overhead per turn vs the AI SDK', measured: `${fmt(ratio, 2)}×`, target: '≤ 1.5×', met: ratio <= 1.5 }],
+    notes: [`ai ${AI_VERSION}, @ai-sdk/openai-compatible ${OAC_VERSION}; Node ${process.version}.`],
+    measuredAt: new Date().toISOString().slice(0, 10),
+    machine: machineDescription(),
+  };
+}
+
+const versionOf = (name: string) =>
+  (JSON.parse(readFileSync(new URL(`../node_modules/${name}/package.json`, import.meta.url), 'utf8')) as { version: string }).version;
+const AI_VERSION = versionOf('ai');
+const OAC_VERSION = versionOf('@ai-sdk/openai-compatible');
