@@ -54,6 +54,9 @@ const tooLarge = () => {
 /** Routes whose body is a whole journal: they take the larger journal body limit. */
 const JOURNAL_ROUTES: ReadonlySet<string> = new Set(['/v1/journals', '/v1/audit/journal', '/v1/replay']);
 
+/** Methods whose requests carry a body. */
+const HAS_BODY: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
 /** Deepest JSON a request body may nest (objects and arrays); journal data has no reason to go deeper. */
 export const MAX_JSON_DEPTH = 64;
 
@@ -86,18 +89,23 @@ export function installSecurityChain(app: OpenAPIHono<ApiEnv>, options: Security
   const authenticate = createAuthenticator(options.tokens);
   app.use('*', requestId());
   app.use('*', secureHeaders());
-  app.use(
-    '*',
-    cors({
-      origin: (origin) => (options.corsOrigins?.includes(origin) ? origin : null),
-      allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'Last-Event-ID', 'Prefer'],
-      exposeHeaders: ['Retry-After', 'X-Request-Id', 'Location', 'Preference-Applied'],
-    }),
-  );
+  const corsHeaders = cors({
+    origin: (origin) => (options.corsOrigins?.includes(origin) ? origin : null),
+    allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'Last-Event-ID', 'Prefer'],
+    exposeHeaders: ['Retry-After', 'X-Request-Id', 'Location', 'Preference-Applied'],
+  });
+  // CORS concerns only requests that carry an Origin (browsers, cross-origin). Skipping it for
+  // the rest (the CLI, SDKs, curl, health checks) keeps their responses on the server's fast
+  // path: headers set around the handler make Node's adapter re-wrap every response.
+  app.use('*', (c, next) => (c.req.header('origin') === undefined ? next() : corsHeaders(c, next)));
   const small = bodyLimit({ maxSize: options.maxBodyBytes ?? 1024 * 1024, onError: tooLarge });
   const large = bodyLimit({ maxSize: options.maxIngestBytes ?? 12 * 1024 * 1024, onError: tooLarge });
   const journal = bodyLimit({ maxSize: options.maxJournalBytes ?? 64 * 1024 * 1024, onError: tooLarge });
-  app.use('*', (c, next) => (c.req.path === '/v1/ingest' ? large(c, next) : JOURNAL_ROUTES.has(c.req.path) ? journal(c, next) : small(c, next)));
+  // Only requests that can carry a body are measured: the limit reads the body as a stream,
+  // which for a GET would build a whole Request for nothing.
+  app.use('*', (c, next) =>
+    !HAS_BODY.has(c.req.method) ? next() : c.req.path === '/v1/ingest' ? large(c, next) : JOURNAL_ROUTES.has(c.req.path) ? journal(c, next) : small(c, next),
+  );
   // Bound nesting before any schema walks the body: thousands of levels would exhaust the stack
   // of every recursive reader after it (zod, canonical JSON, the journal's views).
   app.use('/v1/*', async (c, next) => {
