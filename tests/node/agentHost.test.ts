@@ -81,6 +81,32 @@ describe('the Node host with a model', () => {
     }
   });
 
+  it('streams the model text live as model_delta server-sent events, while the journal keeps the answer whole', { timeout: 60_000 }, async () => {
+    const answer = 'Streaming answers arrive piece by piece.';
+    const models = await startModelServer([{ slow: 400, then: { text: answer } }]);
+    const server = await host(models, join(dir, 'stream'), []);
+    try {
+      const accepted = await call(server, '/v1/runs', { method: 'POST', body: { goal: 'say something streamed', profile: 'demo' } });
+      expect(accepted.status).toBe(202);
+      const runId = accepted.json['runId'] as string;
+      const response = await fetch(`${server.url}/v1/runs/${runId}/events`, { headers: { authorization: `Bearer ${server.localToken}` } });
+      const text = await response.text();
+      const events = text
+        .split('\n\n')
+        .filter(Boolean)
+        .map((block) => ({ event: /^event: (.*)$/m.exec(block)?.[1], data: /^data: (.*)$/m.exec(block)?.[1] ?? '' }));
+      const deltas = events.filter((e) => e.event === 'model_delta').map((e) => (JSON.parse(e.data) as { delta: string }).delta);
+      expect(deltas.length).toBeGreaterThan(1);
+      expect(deltas.join('')).toBe(answer);
+      const kinds = events.map((e) => e.event);
+      expect(kinds.indexOf('model_delta')).toBeLessThan(kinds.indexOf('model_call_complete'));
+      expect(kinds.at(-1)).toBe('run_completed');
+    } finally {
+      await server.close();
+      await models.close();
+    }
+  });
+
   it('takes the lexical path when a run asks for it, and keeps the key out of a failed run', { timeout: 60_000 }, async () => {
     const logs: string[] = [];
     const models = await startModelServer([{ status: 401, body: JSON.stringify({ error: { message: `Incorrect API key provided: ${KEY}` } }) }]);

@@ -12,7 +12,8 @@ const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 /**
  * `GET /v1/runs/{runId}/events`: the run's journal events as server-sent events (`id` is the
  * event's `seq`, `event` its type, `data` the redacted event), from `Last-Event-ID` on, live
- * until the run completes, fails or is cancelled.
+ * until the run completes, fails or is cancelled. A streamed model answer also arrives piece
+ * by piece as `model_delta` events (no id, `{ runId, delta }`), before its `model_call_complete`.
  */
 export function runEventRoutes(runtime: Runtime) {
   return createRouter().openapi(
@@ -44,16 +45,25 @@ export function runEventRoutes(runtime: Runtime) {
       const lastId = Number(c.req.header('last-event-id') ?? c.req.valid('query').lastEventId ?? -1);
       const after = Number.isInteger(lastId) ? lastId : -1;
       return streamSSE(c, async (stream) => {
-        const queue: JournalEvent[] = [];
+        const queue: Array<JournalEvent | { delta: string }> = [];
         let wake: (() => void) | undefined;
-        const unsubscribe = runtime.orchestrator.subscribe((event) => {
+        const unsubscribeEvents = runtime.orchestrator.subscribe((event) => {
           if (event.runId !== runId) return;
           queue.push(event);
           wake?.();
         });
+        // Streamed model text, live only: the journal keeps each answer assembled.
+        const unsubscribeDeltas = runtime.orchestrator.subscribeModelDeltas((deltaRunId, delta) => {
+          if (deltaRunId !== runId) return;
+          queue.push({ delta });
+          wake?.();
+        });
+        const unsubscribe = () => (unsubscribeEvents(), unsubscribeDeltas());
         stream.onAbort(unsubscribe);
         let sent = after;
-        const send = async (event: JournalEvent) => {
+        const send = async (event: JournalEvent | { delta: string }) => {
+          // A delta has no id: a reconnecting client resumes from the journal, where the answer is whole.
+          if ('delta' in event) return stream.writeSSE({ event: 'model_delta', data: JSON.stringify({ runId, delta: event.delta }) });
           if (event.seq <= sent) return;
           sent = event.seq;
           await stream.writeSSE({ id: String(event.seq), event: event.type, data: JSON.stringify(redact(event)) });

@@ -7,8 +7,8 @@ import { toTraceRecords, type TraceRecord } from '../journal/trace.ts';
 import { Planner } from '../planning/planner.ts';
 import { parseBudget } from '../planning/planningAuthority.ts';
 import { PolicyEnforcer } from '../policy/policyEnforcer.ts';
-import { redact } from '../policy/redaction.ts';
-import { createRandomIds, createYielder, pause, systemClock, type Clock, type Ids } from '../ports.ts';
+import { redact, redactText } from '../policy/redaction.ts';
+import { createRandomIds, createYielder, systemClock, type Clock, type Ids } from '../ports.ts';
 import { Coordinator, Worker } from '../routing/coordinator.ts';
 import { createRoutingPolicy } from '../routing/routingAuthority.ts';
 import type { BudgetUsage, ToolBudget } from '../schema/budget.ts';
@@ -17,20 +17,14 @@ import { DEFAULT_CONFIG, type Config } from '../schema/config.ts';
 import type { AutonomySettings, JournalEvent, RunInputs } from '../schema/journalEvent.ts';
 import type { AgentSettings } from '../schema/agent.ts';
 import { agentSettingsFor } from './agentInputs.ts';
+import { approvalSettings, defaultSleep, definedOnly } from './runDefaults.ts';
 import type { ModelProvider } from '../models/model.ts';
 import { parseOrThrow } from '../schema/validate.ts';
 import { InMemoryStore } from '../store/inMemoryStore.ts';
 import type { ApprovalFilter, ApprovalRecord, Store } from '../store/store.ts';
 import type { ToolRegistry } from '../tools/toolRegistry.ts';
 import { ExecutionContext } from './executionContext.ts';
-import {
-  ApprovalDecisionSchema,
-  StartOptionsSchema,
-  type ApprovalDecision,
-  type ApprovalPolicy,
-  type OrchestratorOptions,
-  type StartOptions,
-} from './options.ts';
+import { ApprovalDecisionSchema, StartOptionsSchema, type ApprovalDecision, type OrchestratorOptions, type StartOptions } from './options.ts';
 import { partialResult } from './partialResult.ts';
 import { createRetryPolicy, type RetryPolicy } from './retryPolicy.ts';
 import { outcomeOf, type RunOutcome } from './runOutcome.ts';
@@ -40,12 +34,6 @@ import { entry, type Entry } from './stages/entry.ts';
 
 /** What new runs record as their journal version (see `RunInputs.version`). */
 const JOURNAL_VERSION = 2;
-
-/** A retry delay: ends early, without an error, when the run is cancelled. */
-function defaultSleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (ms <= 0 || signal.aborted) return Promise.resolve();
-  return pause(ms, signal).catch(() => undefined);
-}
 
 /**
  * The durable orchestrator: the one engine every plan and run goes through. Every decision is
@@ -86,6 +74,7 @@ export class Orchestrator {
   readonly #sessions: RunSessions;
   readonly #models: ModelProvider | undefined;
   readonly #agent: Omit<AgentSettings, 'models'>;
+  readonly #deltaListeners = new Set<(runId: string, delta: string) => void>();
 
   constructor(options: OrchestratorOptions) {
     this.#registry = options.registry;
@@ -122,7 +111,10 @@ export class Orchestrator {
       planner: this.planner,
       coordinator: this.coordinator,
       ...(options.models ? { models: options.models } : {}),
-      ...(options.onModelDelta ? { onModelDelta: options.onModelDelta } : {}),
+      onModelDelta: (runId, delta) => {
+        options.onModelDelta?.(runId, delta);
+        for (const listener of this.#deltaListeners) listener(runId, redactText(delta));
+      },
       ...(options.approval?.requires ? { requiresApproval: options.approval.requires } : {}),
       sleep: options.sleep ?? defaultSleep,
       readProfileUsage: options.readProfileUsage ?? ((profile) => this.store.getProfileUsage(profile)),
@@ -137,6 +129,12 @@ export class Orchestrator {
     const valid = parseOrThrow(ProfileNameSchema, profile, 'profile', 'invalid_profile');
     const budget = this.#profileBudgets.get(valid);
     return { profile: valid, ...(budget ? { budget: { ...budget } } : {}), usage: await this.store.getProfileUsage(valid) };
+  }
+
+  /** Receive the text of streamed model answers as it arrives (redacted; live only, never journaled). */
+  subscribeModelDeltas(listener: (runId: string, delta: string) => void): () => void {
+    this.#deltaListeners.add(listener);
+    return () => this.#deltaListeners.delete(listener);
   }
 
   /** Receive every event appended by this orchestrator, redacted, after it is durable. */
@@ -381,16 +379,4 @@ export class Orchestrator {
       throw error;
     }
   }
-}
-
-function approvalSettings(policy: ApprovalPolicy | undefined): { onTimeout: 'approve' | 'reject'; timeoutMs?: number } {
-  const timeoutMs = policy?.timeoutMs;
-  if (timeoutMs !== undefined && !(timeoutMs >= 0 && Number.isFinite(timeoutMs))) {
-    throw new ValidationError('approval timeoutMs must be a finite number ≥ 0', { code: 'invalid_approval_policy' });
-  }
-  return { onTimeout: policy?.onTimeout ?? 'reject', ...(timeoutMs !== undefined ? { timeoutMs } : {}) };
-}
-
-function definedOnly<T extends Record<string, unknown>>(value: T): { [K in keyof T]: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== '')) as { [K in keyof T]: Exclude<T[K], undefined> };
 }
