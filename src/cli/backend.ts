@@ -27,6 +27,7 @@ import {
   type ToolInfo,
 } from '../api/client.ts';
 import { createRuntime, type Runtime } from '../api/runtime.ts';
+import { installNodeDigest } from '../edge/nodeDigest.ts';
 import { SqliteStore } from '../edge/sqliteStore.ts';
 
 /** What the CLI needs, whether the data is local or behind a server. */
@@ -45,6 +46,7 @@ export interface Backend {
 
 /** Work on the SQLite file in `dataDir` directly. */
 export async function localBackend(dataDir: string, config: Config = parseConfig({ ...process.env }).config): Promise<Backend & { runtime: Runtime }> {
+  installNodeDigest();
   const dir = resolve(dataDir);
   mkdirSync(dir, { recursive: true });
   const store = new SqliteStore(join(dir, 'cugar.db'));

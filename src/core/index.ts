@@ -130,7 +130,7 @@ export { SECRET_ENV_PREFIX, SecretNameSchema, envSecrets, noSecrets, staticSecre
 
 // The journal and its projections
 export { canonicalJson, toJsonData } from './journal/canonicalJson.ts';
-export { sha256Hex } from './journal/sha256.ts';
+export { sha256Hex, useNativeSha256 } from './journal/sha256.ts';
 export { GENESIS_HASH, JournalHeadSchema, exportJournal, parseJournal, verifyJournal, type JournalHead, type VerifyResult } from './journal/journal.ts';
 export { toTraceRecords, type TraceRecord } from './journal/trace.ts';
 export { DerivedFromSchema, deriveEvent, derivationOf, derivedFromOf, redactJournal, type DerivedFrom } from './journal/redactedJournal.ts';

@@ -24,6 +24,7 @@ import { hostModels } from '../api/models.ts';
 import { createRuntime, type Runtime } from '../api/runtime.ts';
 import { RAW_JOURNAL_SCOPE, type TokenMap } from '../api/security.ts';
 import { parseTokenMap } from '../api/tokens.ts';
+import { installNodeDigest } from './nodeDigest.ts';
 import { SqliteStore } from './sqliteStore.ts';
 
 /** Options of {@link startServer}. */
@@ -163,6 +164,7 @@ async function resumeInterrupted(runtime: Runtime, log: (line: string) => void):
  * other address without tokens is refused.
  */
 export async function startServer(options: ServeOptions = {}): Promise<RunningServer> {
+  installNodeDigest();
   const log = options.log ?? ((line) => process.stderr.write(`${redactText(line)}\n`));
   const hostname = options.hostname ?? '127.0.0.1';
   const port = options.port ?? 8787;

@@ -1,16 +1,43 @@
 import { sha256 } from '@noble/hashes/sha2.js';
+import { SystemError } from '../errors.ts';
 
 const encoder = new TextEncoder();
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+/** Reused input buffer: most journal events encode into it without an allocation. */
+const scratch = new Uint8Array(64 * 1024);
+
+/** The pure-TS digest (audited `@noble/hashes`): the same bytes in a tab, a Worker and Node. */
+function portableSha256Hex(text: string): string {
+  // Each UTF-16 unit encodes to at most 3 bytes, so a text this short always fits.
+  const bytes = text.length * 3 <= scratch.length ? scratch.subarray(0, encoder.encodeInto(text, scratch).written) : encoder.encode(text);
+  const digest = sha256(bytes);
+  let hex = '';
+  for (let i = 0; i < 32; i++) hex += HEX[digest[i]!]!;
+  return hex;
+}
+
+let digestHex: (text: string) => string = portableSha256Hex;
 
 /**
- * Lowercase hex SHA-256 of a string's UTF-8 bytes. Synchronous (audited pure-JS
- * `@noble/hashes`), so appending and verifying journal events needs no await per event and
- * gives the same digest in every runtime.
+ * Lowercase hex SHA-256 of a string's UTF-8 bytes. Synchronous, so appending and verifying
+ * journal events needs no await per event. Pure TypeScript everywhere, unless the host
+ * installed its native digest ({@link useNativeSha256}); both give the same hex.
  */
 export function sha256Hex(text: string): string {
-  const digest = sha256(encoder.encode(text));
-  const parts = new Array<string>(32);
-  for (let i = 0; i < 32; i++) parts[i] = HEX[digest[i]!]!;
-  return parts.join('');
+  return digestHex(text);
+}
+
+/** Texts a native digest must hash exactly as the portable one before it is used: empty, ASCII, multi-byte, astral, long. */
+const PROBES = ['', 'abc', 'caf\u00e9 \u6f22\u5b57 \ud83d\ude42', 'lone \ud800 surrogate', 'x'.repeat(70_000), '{"a":[1,2,{"b":null}]}'];
+
+/**
+ * Install a host's native SHA-256 (Node's `crypto.createHash`, about four times faster on
+ * journal-sized inputs). It is checked against the portable digest on a set of probes first;
+ * one that disagrees is refused with a `SystemError` and the portable digest stays.
+ */
+export function useNativeSha256(native: (text: string) => string): void {
+  for (const probe of PROBES)
+    if (native(probe) !== portableSha256Hex(probe))
+      throw new SystemError('the native SHA-256 disagrees with the portable one; it is not used', { code: 'digest_mismatch' });
+  digestHex = native;
 }
