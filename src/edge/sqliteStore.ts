@@ -3,17 +3,15 @@ import { ConflictError, SystemError, canonicalJson } from '../core/index.ts';
 import {
   GroupCommit,
   HeadCache,
-  HeadLogWriter,
   PersistedVectorBackend,
   ZERO_USAGE,
   checkApprovalOwners,
   checkRunLimit,
   filterFacts,
   isWellFormed,
-  logHeadAfter,
   type HeadLog,
-  type HeadLogEntry,
   type HeadLogOptions,
+  type HeadLogWriter,
 } from '../core/stores.ts';
 import type {
   AppendBatch,
@@ -27,6 +25,7 @@ import type {
   RunSummary,
   VectorBackend,
 } from '../core/index.ts';
+import { SqliteHeadLog } from './sqliteHeadLog.ts';
 import { SqliteVectorRows, parseRow } from './sqliteVectorRows.ts';
 
 type Usage = NonNullable<AppendBatch['profileUsage']>['delta'];
@@ -73,32 +72,7 @@ CREATE TABLE IF NOT EXISTS vectors (
   profile TEXT NOT NULL, id TEXT NOT NULL, vector BLOB NOT NULL, metadata TEXT NOT NULL,
   PRIMARY KEY (profile, id)
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS head_log (
-  idx INTEGER PRIMARY KEY, run_id TEXT NOT NULL, profile TEXT NOT NULL, seq INTEGER NOT NULL, hash TEXT NOT NULL,
-  flags INTEGER NOT NULL, log_hash TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS head_log_signature (
-  id INTEGER PRIMARY KEY CHECK (id = 1), size INTEGER NOT NULL, hash TEXT NOT NULL, key_id TEXT NOT NULL, sig TEXT NOT NULL
-);
 `;
-
-type LogRow = { idx: number; run_id: string; profile: string; seq: number; hash: string; flags: number; log_hash: string };
-/** `head_log.flags`: the entry is a checkpoint, or predates the log. */
-const REST = 1;
-const PREDATES = 2;
-
-function logEntryOf(row: LogRow): HeadLogEntry {
-  return {
-    index: row.idx,
-    runId: row.run_id,
-    profile: row.profile,
-    seq: row.seq,
-    hash: row.hash,
-    ...(row.flags & REST ? { rest: true as const } : {}),
-    ...(row.flags & PREDATES ? { predates: true as const } : {}),
-    logHash: row.log_hash,
-  };
-}
 
 /** A `WHERE a = ? AND b = ?` clause for the filters that are set (column names are fixed by the caller, values are bound). */
 function whereEquals(filters: Record<string, string | undefined>): { where: string; params: string[] } {
@@ -117,19 +91,19 @@ export class SqliteStore implements HostStore {
   readonly #db: Database.Database;
   readonly #commits: GroupCommit<AppendBatch>;
   readonly #heads = new HeadCache();
-  readonly #signer: SqliteStoreOptions['signer'];
+  readonly #log: SqliteHeadLog;
   #closed = false;
   readonly #statements;
 
   /** @param options.signer the host's key: the log of heads is signed with it at every checkpoint */
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.path = path;
-    this.#signer = options.signer;
     this.#db = new Database(path);
     this.#db.pragma('journal_mode = WAL');
     this.#db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
     this.#db.pragma('busy_timeout = 5000');
     this.#db.exec(SCHEMA);
+    this.#log = new SqliteHeadLog(this.#db, options.signer);
     const db = this.#db;
     this.#statements = {
       head: db.prepare<[string], { seq: number; hash: string }>('SELECT seq, hash FROM events WHERE run_id = ? ORDER BY seq DESC LIMIT 1'),
@@ -150,16 +124,6 @@ export class SqliteStore implements HostStore {
       approval: db.prepare<[string], { record: string }>('SELECT record FROM approvals WHERE approval_id = ?'),
       approvalOwner: db.prepare<[string], { run_id: string }>('SELECT run_id FROM approvals WHERE approval_id = ?'),
       usage: db.prepare<[string], Usage>('SELECT cost, calls, tokens FROM profile_usage WHERE profile = ?'),
-      logTail: db.prepare<[], LogRow>('SELECT * FROM head_log ORDER BY idx DESC LIMIT 1'),
-      logAll: db.prepare<[], LogRow>('SELECT * FROM head_log ORDER BY idx'),
-      insertLog: db.prepare('INSERT INTO head_log (idx, run_id, profile, seq, hash, flags, log_hash) VALUES (?, ?, ?, ?, ?, ?, ?)'),
-      logSignature: db.prepare<[], { size: number; hash: string; key_id: string; sig: string }>(
-        'SELECT size, hash, key_id, sig FROM head_log_signature WHERE id = 1',
-      ),
-      putLogSignature: db.prepare(
-        'INSERT INTO head_log_signature (id, size, hash, key_id, sig) VALUES (1, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET size = excluded.size, hash = excluded.hash, key_id = excluded.key_id, sig = excluded.sig',
-      ),
-      allRuns: db.prepare<[], { run_id: string; profile: string; summary: string }>('SELECT run_id, profile, summary FROM runs'),
       savepoint: db.prepare('SAVEPOINT batch'),
       release: db.prepare('RELEASE batch'),
       rollbackTo: db.prepare('ROLLBACK TO batch'),
@@ -183,7 +147,7 @@ export class SqliteStore implements HostStore {
     const refused = new Map<number, unknown>();
     try {
       this.#db.transaction(() => {
-        const log = this.#openLog();
+        const log = this.#log.open();
         batches.forEach((batch, i) => {
           this.#statements.savepoint.run();
           try {
@@ -196,46 +160,21 @@ export class SqliteStore implements HostStore {
             refused.set(i, error);
           }
         });
-        const signed = log.seal();
-        if (signed) this.#statements.putLogSignature.run(signed.size, signed.hash, signed.keyId, signed.sig);
+        this.#log.seal(log);
       })();
     } catch (error) {
       this.#heads.clear();
+      this.#log.forget();
       throw error;
     }
     this.#heads.commit();
+    this.#log.commit();
     return refused;
   }
 
   /** Commit queued appends now; their writes are done when this returns (used on shutdown). */
   flush(): void {
     void this.#commits.flush();
-  }
-
-  /**
-   * The log of heads from its tail in storage (read inside the transaction: another connection
-   * may have written). Its first write enters the runs written before the store kept a log.
-   */
-  #openLog(): HeadLogWriter {
-    const tail = this.#statements.logTail.get();
-    const log = new HeadLogWriter(logHeadAfter(tail && logEntryOf(tail)), this.#signer);
-    if (tail) return log;
-    // A summary that cannot be read enters nothing: the audit reports that run on its own.
-    const runs = this.#statements.allRuns.all().flatMap((row) => {
-      try {
-        const head = (JSON.parse(row.summary) as Partial<RunSummary>).head;
-        return head ? [{ runId: row.run_id, profile: row.profile, head }] : [];
-      } catch {
-        return [];
-      }
-    });
-    for (const entry of log.predating(runs)) this.#insertLog(entry);
-    return log;
-  }
-
-  #insertLog(entry: HeadLogEntry): void {
-    const flags = (entry.rest ? REST : 0) | (entry.predates ? PREDATES : 0);
-    this.#statements.insertLog.run(entry.index, entry.runId, entry.profile, entry.seq, entry.hash, flags, entry.logHash);
   }
 
   #write(batch: AppendBatch, log: HeadLogWriter): void {
@@ -279,19 +218,12 @@ export class SqliteStore implements HostStore {
       });
     }
     if (batch.profileUsage) this.#statements.addUsage.run({ profile: batch.profileUsage.profile, ...batch.profileUsage.delta });
-    const entry = log.next(batch);
-    this.#insertLog(entry);
-    log.take(entry);
+    this.#log.write(batch, log);
     this.#heads.stage(batch);
   }
 
-  async readHeadLog(): Promise<HeadLog> {
-    // One read transaction: the entries and the signature of the same moment.
-    return this.#db.transaction(() => {
-      const entries = this.#statements.logAll.all().map(logEntryOf);
-      const signed = this.#statements.logSignature.get();
-      return { entries, ...(signed ? { signed: { size: signed.size, hash: signed.hash, keyId: signed.key_id, sig: signed.sig } } : {}) };
-    })();
+  readHeadLog(): Promise<HeadLog> {
+    return Promise.resolve(this.#log.read());
   }
 
   async readJournal(runId: string, fromSeq = 0): Promise<JournalEvent[]> {

@@ -267,8 +267,12 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
       await again.append(batch(more, b[0]!, { run: summary([...b, ...more], { profile: 'p2', status: 'paused' }) }));
       const other = factory.connect ? await factory.connect(again) : undefined;
       if (other) await other.append(batch(chain('log-other', 1), null, { run: summary(chain('log-other', 1), { status: 'failed' }) }));
+      // The first connection writes on after the other's entry, never over it.
+      const last = chain('log-b', 1, more[0]);
+      await again.append(batch(last, more[0]!, { run: summary([...b, ...more, ...last], { profile: 'p2', status: 'completed' }) }));
       log = await again.readHeadLog();
-      expect(log.entries.map((e) => e.index)).toEqual(Array.from({ length: other ? 10 : 9 }, (_, i) => i));
+      expect(log.entries.map((e) => e.index)).toEqual(Array.from({ length: other ? 11 : 10 }, (_, i) => i));
+      expect(log.entries.at(-1)).toMatchObject({ runId: 'log-b', seq: 2, rest: true });
       expect(auditHeadLog(log, await again.listRuns(), check)).toMatchObject({ ok: true, findings: [] });
       if (factory.signer) expect(log.signed?.size).toBe(log.entries.length);
       await other?.close?.();

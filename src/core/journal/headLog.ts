@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { canonicalJson } from './canonicalJson.ts';
 import { GENESIS_HASH } from './journal.ts';
-import { sha256Hex } from './sha256.ts';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
 
 // A store's log of heads, in the spirit of Certificate Transparency's signed tree heads.
 //
@@ -60,10 +61,16 @@ export const EMPTY_LOG_HEAD: LogHead = { size: 0, hash: GENESIS_HASH };
 /** What a new entry records, before it has a position. */
 export type LogEntryFields = Omit<HeadLogEntry, 'index' | 'logHash'>;
 
-/** The fold of `entry` onto `prev` (the log hash before it). */
+const encoder = new TextEncoder();
+
+/**
+ * The fold of `entry` onto `prev` (the log hash before it): SHA-256 of a JSON array of strings
+ * and integers, whose serialization every engine agrees on byte for byte (it runs on every
+ * append, so it skips the canonical-JSON walk an object would need).
+ */
 export function logEntryHash(prev: string, entry: Omit<HeadLogEntry, 'logHash'>): string {
-  const { index, runId, profile, seq, hash, rest, predates } = entry;
-  return sha256Hex(canonicalJson({ v: 'cugar-log-1', prev, index, runId, profile, seq, hash, rest, predates }));
+  const flags = (entry.rest ? 1 : 0) | (entry.predates ? 2 : 0);
+  return bytesToHex(sha256(encoder.encode(JSON.stringify(['cugar-log-1', prev, entry.index, entry.runId, entry.profile, entry.seq, entry.hash, flags]))));
 }
 
 /** The entry that follows `tail` with `fields`; the log's new head is `{ size: entry.index + 1, hash: entry.logHash }`. */

@@ -1,3 +1,4 @@
+import { SystemError } from '../errors.ts';
 import { EMPTY_LOG_HEAD, nextLogEntry, type HeadLogEntry, type LogHead, type SignedLogHead } from '../journal/headLog.ts';
 import type { StoredRunHead } from '../journal/headLogAudit.ts';
 import type { HeadSigner } from '../journal/headSignature.ts';
@@ -37,6 +38,15 @@ export class HeadLogWriter {
   constructor(tail: LogHead = EMPTY_LOG_HEAD, signer?: HeadSigner) {
     this.#tail = tail;
     this.#signer = signer;
+  }
+
+  /**
+   * Start again from `tail`, before any entry is taken: an adapter that trusted a tail it
+   * remembered learns (its first insert collided) that another connection wrote on.
+   */
+  rebase(tail: LogHead): void {
+    if (this.entries.length > 0) throw new SystemError('a log of heads can only be rebased before its first entry', { code: 'log_rebase' });
+    this.#tail = tail;
   }
 
   /** The log's head after the entries taken. */
