@@ -37,18 +37,23 @@ export interface AgentState {
   answer?: string;
   /** The error that ended the model calls (no retry and no model left). */
   failure?: ErrorInfo;
+  /** Reflections of earlier runs, recalled before the first call. */
+  notes: string[];
 }
 
 /** The agent state of a run whose inputs ask for one. */
 export function initialAgentState(inputs: RunInputs): AgentState | undefined {
-  return inputs.agent ? { turns: [], modelIndex: 0, nextAttempt: 1, invalid: 0 } : undefined;
+  return inputs.agent ? { turns: [], modelIndex: 0, nextAttempt: 1, invalid: 0, notes: [] } : undefined;
 }
 
-type AgentEvent = JournalEventOf<'model_call_start' | 'model_call_complete' | 'model_call_error' | 'agent_turn'>;
+type AgentEvent = JournalEventOf<'model_call_start' | 'model_call_complete' | 'model_call_error' | 'agent_turn' | 'memory_recalled'>;
 
 /** Fold one model event into the agent state; returns the random draws it consumed. */
 export function applyAgentEvent(agent: AgentState, event: AgentEvent): number {
   switch (event.type) {
+    case 'memory_recalled':
+      agent.notes = event.data.notes.map((note) => note.text);
+      return 0;
     case 'model_call_start': {
       const { callId, turn, model, attempt } = event.data;
       agent.pending = { callId, turn, model, attempt };

@@ -50,11 +50,20 @@ export class HealthMonitor {
  * Writes the UTC-timestamped summary of a run's trace (Sentinel MAX's reflector): what ran,
  * what it produced, how healthy it was and why it stopped.
  */
+/** What an agent run adds to its reflection: its model calls, failures and answer (nothing for other runs, whose reflections stay as they were). */
+function agentPart(state: RunState): string {
+  const agent = state.agent;
+  if (!agent) return '';
+  const answer = agent.answer === undefined ? '' : `; answered: "${agent.answer.slice(0, 200)}"`;
+  const failed = state.steps.filter((s) => s.status === 'failed' && s.error).map((s) => `${s.tool} failed (${s.error!.code})`);
+  return `; ${agent.turns.length} model call(s)${agent.invalid ? `, ${agent.invalid} invalid tool call(s)` : ''}${failed.length ? `; ${failed.join(', ')}` : ''}${answer}`;
+}
+
 export class Reflector {
   summarize(state: RunState, at: number, trigger: string): string {
     const when = new Date(at).toISOString();
     const steps = state.steps.map((s) => `${s.stepId} ${s.tool} ${s.status}${s.attempt > 1 ? ` after ${s.attempt} attempts` : ''}`);
     const spent = `cost ${round(state.usage.cost)}, ${state.usage.calls} call(s), ${state.usage.tokens} token(s)`;
-    return `[${when}] ${trigger}: run ${state.runId} in profile ${state.inputs.profile} for "${state.inputs.goal.slice(0, 200)}"; ${steps.length} step(s): ${steps.join('; ') || 'none'}; spent ${spent}${state.replans ? `; replanned ${state.replans} time(s)` : ''}${state.stopReason ? `; stop: ${state.stopReason}` : ''}.`;
+    return `[${when}] ${trigger}: run ${state.runId} in profile ${state.inputs.profile} for "${state.inputs.goal.slice(0, 200)}"; ${steps.length} step(s): ${steps.join('; ') || 'none'}; spent ${spent}${state.replans ? `; replanned ${state.replans} time(s)` : ''}${state.stopReason ? `; stop: ${state.stopReason}` : ''}${agentPart(state)}.`;
   }
 }

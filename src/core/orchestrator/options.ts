@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { HeadSigner } from '../journal/headSignature.ts';
+import type { RunMemory } from '../memory/runMemory.ts';
 import type { ModelProvider } from '../models/model.ts';
 import type { Planner } from '../planning/planner.ts';
 import type { AgentSettings } from '../schema/agent.ts';
@@ -75,6 +76,8 @@ export interface OrchestratorOptions {
   agent?: Partial<Omit<AgentSettings, 'models'>>;
   /** Text deltas of streamed model answers as they arrive (live only, never journaled). */
   onModelDelta?: (runId: string, delta: string) => void;
+  /** Reflections agent runs recall before they start and keep when they finish (`memoryManagerRunMemory`). */
+  memory?: RunMemory;
   /** Credentials tools read by name at call time (`context.secret`); never journaled. Default none. */
   secrets?: Secrets;
 }

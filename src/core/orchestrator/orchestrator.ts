@@ -111,6 +111,7 @@ export class Orchestrator {
       planner: this.planner,
       coordinator: this.coordinator,
       ...(options.models ? { models: options.models } : {}),
+      ...(options.memory ? { memory: options.memory } : {}),
       onModelDelta: (runId, delta) => {
         options.onModelDelta?.(runId, delta);
         for (const listener of this.#deltaListeners) listener(runId, redactText(delta));

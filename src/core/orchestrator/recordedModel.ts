@@ -1,5 +1,6 @@
 import { errorFromInfo } from '../errors.ts';
 import type { Model, ModelContent, ModelProvider, ModelStreamPart } from '../models/model.ts';
+import type { RunMemory } from '../memory/runMemory.ts';
 import type { JournalEvent, JournalEventOf } from '../schema/journalEvent.ts';
 
 type ModelResult = JournalEventOf<'model_call_complete' | 'model_call_error'>;
@@ -61,4 +62,15 @@ export function recordedModels(journal: readonly JournalEvent[], ids: readonly s
     },
   });
   return { models: [...ids], model };
+}
+
+/** Memory that recalls what the journal says was recalled, and keeps nothing (a replay has no effects). */
+export function recordedMemory(journal: readonly JournalEvent[]): RunMemory {
+  return {
+    async recall() {
+      const recalled = journal.find((e): e is JournalEventOf<'memory_recalled'> => e.type === 'memory_recalled');
+      return recalled ? recalled.data.notes : [];
+    },
+    async remember() {},
+  };
 }

@@ -13,7 +13,7 @@ import { ToolRegistry } from '../tools/toolRegistry.ts';
 import { Orchestrator } from './orchestrator.ts';
 import { InMemoryStore } from '../store/inMemoryStore.ts';
 import type { AppendBatch } from '../store/store.ts';
-import { recordedModels } from './recordedModel.ts';
+import { recordedMemory, recordedModels } from './recordedModel.ts';
 
 /** Where a replay first differed from the recording. */
 export interface Divergence {
@@ -192,6 +192,8 @@ export async function replay(journal: readonly JournalEvent[], registry: ToolReg
             () => store.written,
             () => new Exhausted(),
           ),
+          // What was recalled comes from the recording too; nothing is written.
+          memory: recordedMemory(journal),
         }
       : {}),
     config: { plannerMaxSteps: inputs.maxSteps },

@@ -13,6 +13,7 @@ import type { HeadSigner } from '../journal/headSignature.ts';
 import type { RunSummary, Store } from '../store/store.ts';
 import type { ToolDefinition } from '../tools/tool.ts';
 import type { ToolRegistry } from '../tools/toolRegistry.ts';
+import type { RunMemory } from '../memory/runMemory.ts';
 import type { ModelProvider } from '../models/model.ts';
 import { agentTurn } from './agentTurn.ts';
 import { Reflector } from './autonomy.ts';
@@ -47,6 +48,8 @@ export interface SessionPorts {
   models?: ModelProvider;
   /** Text deltas of streamed model answers as they arrive (never journaled). */
   onModelDelta?: (runId: string, delta: string) => void;
+  /** Reflections agent runs recall before they start and keep when they finish. */
+  memory?: RunMemory;
   requiresApproval?: ApprovalPredicate;
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   readProfileUsage: (profile: string, runId: string) => Promise<BudgetUsage>;
@@ -205,7 +208,7 @@ export class RunSessions {
         switch (state.stage) {
           case 'initialize':
           case 'plan':
-            if (state.agent) await this.append(run, agentPlan(state));
+            if (state.agent) await this.append(run, agentPlan(state, await this.#recall(state)));
             else await this.#plan(run);
             break;
           case 'route':
@@ -241,7 +244,19 @@ export class RunSessions {
   }
 
   async #finish(run: ActiveRun, stop: Stop): Promise<void> {
-    await this.append(run, finishRun(run.state, stop, this.#reflector));
+    const events = await this.append(run, finishRun(run.state, stop, this.#reflector));
+    const { state } = run;
+    const reflection = events.find((event) => event.type === 'reflection');
+    if (!state.agent || !this.#ports.memory || reflection?.type !== 'reflection') return;
+    // The run's reflection is kept for later runs of the profile; a failed write never fails the run.
+    const note = { runId: state.runId, goal: state.inputs.goal, summary: reflection.data.summary, success: state.status === 'completed' };
+    await this.#ports.memory.remember(state.inputs.profile, note).catch(() => undefined);
+  }
+
+  /** Reflections of earlier runs relevant to an agent run's goal; none when memory fails. */
+  async #recall(state: RunState): Promise<Array<{ id: string; text: string }>> {
+    if (!this.#ports.memory) return [];
+    return this.#ports.memory.recall(state.inputs.profile, state.inputs.goal).catch(() => []);
   }
 
   /** The model's next turn in an agent run (`agentTurn.ts`): its events are appended here, like every other. */

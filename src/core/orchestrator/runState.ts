@@ -275,6 +275,7 @@ export function applyEvent(state: RunState, event: JournalEvent): void {
       state.error = event.data.error;
       state.completedAt = event.at;
       break;
+    case 'memory_recalled':
     case 'model_call_start':
     case 'model_call_error':
     case 'model_call_complete':

@@ -82,6 +82,8 @@ export const AGENT_EVENT_DATA = {
     jitter: z.number().optional(),
     durationMs: z.number().min(0),
   }),
+  /** Reflections of earlier runs of the profile that the agent reads, recalled before its first call. */
+  memory_recalled: z.object({ namespace: z.string(), notes: z.array(z.object({ id: z.string(), text: z.string() })) }),
   /** What the engine made of an answer: the valid calls become steps, invalid ones go back to the model; no calls is the answer. */
   agent_turn: z.object({
     turn: z.number().int().min(1),

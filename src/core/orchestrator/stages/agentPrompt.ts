@@ -85,8 +85,12 @@ function turnMessages(turn: AgentTurn, steps: ReadonlyMap<string, StepState>): M
  */
 export function agentPrompt(state: RunState): { prompt: ModelPrompt; from: number } {
   const steps = new Map(state.steps.map((step) => [step.stepId, step]));
+  const notes = state.agent?.notes ?? [];
+  const system = notes.length
+    ? `${systemPrompt(state.inputs.profile)}\nNotes from earlier runs of this profile (what worked and what failed):\n${notes.map((note) => `- ${note}`).join('\n')}`
+    : systemPrompt(state.inputs.profile);
   const prompt: ModelPrompt = [
-    { role: 'system', content: systemPrompt(state.inputs.profile) },
+    { role: 'system', content: system },
     { role: 'user', content: [{ type: 'text', text: state.inputs.goal }] },
   ];
   let from = 0;

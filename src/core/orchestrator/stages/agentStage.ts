@@ -1,6 +1,7 @@
 import { CugarError, ValidationError, toCugarError } from '../../errors.ts';
 import { toJsonData } from '../../journal/canonicalJson.ts';
 import { sha256Hex } from '../../journal/sha256.ts';
+import { REFLECTION_NAMESPACE } from '../../memory/runMemory.ts';
 import type { ModelAnswer } from '../../models/modelCall.ts';
 import { MAX_RETRY_AFTER_MS } from '../../models/modelErrors.ts';
 import { budgetExceededError, checkReservation } from '../../planning/planningAuthority.ts';
@@ -14,12 +15,16 @@ import type { RunState, StepState } from '../runState.ts';
 import type { CallTiming } from './settleCall.ts';
 import { entry, type Entry, type StageContext, type Stop } from './entry.ts';
 
-/** An agent run's plan: no steps yet (the model adds them turn by turn), recorded as the agent path. */
-export function agentPlan(state: RunState): Entry[] {
+/**
+ * An agent run's plan: no steps yet (the model adds them turn by turn), recorded as the agent
+ * path, after the reflections of earlier runs it recalled (when there are any).
+ */
+export function agentPlan(state: RunState, notes: ReadonlyArray<{ id: string; text: string }> = []): Entry[] {
   const { inputs } = state;
   const planId = `${state.runId}:plan:0`;
   return [
     ...(state.stage !== 'plan' ? [entry('stage', { stage: 'plan' })] : []),
+    ...(notes.length ? [entry('memory_recalled', { namespace: REFLECTION_NAMESPACE, notes: notes.map(({ id, text }) => ({ id, text })) })] : []),
     entry('plan_created', {
       revision: 0,
       plan: { planId, goal: inputs.goal, profile: inputs.profile, traceId: inputs.traceId, steps: [], candidates: [], source: 'agent', stopReason: 'planned' },
