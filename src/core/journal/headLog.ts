@@ -19,10 +19,12 @@ import { bytesToHex } from '@noble/hashes/utils.js';
 // additive multiset hash, which is weak at 256 bits); a verifier reads the whole log anyway,
 // as it reads every journal, so the O(log n) proofs of a Merkle tree would buy nothing. The head
 // is signed only in a transaction that brings a run to rest (paused or finished), when the run's
-// own head is signed too: an Ed25519 signature costs about twice a whole SQLite append, so
-// signing every transaction would halve throughput, while a checkpoint per run at rest covers
-// every entry before it. Entries after the last checkpoint (runs still running) are the log's
-// unsigned tail; what they record is checked, but whoever can write the store could cut them off.
+// own head is signed too: an Ed25519 signature (about 0.5 ms in pure TypeScript) costs several
+// whole SQLite appends, so signing every transaction would cut throughput several times over,
+// while a checkpoint per run at rest covers every entry before it. Entries after the last
+// checkpoint (runs still running) are the log's unsigned tail: what they record is checked, but
+// whoever can write the store could cut them off. Measured on SQLite (WAL, synchronous=NORMAL,
+// 10,000 single-event appends of one run): about 25 µs more CPU per append (56 → 84 µs).
 
 const Hex64 = z.string().regex(/^[0-9a-f]{64}$/, 'a lowercase hex SHA-256');
 
