@@ -236,6 +236,13 @@ describe('agent runs', () => {
     expect(await replay(journal, registry())).toMatchObject({ ok: true, events: journal.length });
   });
 
+  it('refuses an oversized answer with a typed error instead of journaling it', async () => {
+    const model = scriptedModel([{ text: 'x'.repeat(1_000_001) }], 'm1');
+    const outcome = await orchestrator([['m1', model]]).start('write a lot', 'demo');
+    expect(outcome).toMatchObject({ status: 'failed', stopReason: 'model_failed', error: { code: 'model_answer_too_large', retryable: false } });
+    expect(model.calls).toHaveLength(1);
+  });
+
   it('ends as stuck when two tool calls fail the same way, whatever their arguments', async () => {
     const tools = registry();
     tools.register('demo', 'fetch_invoice', {

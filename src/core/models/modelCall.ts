@@ -1,4 +1,5 @@
 import { ResourceError } from '../errors.ts';
+import { ModelCallError } from './modelErrors.ts';
 import type { ModelToolCall, ModelUsage } from '../schema/agent.ts';
 import type { Model, ModelCallOptions, ModelContent, ModelProviderUsage } from './model.ts';
 
@@ -76,9 +77,32 @@ async function assemble(model: Model, options: ModelCallOptions, onDelta?: (delt
   return fromContent([{ type: 'text', text }, ...content], finishReason, usage);
 }
 
+/** Most characters of text, and most tool calls, one answer may bring into the journal. */
+export const MAX_ANSWER_CHARS = 1_000_000;
+export const MAX_ANSWER_TOOL_CALLS = 64;
+
+/** An answer larger than a journal should hold fails as `model_answer_too_large` (not retried: the same prompt would bring it again). */
+function checkSize(answer: ModelAnswer, model: Model): ModelAnswer {
+  const argsChars = answer.toolCalls.reduce(
+    (n, call) => n + (typeof call.input === 'string' ? call.input.length : JSON.stringify(call.input ?? null).length),
+    0,
+  );
+  if (answer.text.length + argsChars > MAX_ANSWER_CHARS || answer.toolCalls.length > MAX_ANSWER_TOOL_CALLS)
+    throw new ModelCallError(
+      `${model.modelId}: the answer is too large (${answer.text.length + argsChars} characters, ${answer.toolCalls.length} tool calls)`,
+      {
+        code: 'model_answer_too_large',
+        failureMode: 'AGENT',
+        retryable: false,
+        details: { model: model.modelId },
+      },
+    );
+  return answer;
+}
+
 /** Call a model once (`doGenerate`, or `doStream` assembled) and normalise its answer. */
 export async function callModel(model: Model, options: ModelCallOptions, stream: boolean, onDelta?: (delta: string) => void): Promise<ModelAnswer> {
-  if (stream) return assemble(model, options, onDelta);
+  if (stream) return checkSize(await assemble(model, options, onDelta), model);
   const result = await model.doGenerate(options);
-  return fromContent(result.content, result.finishReason, result.usage);
+  return checkSize(fromContent(result.content, result.finishReason, result.usage), model);
 }
