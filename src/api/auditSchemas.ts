@@ -31,13 +31,13 @@ export const StoreHeadsSchema = z
 export const LogAuditSchema = z
   .object({
     ok: z.boolean(),
-    /** Entries in the log, and how many of them its signature covers. */
-    size: z.number().int(),
-    signedSize: z.number().int(),
+    /** Entries in the log, and how many of them its signature covers (for a token of every profile: they count every profile's appends). */
+    size: z.number().int().optional(),
+    signedSize: z.number().int().optional(),
     signature: z.enum(['signed', 'unsigned', 'bad', 'unchecked']),
     problem: z.string().optional(),
-    /** Runs written before the store kept a log: covered from the head they had when it started. */
-    predating: z.number().int(),
+    /** Runs written before the store kept a log, covered from the head they had when it started (for a token of every profile). */
+    predating: z.number().int().optional(),
     note: z.string().optional(),
   })
   .openapi('LogAudit');

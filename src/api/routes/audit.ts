@@ -121,13 +121,13 @@ export function auditRoutes(runtime: Runtime) {
           if (!listed) results.push({ runId: finding.runId, ok: false, reason: finding.reason });
           else if (listed.ok) Object.assign(listed, { ok: false, seq: all.find((r) => r.runId === finding.runId)?.head.seq, reason: finding.reason });
         }
-        const note = predatingNote(log);
+        // How many entries the log holds counts every profile's appends: only a token for all profiles sees it.
+        const everyProfile = principal.profiles === '*';
+        const note = everyProfile ? predatingNote(log) : undefined;
         const summary = {
           ok: log.ok,
-          size: log.size,
-          signedSize: log.signedSize,
           signature: log.signature,
-          predating: log.predating,
+          ...(everyProfile ? { size: log.size, signedSize: log.signedSize, predating: log.predating } : {}),
           ...(log.problem ? { problem: log.problem } : {}),
           ...(note ? { note } : {}),
         };
