@@ -24,6 +24,8 @@ import {
 
 import type { HostModels } from './models.ts';
 
+import { OtlpLiveExporter, type OtlpSettingsInput } from './otlpExport.ts';
+
 export type { HostStore };
 
 /** Everything the HTTP app serves, built from one store. */
@@ -42,6 +44,8 @@ export interface Runtime {
   signer?: HeadSigner;
   /** The models this host's agent runs call, when one is configured. */
   models?: HostModels;
+  /** The live OpenTelemetry exporter, when `OTEL_EXPORTER_OTLP_ENDPOINT` (or `otlp`) is set. */
+  exporter?: OtlpLiveExporter;
 }
 
 /** Options of {@link createRuntime}. */
@@ -59,6 +63,10 @@ export interface RuntimeOptions {
   secrets?: Secrets;
   /** The models agent runs call (`hostModels` in `models.ts`); absent, every run uses the lexical planner. */
   models?: HostModels;
+  /** Export spans live over OTLP/HTTP (`otlpSettingsFromEnv`); absent, nothing is exported. */
+  otlp?: OtlpSettingsInput;
+  /** Where the exporter reports dropped spans. */
+  log?: (line: string) => void;
 }
 
 /** Build a runtime over `store`: the built-in and memory tools in the `demo` profile, one orchestrator. */
@@ -92,6 +100,9 @@ export async function createRuntime(store: HostStore, config: Config, options: R
     ...(options.profileBudgets ? { profileBudgets: options.profileBudgets } : {}),
     ...(options.approval ? { approval: options.approval } : {}),
   });
+  // Spans are built from the redacted events the orchestrator publishes, so redaction applies to them too.
+  const exporter = options.otlp ? new OtlpLiveExporter(options.otlp, options.log ? { log: options.log } : {}) : undefined;
+  if (exporter) orchestrator.subscribe((event) => exporter.observe(event));
   return {
     store,
     registry,
@@ -105,5 +116,6 @@ export async function createRuntime(store: HostStore, config: Config, options: R
     config,
     ...(options.signer ? { signer: options.signer } : {}),
     ...(options.models ? { models: options.models } : {}),
+    ...(exporter ? { exporter } : {}),
   };
 }

@@ -20,6 +20,7 @@ import {
 } from '../core/index.ts';
 import { createHeadSigner, generateSigningKey } from '../core/signing.ts';
 import { createApp } from '../api/app.ts';
+import { otlpSettingsFromEnv, type OtlpSettingsInput } from '../api/otlpExport.ts';
 import { hostModels } from '../api/models.ts';
 import { createRuntime, type Runtime } from '../api/runtime.ts';
 import { RAW_JOURNAL_SCOPE, type TokenMap } from '../api/security.ts';
@@ -47,6 +48,8 @@ export interface ServeOptions {
   rateLimit?: { perSecond: number; burst: number };
   /** The head-signing key (64 hex characters); default `CUGAR_SIGNING_KEY`, else `<dataDir>/host.key`. */
   signingKey?: string;
+  /** Live OpenTelemetry export; default from `OTEL_EXPORTER_OTLP_*` and `OTEL_SERVICE_NAME`. */
+  otlp?: OtlpSettingsInput;
   /** Credentials tools read by name; default every `CUGAR_SECRET_<NAME>` of the environment. */
   secrets?: Secrets;
   /** Take the client's address from X-Forwarded-For (behind your own proxy only). Default `CUGAR_TRUST_PROXY=1`. */
@@ -194,12 +197,16 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   registerSecretValues([signingKey, ...Object.keys(options.tokens ?? {})]);
   const models = hostModels(options.modelEnv ?? { ...process.env }, config, log);
   if (models) log(`agent runs use ${models.settings.models.join(', ')} at ${models.settings.url}`);
+  // Live OpenTelemetry export when OTEL_EXPORTER_OTLP_ENDPOINT is set; its headers (API keys of the backend) are secrets.
+  const otlp = options.otlp ?? otlpSettingsFromEnv(process.env);
+  if (otlp?.headers) registerSecretValues(Object.values(otlp.headers));
   const runtime = await createRuntime(store, config, {
     signer,
     ...(models ? { models } : {}),
     secrets: options.secrets ?? envSecrets(process.env),
     ...(profileBudgets ? { profileBudgets } : {}),
     ...(options.approval ? { approval: options.approval } : {}),
+    ...(otlp ? { otlp, log } : {}),
   });
 
   const corpusDir = resolve(options.corpusDir ?? 'public/corpus');
@@ -249,7 +256,9 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
       // Stop taking requests and sweeping, let in-flight appends commit, then close the database.
       clearInterval(sweeper);
       server.close(() => undefined);
-      setTimeout(() => void store.close().then(done), 50);
+      // Spans of finished runs go out first, for at most two seconds.
+      const exported = runtime.exporter ? Promise.race([runtime.exporter.flush(), new Promise((r) => setTimeout(r, 2000))]) : Promise.resolve();
+      void exported.then(() => setTimeout(() => void store.close().then(done), 50));
     }));
   return { url, ...(localToken ? { localToken } : {}), runtime, close };
 }

@@ -3,6 +3,7 @@ import { createHeadSigner } from '../core/signing.ts';
 import { createApp } from '../api/app.ts';
 import { parseApprovalPolicy } from '../api/approvalSettings.ts';
 import { hostModels } from '../api/models.ts';
+import { otlpSettingsFromEnv } from '../api/otlpExport.ts';
 import { createRuntime, type Runtime } from '../api/runtime.ts';
 import { parseTokenMap } from '../api/tokens.ts';
 import { DurableObjectStore, staleRunMs, type DurableObjectBindings } from './durableObjectStore.ts';
@@ -30,6 +31,12 @@ export interface Env extends DurableObjectBindings {
   MODEL_TEMPERATURE?: string;
   MODEL_MAX_OUTPUT_TOKENS?: string;
   MAX_LLM_CALLS?: string;
+  /** Live OpenTelemetry export (OTLP/HTTP JSON): the collector's base URL, or the traces URL itself. */
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?: string;
+  /** `key=value,…` sent with every export: a Worker secret when it holds a backend's API key. */
+  OTEL_EXPORTER_OTLP_HEADERS?: string;
+  OTEL_SERVICE_NAME?: string;
 }
 
 /** The model settings among a Worker's vars and secrets. */
@@ -60,8 +67,17 @@ export function workerRuntime(env: Env): Promise<Runtime> {
       MAX_LLM_CALLS: env.MAX_LLM_CALLS,
     }).config;
     const models = hostModels(modelEnv(env), config);
+    // Spans go out as runs finish; each run's `waitUntil` waits for them (runs.ts), so the isolate outlives the export.
+    const otlp = otlpSettingsFromEnv({
+      OTEL_EXPORTER_OTLP_ENDPOINT: env.OTEL_EXPORTER_OTLP_ENDPOINT,
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
+      OTEL_EXPORTER_OTLP_HEADERS: env.OTEL_EXPORTER_OTLP_HEADERS,
+      OTEL_SERVICE_NAME: env.OTEL_SERVICE_NAME,
+    });
+    if (otlp) registerSecretValues(Object.values(otlp.headers));
     return createRuntime(new DurableObjectStore(env), config, {
       ...(models ? { models } : {}),
+      ...(otlp ? { otlp: { ...otlp, batchDelayMs: 0 } } : {}),
       secrets: envSecrets(env as unknown as Record<string, unknown>),
       ...(approval ? { approval } : {}),
       ...(signer ? { signer } : {}),
@@ -94,7 +110,7 @@ export function workerApp(env: Env): Promise<ReturnType<typeof createApp>> {
  * budget is spent). Returns when the alarm should fire next, if anything is still waiting.
  */
 export async function driveTime(env: Env): Promise<number | undefined> {
-  const { orchestrator, store } = await workerRuntime(env);
+  const { orchestrator, store, exporter } = await workerRuntime(env);
   await orchestrator.sweepApprovals();
   const stale = staleRunMs(env);
   for (const run of await store.listRuns({ status: 'running' })) {
@@ -104,6 +120,8 @@ export async function driveTime(env: Env): Promise<number | undefined> {
       .resume(run.runId)
       .catch((error: unknown) => console.error(`resuming ${run.runId}: ${redactText(error instanceof Error ? error.message : String(error))}`));
   }
+  // Spans of what this alarm decided go out before the alarm returns and the isolate may stop.
+  await exporter?.flush();
   const now = Date.now();
   const waiting = [
     ...(await store.listApprovals({ status: 'pending' })).flatMap((a) => (a.deadline !== undefined && a.deadline > now ? [a.deadline] : [])),

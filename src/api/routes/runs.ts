@@ -99,7 +99,7 @@ const StartQuery = z.object({
  * the isolate alive for it (Node and the browser tab have no execution context and keep
  * running anyway); a failure is logged, redacted, since nobody awaits it.
  */
-function keepAliveFor(c: Context, log: (line: string) => void): KeepAlive {
+function keepAliveFor(c: Context, log: (line: string) => void, exporter?: { flush(): Promise<void> }): KeepAlive {
   let waitUntil: ((promise: Promise<unknown>) => void) | undefined;
   try {
     const ctx = c.executionCtx;
@@ -111,7 +111,8 @@ function keepAliveFor(c: Context, log: (line: string) => void): KeepAlive {
     const reported = outcome.catch((error: unknown) =>
       log(`run ${runId} stopped with an error: ${redactText(error instanceof Error ? error.message : String(error))}`),
     );
-    waitUntil?.(reported);
+    // On a Worker the isolate may stop once these settle: the run's spans are sent before.
+    waitUntil?.(exporter ? reported.then(() => exporter.flush()) : reported);
   };
 }
 
@@ -158,7 +159,7 @@ export function runRoutes(runtime: Runtime, starter: RunStarter, { maxWaitSecond
       async (c) => {
         const request = c.req.valid('json');
         requireProfile(c, request.profile);
-        const started = await starter.start(principalOf(c), request, c.req.header('idempotency-key'), keepAliveFor(c, log));
+        const started = await starter.start(principalOf(c), request, c.req.header('idempotency-key'), keepAliveFor(c, log, runtime.exporter));
         const wait = Math.min(requestedWait(c, c.req.valid('query').wait), maxWaitSeconds);
         const outcome = await settle(started, wait);
         if (wait > 0) c.header('Preference-Applied', `wait=${wait}`);
