@@ -1,11 +1,11 @@
-import { logHeadAfter, type HeadLog, type HeadLogEntry, type SignedLogHead } from '../journal/headLog.ts';
+import { logHeadAfter, nextLogEntry, type HeadLog, type HeadLogEntry, type LogEntryFields, type SignedLogHead } from '../journal/headLog.ts';
 import type { JournalEvent } from '../schema/journalEvent.ts';
 import { InMemoryMemoryStore, type FactQuery, type FactRecord } from '../memory/memoryStore.ts';
 import { addUsage, ZERO_USAGE } from '../planning/planningAuthority.ts';
 import type { BudgetUsage } from '../schema/budget.ts';
 import type { VectorBackend } from '../vector/vectorBackend.ts';
 import { selectApprovals, selectRuns } from './filters.ts';
-import { HeadLogWriter, type HeadLogOptions } from './headLogWriter.ts';
+import { isCheckpoint, type HeadLogOptions } from './headLogWriter.ts';
 import type { HostStore } from './hostStore.ts';
 import { InMemoryVectorRows, PersistedVectorBackend } from './persistedVectors.ts';
 import {
@@ -32,6 +32,8 @@ export class InMemoryStore implements HostStore {
   #facts: InMemoryMemoryStore | undefined;
   #vectors: Map<number, VectorBackend> | undefined;
   #log: HeadLogEntry[] = [];
+  /** Entries appended but not folded yet: nothing persists here, so the fold waits until the log is read or signed. */
+  #unfolded: LogEntryFields[] = [];
   #signed: SignedLogHead | undefined;
   readonly #signer: HeadLogOptions['signer'];
 
@@ -53,12 +55,29 @@ export class InMemoryStore implements HostStore {
     for (const approval of batch.approvals ?? []) this.#approvals.set(approval.approvalId, structuredClone(approval));
     if (batch.profileUsage)
       this.#usage.set(batch.profileUsage.profile, addUsage(this.#usage.get(batch.profileUsage.profile) ?? ZERO_USAGE, batch.profileUsage.delta));
-    const log = new HeadLogWriter(logHeadAfter(this.#log.at(-1)), this.#signer);
-    this.#log.push(deepFreeze(log.add(batch)));
-    this.#signed = log.seal() ?? this.#signed;
+    const head = events.at(-1)!;
+    const rest = isCheckpoint(batch);
+    this.#unfolded.push({ runId: batch.runId, profile: batch.run.profile, seq: head.seq, hash: head.hash, ...(rest ? { rest } : {}) });
+    if (rest && this.#signer) {
+      const tail = this.#fold();
+      this.#signed = { ...tail, ...this.#signer.signLog(tail) };
+    }
+  }
+
+  /** Fold the entries appended since the last fold; the log's head after them. */
+  #fold() {
+    let tail = logHeadAfter(this.#log.at(-1));
+    for (const fields of this.#unfolded) {
+      const entry = deepFreeze(nextLogEntry(tail, fields));
+      this.#log.push(entry);
+      tail = logHeadAfter(entry);
+    }
+    this.#unfolded = [];
+    return tail;
   }
 
   async readHeadLog(): Promise<HeadLog> {
+    this.#fold();
     return { entries: [...this.#log], ...(this.#signed ? { signed: { ...this.#signed } } : {}) };
   }
 
