@@ -236,6 +236,32 @@ describe('agent runs', () => {
     expect(await replay(journal, registry())).toMatchObject({ ok: true, events: journal.length });
   });
 
+  it('answers a trivial goal in phase 1 (a JSON verdict) and takes the tool loop otherwise', async () => {
+    const model = scriptedModel([{ text: '{"trivial": true, "confidence": 0.97, "answer": "Paris."}' }], 'm1');
+    const trivial = await orchestrator([['m1', model]], new InMemoryStore(), { config: { useLlmPrePlan: true } }).start(
+      'what is the capital of France?',
+      'demo',
+    );
+    expect(trivial).toMatchObject({ status: 'completed', outputs: { answer: 'Paris.' } });
+    expect(model.calls).toHaveLength(1);
+    expect(model.calls[0]!.tools).toBeUndefined();
+    expect(model.calls[0]!.responseFormat).toEqual({ type: 'json' });
+
+    const unsure = scriptedModel(
+      [{ text: '{"trivial": false, "confidence": 0.8}' }, { calls: [{ tool: 'add', input: { a: 2, b: 2 } }] }, { text: 'Four.' }],
+      'm1',
+    );
+    const o = orchestrator([['m1', unsure]], new InMemoryStore(), { config: { useLlmPrePlan: true } });
+    const looped = await o.start('what is 2 plus 2?', 'demo');
+    expect(looped).toMatchObject({ status: 'completed', outputs: { 't2.call-0': 4, answer: 'Four.' } });
+    expect(unsure.calls[1]!.tools!.map((t) => t.name)).toContain('add');
+    // The classification is not part of the tool loop's conversation.
+    expect(JSON.stringify(unsure.calls[1]!.prompt)).not.toContain('triage');
+    const journal = await o.store.readJournal(looped.runId);
+    expect(eventsOf(journal, 'model_call_start').map((e) => e.data.purpose ?? 'loop')).toEqual(['preplan', 'loop', 'loop']);
+    expect((await replay(journal, registry())).ok).toBe(true);
+  });
+
   it('refuses an oversized answer with a typed error instead of journaling it', async () => {
     const model = scriptedModel([{ text: 'x'.repeat(1_000_001) }], 'm1');
     const outcome = await orchestrator([['m1', model]]).start('write a lot', 'demo');

@@ -86,7 +86,7 @@ export function parseModelSettings(env: EnvRecord): ModelSettingsResult {
 /** The agent settings new runs record, from the host's model settings and its configuration. */
 export function agentSettingsFrom(
   settings: Omit<ModelHostSettings, 'url'>,
-  config: Pick<Config, 'maxLlmCalls' | 'modelTemperature' | 'modelMaxOutputTokens'>,
+  config: Pick<Config, 'maxLlmCalls' | 'modelTemperature' | 'modelMaxOutputTokens'> & Partial<Pick<Config, 'useLlmPrePlan'>>,
 ): Omit<AgentSettings, 'models'> {
   return {
     temperature: config.modelTemperature,
@@ -95,6 +95,7 @@ export function agentSettingsFrom(
     maxInvalidToolCalls: 3,
     callTimeoutMs: settings.callTimeoutMs,
     stream: settings.stream,
+    ...(config.useLlmPrePlan ? { prePlan: true } : {}),
     ...(settings.prices ? { prices: settings.prices } : {}),
   };
 }

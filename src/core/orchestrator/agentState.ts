@@ -10,6 +10,8 @@ export interface AgentTurn {
   text: string;
   toolCalls: ModelToolCall[];
   toolCallMode: 'native' | 'text';
+  /** `preplan`: phase 1's classification, which the tool loop's prompt leaves out. */
+  purpose?: 'preplan';
   /** Step ids of the valid calls, in the model's order. */
   steps: Array<{ stepId: string; toolCallId: string }>;
   rejected: Array<{ toolCallId: string; tool: string; error: ErrorInfo }>;
@@ -62,9 +64,9 @@ export function applyAgentEvent(agent: AgentState, event: AgentEvent): number {
       return 0;
     }
     case 'model_call_complete': {
-      const { callId, turn, model, text, toolCalls, toolCallMode } = event.data;
+      const { callId, turn, model, text, toolCalls, toolCallMode, purpose } = event.data;
       agent.pending = undefined;
-      agent.turns.push({ turn, callId, model, text, toolCalls, toolCallMode, steps: [], rejected: [] });
+      agent.turns.push({ turn, callId, model, text, toolCalls, toolCallMode, steps: [], rejected: [], ...(purpose ? { purpose } : {}) });
       agent.nextAttempt = 1;
       return 0;
     }

@@ -32,20 +32,12 @@ export async function agentTurn(run: ActiveRun, ports: AgentTurnPorts): Promise<
   const stop = agentStop(state);
   if (stop) return ports.finish(run, stop);
   const call = nextModelCall(state);
-  const { callId, turn, model, attempt, rerun } = call;
-  const request = modelRequest(state, run.context.registry, model);
+  const { callId, turn, model, attempt, rerun, purpose } = call;
+  const request = modelRequest(state, run.context.registry, model, purpose);
+  const ref = { callId, turn, model, attempt, ...(purpose ? { purpose } : {}) };
   const [start] = await ports.append(run, [
-    entry('model_call_start', {
-      callId,
-      turn,
-      model,
-      attempt,
-      requestHash: request.requestHash,
-      request: request.record,
-      ...(rerun ? { rerun: true as const } : {}),
-    }),
+    entry('model_call_start', { ...ref, requestHash: request.requestHash, request: request.record, ...(rerun ? { rerun: true as const } : {}) }),
   ]);
-  const ref = { callId, turn, model, attempt };
 
   let answer: ModelAnswer | undefined;
   let thrown: unknown;
@@ -94,8 +86,8 @@ async function invoke(run: ActiveRun, ports: AgentTurnPorts, model: string, requ
       instance,
       {
         prompt: request.prompt,
-        tools: request.tools,
-        toolChoice: { type: 'auto' },
+        ...(request.tools.length ? { tools: request.tools, toolChoice: { type: 'auto' as const } } : {}),
+        ...(request.json ? { responseFormat: { type: 'json' as const } } : {}),
         ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
         ...(request.maxOutputTokens !== undefined ? { maxOutputTokens: request.maxOutputTokens } : {}),
         abortSignal: controller.signal,

@@ -98,6 +98,7 @@ export class Orchestrator {
       maxInvalidToolCalls: 3,
       callTimeoutMs: 120_000,
       stream: false,
+      ...(this.#config.useLlmPrePlan ? { prePlan: true } : {}),
       ...options.agent,
     };
     this.planner = options.planner ?? new Planner({ ids: this.#ids, maxSteps: this.#config.plannerMaxSteps, minSimilarity: this.#config.plannerMinSimilarity });

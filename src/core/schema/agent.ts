@@ -27,6 +27,8 @@ export const AgentSettingsSchema = z.object({
   callTimeoutMs: z.number().int().min(1),
   /** Whether calls stream (`doStream`, assembled before journaling) instead of `doGenerate`. */
   stream: z.boolean(),
+  /** Phase 1: the first call classifies the goal (JSON); a trivial goal answered with high confidence ends the run there. */
+  prePlan: z.boolean().optional(),
   /** Price of each model id, for the budget's cost; a model without a price costs 0. */
   prices: z.record(z.string(), ModelPriceSchema).optional(),
 });
@@ -51,7 +53,14 @@ export const ModelRequestRecordSchema = z.object({
   maxOutputTokens: z.number().optional(),
 });
 
-const Ref = { callId: z.string().min(1), turn: z.number().int().min(1), model: z.string().min(1), attempt: z.number().int().min(1) };
+const Ref = {
+  callId: z.string().min(1),
+  turn: z.number().int().min(1),
+  model: z.string().min(1),
+  attempt: z.number().int().min(1),
+  /** `preplan`: the classification call of phase 1 (absent: a turn of the tool loop). */
+  purpose: z.literal('preplan').optional(),
+};
 
 /** The journal data of model calls and agent turns (merged into `JOURNAL_EVENT_DATA`). */
 export const AGENT_EVENT_DATA = {

@@ -27,6 +27,8 @@ export const ConfigSchema = z.object({
    * a pattern plan, without a model, even when one is configured.
    */
   detectToolCallsFromText: z.boolean(),
+  /** Phase 1 of planning: agent runs first ask the model to classify the goal; trivial ones are answered at once. */
+  useLlmPrePlan: z.boolean(),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 
@@ -42,6 +44,7 @@ export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
   maxLlmCalls: 8,
   modelMaxOutputTokens: 0,
   detectToolCallsFromText: true,
+  useLlmPrePlan: false,
 });
 
 /** An env-like record: names to raw string values. Never `process.env` itself inside the core. */
@@ -107,6 +110,7 @@ export function parseConfig(env: EnvRecord = {}): ConfigParseResult {
   for (const [name, key] of [
     ['EMBEDDING_BIGRAMS', 'embeddingBigrams'],
     ['DETECT_TOOL_CALLS_FROM_TEXT', 'detectToolCallsFromText'],
+    ['USE_LLM_PRE_PLAN', 'useLlmPrePlan'],
   ] as const) {
     const word = record[name]?.trim().toLowerCase();
     if (word === undefined || word === '') continue;

@@ -95,10 +95,27 @@ export function agentPrompt(state: RunState): { prompt: ModelPrompt; from: numbe
   ];
   let from = 0;
   for (const turn of state.agent?.turns ?? []) {
+    // Phase 1's classification is not part of the conversation.
+    if (turn.purpose) continue;
     from = prompt.length;
     prompt.push(...turnMessages(turn, steps));
   }
   return { prompt, from };
+}
+
+/** Phase 1's question: is the goal trivial, and if so its answer, as JSON. */
+export function prePlanPrompt(state: RunState, tools: readonly ModelTool[]): ModelPrompt {
+  return [
+    {
+      role: 'system',
+      content: [
+        `You triage goals for the CUGAr profile "${state.inputs.profile}", whose tools are: ${tools.map((tool) => tool.name).join(', ') || 'none'}.`,
+        'Answer with one JSON object and nothing else: {"trivial": true|false, "confidence": 0..1, "answer": "…"}.',
+        'A goal is trivial when it can be answered correctly without any tool; then give the answer. Otherwise set trivial to false.',
+      ].join(' '),
+    },
+    { role: 'user', content: [{ type: 'text', text: state.inputs.goal }] },
+  ];
 }
 
 /** A model request ready to send, its hash, and the record the journal keeps of it. */
@@ -109,18 +126,22 @@ export interface ModelRequest {
   maxOutputTokens?: number;
   requestHash: string;
   record: JournalEventData<'model_call_start'>['request'];
+  /** Ask for a JSON answer (phase 1). */
+  json?: boolean;
 }
 
 /** Build the next request of an agent run for `model`. */
-export function modelRequest(state: RunState, registry: ToolRegistry, model: string): ModelRequest {
+export function modelRequest(state: RunState, registry: ToolRegistry, model: string, purpose?: 'preplan'): ModelRequest {
   const settings = state.inputs.agent!;
-  const { prompt, from } = agentPrompt(state);
-  const tools = modelTools(registry, state.inputs.profile);
+  const offered = modelTools(registry, state.inputs.profile);
+  const { prompt, from } = purpose ? { prompt: prePlanPrompt(state, offered), from: 0 } : agentPrompt(state);
+  // Phase 1 names the tools in its question but offers none.
+  const tools = purpose ? [] : offered;
   const tuning = {
     ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
     ...(settings.maxOutputTokens !== undefined ? { maxOutputTokens: settings.maxOutputTokens } : {}),
   };
-  const requestHash = sha256Hex(canonicalJson({ model, prompt, tools, toolChoice: 'auto', ...tuning }));
+  const requestHash = sha256Hex(canonicalJson({ model, prompt, tools, ...(purpose ? { responseFormat: 'json' } : { toolChoice: 'auto' }), ...tuning }));
   // The journal keeps what is new since the previous call (the whole prompt is in the journal
   // once, piece by piece, instead of once per call); the hash covers the whole request.
   const record = {
@@ -129,5 +150,5 @@ export function modelRequest(state: RunState, registry: ToolRegistry, model: str
     tools: tools.map((tool) => tool.name),
     ...tuning,
   };
-  return { prompt, tools, ...tuning, requestHash, record };
+  return { prompt, tools, ...tuning, requestHash, record, ...(purpose ? { json: true } : {}) };
 }

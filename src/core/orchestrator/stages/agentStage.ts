@@ -1,3 +1,4 @@
+import * as z from 'zod';
 import { CugarError, ValidationError, toCugarError } from '../../errors.ts';
 import { toJsonData } from '../../journal/canonicalJson.ts';
 import { sha256Hex } from '../../journal/sha256.ts';
@@ -111,11 +112,33 @@ export function agentStop(state: RunState): Stop | undefined {
 }
 
 /** The model call to make next: which model, which turn and attempt, and whether it re-issues one lost in a crash. */
-export function nextModelCall(state: RunState): { callId: string; turn: number; model: string; attempt: number; rerun: boolean } {
+export function nextModelCall(state: RunState): { callId: string; turn: number; model: string; attempt: number; rerun: boolean; purpose?: 'preplan' } {
   const agent = state.agent!;
   const turn = agent.turns.length + 1;
   const model = state.inputs.agent!.models[agent.modelIndex]!;
-  return { callId: `model-${turn}`, turn, model, attempt: agent.nextAttempt, rerun: agent.pending !== undefined };
+  const rerun = agent.pending !== undefined;
+  if (turn === 1 && state.inputs.agent!.prePlan) return { callId: 'preplan', turn, model, attempt: agent.nextAttempt, rerun, purpose: 'preplan' };
+  return { callId: `model-${turn}`, turn, model, attempt: agent.nextAttempt, rerun };
+}
+
+/** Least confidence at which phase 1 answers a trivial goal itself. */
+export const PREPLAN_CONFIDENCE = 0.9;
+const PrePlanSchema = z.object({ trivial: z.boolean(), confidence: z.number().min(0).max(1), answer: z.string().optional() });
+
+/** Phase 1's verdict: the answer of a trivial goal the model is sure of, else undefined (the tool loop goes on). */
+export function prePlanAnswer(text: string): string | undefined {
+  const start = text.indexOf('{');
+  const end = text.lastIndexOf('}');
+  if (start < 0 || end < start) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text.slice(start, end + 1));
+  } catch {
+    return undefined;
+  }
+  const verdict = PrePlanSchema.safeParse(parsed);
+  if (!verdict.success || !verdict.data.trivial || verdict.data.confidence < PREPLAN_CONFIDENCE || !verdict.data.answer?.trim()) return undefined;
+  return verdict.data.answer;
 }
 
 /** JSON tool calls written in the text, for models that do not call tools natively. */
@@ -135,7 +158,7 @@ function textToolCalls(text: string, context: StageContext, profile: string, cal
 export function settleAnswer(
   state: RunState,
   context: StageContext,
-  call: { callId: string; turn: number; model: string; attempt: number },
+  call: { callId: string; turn: number; model: string; attempt: number; purpose?: 'preplan' },
   answer: ModelAnswer,
   timing: CallTiming,
 ): { entries: Entry[]; usage: BudgetUsage } {
@@ -145,7 +168,8 @@ export function settleAnswer(
   const usage: BudgetUsage = { cost, calls: 0, tokens: answer.usage.totalTokens };
   const profile = state.inputs.profile;
   const native = answer.toolCalls.length > 0;
-  const toolCalls = native ? answer.toolCalls : textToolCalls(answer.text, context, profile, call.callId);
+  // Phase 1 offers no tools: its answer is a verdict, never a call.
+  const toolCalls = call.purpose ? [] : native ? answer.toolCalls : textToolCalls(answer.text, context, profile, call.callId);
   const complete: JournalEventData<'model_call_complete'> = {
     ...call,
     text: answer.text,
@@ -182,7 +206,8 @@ export function settleAnswer(
       rejected.push({ toolCallId: toolCall.toolCallId, tool: toolCall.toolName, input: toolCall.input, error });
     }
   }
-  entries.push(entry('agent_turn', { turn: call.turn, callId: call.callId, steps, rejected, ...(toolCalls.length === 0 ? { answer: answer.text } : {}) }));
+  const final = call.purpose ? prePlanAnswer(answer.text) : toolCalls.length === 0 ? answer.text : undefined;
+  entries.push(entry('agent_turn', { turn: call.turn, callId: call.callId, steps, rejected, ...(final !== undefined ? { answer: final } : {}) }));
   // The new calls are routed in the same write: the run stays in `execute`.
   for (const step of steps) {
     try {
