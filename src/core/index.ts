@@ -194,6 +194,7 @@ export { createRetryPolicy, isTransient, type RetryPolicy } from './orchestrator
 export { partialResult, type PartialResult } from './orchestrator/partialResult.ts';
 export { replay, sameJournal, type Divergence, type ReplayOptions, type ReplayResult } from './orchestrator/replay.ts';
 export { diffJournals, formatDifference, type FieldDifference, type JournalDifference } from './journal/journalDiff.ts';
+export { forkRun, type ForkEdit, type ForkOptions } from './orchestrator/fork.ts';
 export { importJournal } from './orchestrator/importJournal.ts';
 
 // Routing

@@ -65,6 +65,8 @@ export const RunInputsSchema = z.object({
   plan: z.array(PlanStepSchema).optional(),
   /** Present when a model drives the run (an agent run) instead of the lexical planner. */
   agent: AgentSettingsSchema.optional(),
+  /** Present in a fork: the source journal's head when it was forked, and the seq of the event the fork changed. */
+  forkOf: z.object({ runId: z.string(), seq: z.number().int().min(0), hash: z.string(), at: z.number().int().min(0) }).optional(),
 });
 export type RunInputs = z.output<typeof RunInputsSchema>;
 
