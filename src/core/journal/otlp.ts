@@ -108,8 +108,12 @@ export function toOtlp(journal: readonly JournalEvent[], serviceName = 'cugar'):
   const conversation: unknown[] = [];
   for (const call of pairModelCalls(journal)) {
     const { messages, fromMessage } = call.start.data.request;
-    conversation.length = Math.min(conversation.length, fromMessage ?? 0);
-    conversation.push(...messages);
+    // A classification or a review has a prompt of its own, outside the conversation.
+    if (!call.start.data.purpose) {
+      conversation.length = Math.min(conversation.length, fromMessage ?? 0);
+      conversation.push(...messages);
+    }
+    const prompt = call.start.data.purpose ? messages : conversation;
     if (!call.end) continue;
     const answer = call.end.type === 'model_call_complete' ? call.end.data : undefined;
     const failure = call.end.type === 'model_call_error' ? call.end.data.error : undefined;
@@ -134,7 +138,7 @@ export function toOtlp(journal: readonly JournalEvent[], serviceName = 'cugar'):
               attribute('gen_ai.usage.input_tokens', answer.usage.inputTokens),
               attribute('gen_ai.usage.output_tokens', answer.usage.outputTokens),
               // The prompt as journaled (already redacted) and the answer, redacted on the way out.
-              attribute('gen_ai.input.messages', JSON.stringify(conversation)),
+              attribute('gen_ai.input.messages', JSON.stringify(prompt)),
               attribute('gen_ai.output.messages', JSON.stringify(redact({ text: answer.text, toolCalls: answer.toolCalls }))),
             ]
           : []),

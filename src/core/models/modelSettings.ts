@@ -86,7 +86,7 @@ export function parseModelSettings(env: EnvRecord): ModelSettingsResult {
 /** The agent settings new runs record, from the host's model settings and its configuration. */
 export function agentSettingsFrom(
   settings: Omit<ModelHostSettings, 'url'>,
-  config: Pick<Config, 'maxLlmCalls' | 'modelTemperature' | 'modelMaxOutputTokens'> & Partial<Pick<Config, 'useLlmPrePlan'>>,
+  config: Pick<Config, 'maxLlmCalls' | 'modelTemperature' | 'modelMaxOutputTokens'> & Partial<Pick<Config, 'useLlmPrePlan' | 'reviewAnswers'>>,
 ): Omit<AgentSettings, 'models'> {
   return {
     temperature: config.modelTemperature,
@@ -96,6 +96,7 @@ export function agentSettingsFrom(
     callTimeoutMs: settings.callTimeoutMs,
     stream: settings.stream,
     ...(config.useLlmPrePlan ? { prePlan: true } : {}),
+    ...(config.reviewAnswers ? { review: true } : {}),
     ...(settings.prices ? { prices: settings.prices } : {}),
   };
 }

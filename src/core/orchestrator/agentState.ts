@@ -1,5 +1,5 @@
 import type { ErrorInfo } from '../schema/error.ts';
-import type { ModelToolCall } from '../schema/agent.ts';
+import type { CallPurpose, ModelToolCall } from '../schema/agent.ts';
 import type { JournalEventOf, RunInputs } from '../schema/journalEvent.ts';
 
 /** One answered model call and what the engine made of it. */
@@ -10,8 +10,10 @@ export interface AgentTurn {
   text: string;
   toolCalls: ModelToolCall[];
   toolCallMode: 'native' | 'text';
-  /** `preplan`: phase 1's classification, which the tool loop's prompt leaves out. */
-  purpose?: 'preplan';
+  /** `preplan` or `review`: calls the tool loop's conversation leaves out. */
+  purpose?: CallPurpose;
+  /** A review's verdict on the answer before it. */
+  review?: { passed: boolean; reason: string };
   /** Step ids of the valid calls, in the model's order. */
   steps: Array<{ stepId: string; toolCallId: string }>;
   rejected: Array<{ toolCallId: string; tool: string; error: ErrorInfo }>;
@@ -41,11 +43,20 @@ export interface AgentState {
   failure?: ErrorInfo;
   /** Reflections of earlier runs, recalled before the first call. */
   notes: string[];
+  /** Whether the current answer passed its review. */
+  reviewed?: boolean;
+  /** Reasons of the failed reviews, in order. */
+  failedReviews: string[];
+  /** Index of the first turn of the current attempt: three failed reviews start the conversation over from here. */
+  restartAt: number;
 }
+
+/** Failed reviews after which the conversation starts over, with the failures in context. */
+export const REVIEWS_BEFORE_RESTART = 3;
 
 /** The agent state of a run whose inputs ask for one. */
 export function initialAgentState(inputs: RunInputs): AgentState | undefined {
-  return inputs.agent ? { turns: [], modelIndex: 0, nextAttempt: 1, invalid: 0, notes: [] } : undefined;
+  return inputs.agent ? { turns: [], modelIndex: 0, nextAttempt: 1, invalid: 0, notes: [], failedReviews: [], restartAt: 0 } : undefined;
 }
 
 type AgentEvent = JournalEventOf<'model_call_start' | 'model_call_complete' | 'model_call_error' | 'agent_turn' | 'memory_recalled'>;
@@ -87,7 +98,21 @@ export function applyAgentEvent(agent: AgentState, event: AgentEvent): number {
         turn.rejected = event.data.rejected.map(({ toolCallId, tool, error }) => ({ toolCallId, tool, error }));
       }
       agent.invalid += event.data.rejected.length;
-      if (event.data.answer !== undefined) agent.answer = event.data.answer;
+      if (event.data.answer !== undefined) {
+        agent.answer = event.data.answer;
+        agent.reviewed = false;
+      }
+      const review = event.data.review;
+      if (review) {
+        if (turn) turn.review = review;
+        if (review.passed) agent.reviewed = true;
+        else {
+          // A failed check sends the model back to work; every third one starts the conversation over.
+          agent.answer = undefined;
+          agent.failedReviews.push(review.reason);
+          if (agent.failedReviews.length % REVIEWS_BEFORE_RESTART === 0) agent.restartAt = agent.turns.length;
+        }
+      }
       return 0;
     }
   }

@@ -99,6 +99,7 @@ export class Orchestrator {
       callTimeoutMs: 120_000,
       stream: false,
       ...(this.#config.useLlmPrePlan ? { prePlan: true } : {}),
+      ...(this.#config.reviewAnswers ? { review: true } : {}),
       ...options.agent,
     };
     this.planner = options.planner ?? new Planner({ ids: this.#ids, maxSteps: this.#config.plannerMaxSteps, minSimilarity: this.#config.plannerMinSimilarity });

@@ -29,10 +29,15 @@ export const AgentSettingsSchema = z.object({
   stream: z.boolean(),
   /** Phase 1: the first call classifies the goal (JSON); a trivial goal answered with high confidence ends the run there. */
   prePlan: z.boolean().optional(),
+  /** Review: each answer is checked by the model against the goal before the run completes; three failed checks start over. */
+  review: z.boolean().optional(),
   /** Price of each model id, for the budget's cost; a model without a price costs 0. */
   prices: z.record(z.string(), ModelPriceSchema).optional(),
 });
 export type AgentSettings = z.output<typeof AgentSettingsSchema>;
+
+/** Why a model call was made besides the tool loop. */
+export type CallPurpose = 'preplan' | 'review';
 
 /** Tokens a provider reported for one call; a number it did not report is 0. */
 export const ModelUsageSchema = z.object({ inputTokens: z.number().int().min(0), outputTokens: z.number().int().min(0), totalTokens: z.number().int().min(0) });
@@ -58,8 +63,8 @@ const Ref = {
   turn: z.number().int().min(1),
   model: z.string().min(1),
   attempt: z.number().int().min(1),
-  /** `preplan`: the classification call of phase 1 (absent: a turn of the tool loop). */
-  purpose: z.literal('preplan').optional(),
+  /** `preplan`: phase 1's classification; `review`: the check of an answer (absent: a turn of the tool loop). */
+  purpose: z.enum(['preplan', 'review']).optional(),
 };
 
 /** The journal data of model calls and agent turns (merged into `JOURNAL_EVENT_DATA`). */
@@ -102,5 +107,7 @@ export const AGENT_EVENT_DATA = {
     ),
     rejected: z.array(z.object({ toolCallId: z.string(), tool: z.string(), input: z.unknown(), error: ErrorInfoSchema })),
     answer: z.string().optional(),
+    /** The verdict of a review call on the last answer. */
+    review: z.object({ passed: z.boolean(), reason: z.string() }).optional(),
   }),
 } as const;

@@ -29,6 +29,8 @@ export const ConfigSchema = z.object({
   detectToolCallsFromText: z.boolean(),
   /** Phase 1 of planning: agent runs first ask the model to classify the goal; trivial ones are answered at once. */
   useLlmPrePlan: z.boolean(),
+  /** Agent runs have each answer checked by the model before they complete. */
+  reviewAnswers: z.boolean(),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 
@@ -45,6 +47,7 @@ export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
   modelMaxOutputTokens: 0,
   detectToolCallsFromText: true,
   useLlmPrePlan: false,
+  reviewAnswers: false,
 });
 
 /** An env-like record: names to raw string values. Never `process.env` itself inside the core. */
@@ -111,6 +114,7 @@ export function parseConfig(env: EnvRecord = {}): ConfigParseResult {
     ['EMBEDDING_BIGRAMS', 'embeddingBigrams'],
     ['DETECT_TOOL_CALLS_FROM_TEXT', 'detectToolCallsFromText'],
     ['USE_LLM_PRE_PLAN', 'useLlmPrePlan'],
+    ['REVIEW_ANSWERS', 'reviewAnswers'],
   ] as const) {
     const word = record[name]?.trim().toLowerCase();
     if (word === undefined || word === '') continue;

@@ -4,7 +4,9 @@ import type { ModelPrompt, ModelTool } from '../../models/model.ts';
 import { redact } from '../../policy/redaction.ts';
 import type { JournalEventData } from '../../schema/journalEvent.ts';
 import type { ToolRegistry } from '../../tools/toolRegistry.ts';
+import type { CallPurpose } from '../../schema/agent.ts';
 import type { AgentTurn } from '../agentState.ts';
+import { reviewPrompt } from './agentReview.ts';
 import type { RunState, StepState } from '../runState.ts';
 
 type ToolResultOutput = { type: 'json'; value: never } | { type: 'error-text'; value: string };
@@ -85,17 +87,27 @@ function turnMessages(turn: AgentTurn, steps: ReadonlyMap<string, StepState>): M
  */
 export function agentPrompt(state: RunState): { prompt: ModelPrompt; from: number } {
   const steps = new Map(state.steps.map((step) => [step.stepId, step]));
-  const notes = state.agent?.notes ?? [];
-  const system = notes.length
-    ? `${systemPrompt(state.inputs.profile)}\nNotes from earlier runs of this profile (what worked and what failed):\n${notes.map((note) => `- ${note}`).join('\n')}`
-    : systemPrompt(state.inputs.profile);
+  const agent = state.agent;
+  const notes = agent?.notes ?? [];
+  // After three failed reviews the conversation starts over, with what the reviews found.
+  const failures = agent && agent.restartAt > 0 ? agent.failedReviews : [];
+  let system = systemPrompt(state.inputs.profile);
+  if (notes.length) system += `\nNotes from earlier runs of this profile (what worked and what failed):\n${notes.map((note) => `- ${note}`).join('\n')}`;
+  if (failures.length)
+    system += `\nEarlier attempts at this goal failed review:\n${failures.map((reason) => `- ${reason}`).join('\n')}\nStart again and avoid these.`;
   const prompt: ModelPrompt = [
     { role: 'system', content: system },
     { role: 'user', content: [{ type: 'text', text: state.inputs.goal }] },
   ];
   let from = 0;
-  for (const turn of state.agent?.turns ?? []) {
-    // Phase 1's classification is not part of the conversation.
+  for (const turn of agent?.turns.slice(agent.restartAt) ?? []) {
+    // Phase 1's classification is not part of the conversation; a failed review sends the model back to work.
+    if (turn.purpose === 'review' && turn.review && !turn.review.passed) {
+      prompt.push({
+        role: 'user',
+        content: [{ type: 'text', text: `A review found the answer does not reach the goal yet: ${turn.review.reason} Continue.` }],
+      });
+    }
     if (turn.purpose) continue;
     from = prompt.length;
     prompt.push(...turnMessages(turn, steps));
@@ -131,11 +143,16 @@ export interface ModelRequest {
 }
 
 /** Build the next request of an agent run for `model`. */
-export function modelRequest(state: RunState, registry: ToolRegistry, model: string, purpose?: 'preplan'): ModelRequest {
+export function modelRequest(state: RunState, registry: ToolRegistry, model: string, purpose?: CallPurpose): ModelRequest {
   const settings = state.inputs.agent!;
   const offered = modelTools(registry, state.inputs.profile);
-  const { prompt, from } = purpose ? { prompt: prePlanPrompt(state, offered), from: 0 } : agentPrompt(state);
-  // Phase 1 names the tools in its question but offers none.
+  const { prompt, from } =
+    purpose === 'preplan'
+      ? { prompt: prePlanPrompt(state, offered), from: 0 }
+      : purpose === 'review'
+        ? { prompt: reviewPrompt(state), from: 0 }
+        : agentPrompt(state);
+  // Phase 1 names the tools in its question but offers none; a review offers none either.
   const tools = purpose ? [] : offered;
   const tuning = {
     ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),

@@ -8,11 +8,12 @@ import { MAX_RETRY_AFTER_MS } from '../../models/modelErrors.ts';
 import { budgetExceededError, checkReservation } from '../../planning/planningAuthority.ts';
 import { detectToolCalls } from '../../planning/toolCallDetector.ts';
 import type { Random } from '../../ports.ts';
-import type { ModelToolCall } from '../../schema/agent.ts';
+import type { CallPurpose, ModelToolCall } from '../../schema/agent.ts';
 import type { BudgetUsage } from '../../schema/budget.ts';
 import type { JournalEventData } from '../../schema/journalEvent.ts';
 import { createRetryPolicy } from '../retryPolicy.ts';
 import type { RunState, StepState } from '../runState.ts';
+import { reviewVerdict } from './agentReview.ts';
 import type { CallTiming } from './settleCall.ts';
 import { entry, type Entry, type StageContext, type Stop } from './entry.ts';
 
@@ -87,7 +88,7 @@ export function agentStop(state: RunState): Stop | undefined {
   const agent = state.agent!;
   const settings = state.inputs.agent!;
   if (agent.failure) return { stopReason: 'model_failed', error: agent.failure };
-  if (agent.answer !== undefined) return { stopReason: 'completed' };
+  if (agent.answer !== undefined && (!settings.review || agent.reviewed)) return { stopReason: 'completed' };
   const budget = agentBudgetStop(state);
   if (budget) return budget;
   const stuck = stuckStop(state);
@@ -112,12 +113,15 @@ export function agentStop(state: RunState): Stop | undefined {
 }
 
 /** The model call to make next: which model, which turn and attempt, and whether it re-issues one lost in a crash. */
-export function nextModelCall(state: RunState): { callId: string; turn: number; model: string; attempt: number; rerun: boolean; purpose?: 'preplan' } {
+export function nextModelCall(state: RunState): { callId: string; turn: number; model: string; attempt: number; rerun: boolean; purpose?: CallPurpose } {
   const agent = state.agent!;
   const turn = agent.turns.length + 1;
   const model = state.inputs.agent!.models[agent.modelIndex]!;
   const rerun = agent.pending !== undefined;
   if (turn === 1 && state.inputs.agent!.prePlan) return { callId: 'preplan', turn, model, attempt: agent.nextAttempt, rerun, purpose: 'preplan' };
+  // An answer waiting for its review gets it before the run may complete.
+  if (agent.answer !== undefined && state.inputs.agent!.review && !agent.reviewed)
+    return { callId: `review-${turn}`, turn, model, attempt: agent.nextAttempt, rerun, purpose: 'review' };
   return { callId: `model-${turn}`, turn, model, attempt: agent.nextAttempt, rerun };
 }
 
@@ -158,7 +162,7 @@ function textToolCalls(text: string, context: StageContext, profile: string, cal
 export function settleAnswer(
   state: RunState,
   context: StageContext,
-  call: { callId: string; turn: number; model: string; attempt: number; purpose?: 'preplan' },
+  call: { callId: string; turn: number; model: string; attempt: number; purpose?: CallPurpose },
   answer: ModelAnswer,
   timing: CallTiming,
 ): { entries: Entry[]; usage: BudgetUsage } {
@@ -206,8 +210,18 @@ export function settleAnswer(
       rejected.push({ toolCallId: toolCall.toolCallId, tool: toolCall.toolName, input: toolCall.input, error });
     }
   }
-  const final = call.purpose ? prePlanAnswer(answer.text) : toolCalls.length === 0 ? answer.text : undefined;
-  entries.push(entry('agent_turn', { turn: call.turn, callId: call.callId, steps, rejected, ...(final !== undefined ? { answer: final } : {}) }));
+  const final = call.purpose === 'preplan' ? prePlanAnswer(answer.text) : call.purpose ? undefined : toolCalls.length === 0 ? answer.text : undefined;
+  const review = call.purpose === 'review' ? reviewVerdict(answer.text) : undefined;
+  entries.push(
+    entry('agent_turn', {
+      turn: call.turn,
+      callId: call.callId,
+      steps,
+      rejected,
+      ...(final !== undefined ? { answer: final } : {}),
+      ...(review ? { review } : {}),
+    }),
+  );
   // The new calls are routed in the same write: the run stays in `execute`.
   for (const step of steps) {
     try {
