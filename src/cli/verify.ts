@@ -200,20 +200,26 @@ export async function verifyWithKey(args: readonly string[], options: VerifyOpti
     ? { ...(await serverHeads(api, options.token ?? process.env['CUGAR_TOKEN'] ?? '')), close: async () => undefined }
     : await localHeads(options['data-dir'] ?? process.env['CUGAR_DATA_DIR'] ?? '.cugar');
   try {
-    const store = verifyStoreHeads(source.heads, checksFor(keys));
+    // Each journal is checked against its listed head; a journal as recorded (the local data,
+    // or a raw export) also shows whether a running run still passes through its last entry in
+    // the log. Only that one hash is kept.
+    const lastLogged = new Map(source.heads.log.entries.map((entry) => [entry.runId, entry.seq]));
+    const broken = new Map<string, string>();
+    const passes = new Map<string, string | undefined>();
+    for (const listed of source.heads.runs.filter((run) => !args.length || args.includes(run.runId))) {
+      const journal = await source.journal(listed.runId);
+      const problem = checkJournal(journal, listed.head);
+      if (problem) broken.set(listed.runId, problem);
+      const seq = lastLogged.get(listed.runId);
+      if (seq !== undefined && !derivedFromOf(journal)) passes.set(listed.runId, journal[seq]?.hash);
+    }
+    const withJournals = source.heads.runs.map((run) => (passes.has(run.runId) ? { ...run, hashAt: () => passes.get(run.runId) } : run));
+    const store = verifyStoreHeads({ log: source.heads.log, runs: withJournals }, checksFor(keys));
     const wanted = args.length ? store.runs.filter((run) => args.includes(run.runId)) : store.runs;
     const runs = [];
     for (const run of wanted) {
-      const listed = source.heads.runs.find((r) => r.runId === run.runId);
-      const broken = listed ? checkJournal(await source.journal(run.runId), listed.head) : undefined;
-      const ok = run.ok && broken === undefined;
-      runs.push({
-        runId: run.runId,
-        status: run.status ?? 'missing',
-        head: run.signature,
-        ok,
-        ...(run.reason || broken ? { reason: run.reason ?? broken } : {}),
-      });
+      const reason = run.reason ?? broken.get(run.runId);
+      runs.push({ runId: run.runId, status: run.status ?? 'missing', head: run.signature, ok: reason === undefined, ...(reason ? { reason } : {}) });
     }
     const ok = store.log.ok && runs.every((run) => run.ok);
     if (options.json) output.out(JSON.stringify({ ok, keys: keyIds, log: logSummary(store.log), runs }));

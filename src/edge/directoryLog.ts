@@ -31,8 +31,9 @@ export async function openLog(txn: DurableObjectStorage, signer: HeadSigner | un
   return log;
 }
 
-/** Write the log's new head, and its signature when the transaction held a checkpoint. */
+/** Write the log's new head when it has new entries, and its signature when the transaction held a checkpoint. */
 export async function closeLog(txn: DurableObjectStorage, log: HeadLogWriter): Promise<void> {
+  if (log.entries.length === 0) return;
   const signed = log.seal();
   await txn.put<LogHead | SignedLogHead>({ [TAIL]: log.tail, ...(signed ? { [SIGNED]: signed } : {}) });
 }

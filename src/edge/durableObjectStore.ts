@@ -188,14 +188,14 @@ export class DirectoryObject extends DurableObject<DurableObjectBindings> {
         // A running run is checked on later: if its driver stops (an isolate evicted after its
         // waitUntil budget), the alarm resumes it from its journal.
         if (entry.timed && entry.run.status === 'running') deadline = Math.min(deadline, entry.run.updatedAt + staleRunMs(this.env));
+        const writes: Record<string, unknown> = { [`applied:${entry.runId}`]: entry.seq, [`run:${entry.runId}`]: entry.run };
+        // The log of heads: the run's first append (nothing applied before) and every one that brings it to rest.
         log ??= await openLog(txn, this.#signer());
-        const logged = log.entryFor(entry.run, entry);
-        log.take(logged);
-        const writes: Record<string, unknown> = {
-          [`applied:${entry.runId}`]: entry.seq,
-          [`run:${entry.runId}`]: entry.run,
-          [logEntryKey(logged.index)]: logged,
-        };
+        const logged = log.entryFor(entry.run, entry, applied === -1);
+        if (logged) {
+          log.take(logged);
+          writes[logEntryKey(logged.index)] = logged;
+        }
         for (const approval of entry.approvals) {
           writes[`approval:${approval.approvalId}`] = approval;
           if (entry.timed && approval.status === 'pending' && approval.deadline !== undefined) deadline = Math.min(deadline, approval.deadline);

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { HeadSigner, RunSummary } from '../core/index.ts';
+import type { HeadSigner, RunStatus, RunSummary } from '../core/index.ts';
 import { HeadLogWriter, logHeadAfter, type AppendBatch, type HeadLog, type HeadLogEntry, type LogHead } from '../core/stores.ts';
 
 /** The tables of the log of heads (see `journal/headLog.ts`); a database without them starts its log with its next append. */
@@ -14,9 +14,10 @@ CREATE TABLE IF NOT EXISTS head_log_signature (
 `;
 
 type LogRow = { idx: number; run_id: string; profile: string; seq: number; hash: string; flags: number; log_hash: string };
-/** `head_log.flags`: the entry is a checkpoint, or predates the log. */
+/** `head_log.flags`: the entry is a checkpoint, predates the log, or finished its run. */
 const REST = 1;
 const PREDATES = 2;
+const FINAL = 4;
 
 function entryOf(row: LogRow): HeadLogEntry {
   return {
@@ -26,6 +27,7 @@ function entryOf(row: LogRow): HeadLogEntry {
     seq: row.seq,
     hash: row.hash,
     ...(row.flags & REST ? { rest: true as const } : {}),
+    ...(row.flags & FINAL ? { final: true as const } : {}),
     ...(row.flags & PREDATES ? { predates: true as const } : {}),
     logHash: row.log_hash,
   };
@@ -56,7 +58,7 @@ export class SqliteHeadLog {
       putSignature: db.prepare(
         'INSERT INTO head_log_signature (id, size, hash, key_id, sig) VALUES (1, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET size = excluded.size, hash = excluded.hash, key_id = excluded.key_id, sig = excluded.sig',
       ),
-      runs: db.prepare<[], { run_id: string; profile: string; summary: string }>('SELECT run_id, profile, summary FROM runs'),
+      runs: db.prepare<[], { run_id: string; profile: string; status: RunStatus; summary: string }>('SELECT run_id, profile, status, summary FROM runs'),
       read: db.transaction(() => ({ rows: this.#statements.all.all(), signed: this.#statements.signature.get() })),
     };
   }
@@ -69,7 +71,7 @@ export class SqliteHeadLog {
     const runs = this.#statements.runs.all().flatMap((row) => {
       try {
         const head = (JSON.parse(row.summary) as Partial<RunSummary>).head;
-        return head ? [{ runId: row.run_id, profile: row.profile, head }] : [];
+        return head ? [{ runId: row.run_id, profile: row.profile, status: row.status, head }] : [];
       } catch {
         return [];
       }
@@ -81,12 +83,13 @@ export class SqliteHeadLog {
   /** Write `batch`'s entry, inside its savepoint (an error rolls the batch back, entry and all). */
   write(batch: AppendBatch, log: HeadLogWriter): void {
     let entry = log.next(batch);
+    if (!entry) return;
     try {
       this.#insert(entry);
     } catch (error) {
       if ((error as { code?: string }).code !== 'SQLITE_CONSTRAINT_PRIMARYKEY' || log.entries.length > 0) throw error;
       log.rebase(this.#readTail());
-      entry = log.next(batch);
+      entry = log.next(batch)!;
       this.#insert(entry);
     }
     log.take(entry);
@@ -122,7 +125,7 @@ export class SqliteHeadLog {
   }
 
   #insert(entry: HeadLogEntry): void {
-    const flags = (entry.rest ? REST : 0) | (entry.predates ? PREDATES : 0);
+    const flags = (entry.rest ? REST : 0) | (entry.predates ? PREDATES : 0) | (entry.final ? FINAL : 0);
     this.#statements.insert.run(entry.index, entry.runId, entry.profile, entry.seq, entry.hash, flags, entry.logHash);
   }
 }

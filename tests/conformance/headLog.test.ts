@@ -97,6 +97,37 @@ describe('Verifying a store with its public key alone', () => {
     expect(auditHeadLog(changed, runs)).toMatchObject({ ok: false });
   });
 
+  it('pins a run at rest to its last entry exactly, a finished run for good, and a running run from below, through its journal', async () => {
+    const s = new InMemoryStore({ signer });
+    const first = append('r', undefined, 'paused');
+    await s.append(first);
+    const log = await s.readHeadLog();
+    const [run] = await s.listRuns();
+    const resumed = sealEvent(first.event, 'r', 'run_resumed', 5, { from: 'paused' });
+    const later = sealEvent(resumed, 'r', 'stage', 6, { stage: 'execute' });
+    const running = { ...run!, status: 'running' as const, head: { seq: later.seq, hash: later.hash } };
+    const journal = [first.event, resumed, later];
+    // Resumed after its pause and running on: fine, as long as its journal passes through the paused head.
+    expect(auditHeadLog(log, [{ ...running, hashAt: (seq: number) => journal[seq]?.hash }], checks.log)).toMatchObject({ ok: true, findings: [] });
+    expect(auditHeadLog(log, [running], checks.log)).toMatchObject({ ok: true });
+    const forged = sealEvent(undefined, 'r', 'stage', 1, { stage: 'plan' });
+    expect(auditHeadLog(log, [{ ...running, hashAt: () => forged.hash }], checks.log).findings).toMatchObject([
+      { kind: 'head_differs', reason: expect.stringContaining('no longer passes through') },
+    ]);
+    // At rest somewhere the log never saw: every append that brings a run to rest is logged.
+    expect(auditHeadLog(log, [{ ...running, status: 'paused' }], checks.log).findings).toMatchObject([
+      { kind: 'head_differs', reason: expect.stringContaining('a head the log never recorded') },
+    ]);
+    // A finished run never moves again.
+    const done = append('d', undefined, 'completed');
+    await s.append(done);
+    const finished = (await s.listRuns()).find((r) => r.runId === 'd')!;
+    const reopened = { ...finished, status: 'running' as const, head: { seq: 1, hash: sealEvent(done.event, 'd', 'stage', 9, { stage: 'execute' }).hash } };
+    expect(auditHeadLog(await s.readHeadLog(), [run!, reopened], checks.log).findings).toMatchObject([
+      { runId: 'd', kind: 'head_differs', reason: expect.stringContaining('moved on after it finished') },
+    ]);
+  });
+
   it('counts the runs of a store whose log has not started as predating it, with no findings', () => {
     const event = sealEvent(undefined, 'old', 'stage', 1, { stage: 'initialize' });
     const run = { runId: 'old', profile: 'demo', head: { seq: 0, hash: event.hash } };

@@ -188,6 +188,7 @@ describe('The signed log of heads', () => {
           seq: row['seq'] as number,
           hash: row['hash'] as string,
           ...((row['flags'] as number) & 1 ? { rest: true as const } : {}),
+          ...((row['flags'] as number) & 4 ? { final: true as const } : {}),
         };
         prev = logEntryHash(prev, entry);
         db.prepare('INSERT INTO head_log (idx, run_id, profile, seq, hash, flags, log_hash) VALUES (?, ?, ?, ?, ?, ?, ?)').run(

@@ -209,7 +209,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
       await store.close?.();
     });
 
-    it('logs every append in the same write, folded and signed at each checkpoint, and nothing of a refused batch', async () => {
+    it('logs the appends that start a run or bring it to rest in the same write, folded and signed at each checkpoint, and nothing of a refused batch', async () => {
       const store = await factory.open();
       const check = factory.signer
         ? (head: { size: number; hash: string }, sig: { keyId: string; sig: string }) => factory.signer!.verifyLog(head, sig)
@@ -229,14 +229,19 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
       expect(log.signed).toBeUndefined();
       let runs = await store.listRuns();
       expect(auditHeadLog(log, runs, check)).toMatchObject({ ok: true, size: 2, signedSize: 0, findings: [] });
+      // The appends of a running run between its start and its rest add no entry: the log pins it from below.
+      const step = chain('log-a', 1, a.at(-1));
+      await store.append(batch(step, a.at(-1)!, { run: summary([...a, ...step], { profile: 'p1' }) }));
+      expect((await store.readHeadLog()).entries).toHaveLength(2);
+      expect(auditHeadLog(await store.readHeadLog(), await store.listRuns(), check)).toMatchObject({ ok: true, findings: [] });
       // A run comes to rest: the log's head is signed in the same write, covering every entry.
-      const done = chain('log-a', 1, a.at(-1));
-      await store.append(batch(done, a.at(-1)!, { run: summary([...a, ...done], { profile: 'p1', status: 'completed' }) }));
+      const done = chain('log-a', 1, step.at(-1));
+      await store.append(batch(done, step.at(-1)!, { run: summary([...a, ...step, ...done], { profile: 'p1', status: 'completed' }) }));
       // Runs appending at once each get their entry, in some order, folded into one chain.
       await Promise.all(Array.from({ length: 5 }, (_, i) => store.append(batch(chain(`log-many-${i}`, 2), null))));
       log = await store.readHeadLog();
       expect(log.entries).toHaveLength(8);
-      expect(log.entries[2]).toMatchObject({ runId: 'log-a', seq: 2, hash: done[0]!.hash, rest: true });
+      expect(log.entries[2]).toMatchObject({ runId: 'log-a', seq: 3, hash: done[0]!.hash, rest: true, final: true });
       expect(
         log.entries
           .slice(3)

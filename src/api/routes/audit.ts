@@ -12,6 +12,8 @@ import {
   runInputsOf,
   type RunSummary,
   type HeadLogAudit,
+  type StoredRunHead,
+  type HeadLog,
 } from '../../core/index.ts';
 import { StoreHeadsSchema } from '../auditSchemas.ts';
 import { HttpError, createRouter } from '../errors.ts';
@@ -44,7 +46,7 @@ function profileOf(events: readonly JournalEvent[]): string {
  * on disk) is a finding about that run, reported like a broken link, never an error for the
  * whole audit.
  */
-async function verifyStoredRun(runtime: Runtime, run: RunSummary): Promise<VerifyResult> {
+async function verifyStoredRun(runtime: Runtime, run: RunSummary, seen?: Map<string, JournalEvent[]>): Promise<VerifyResult> {
   let journal: JournalEvent[];
   try {
     journal = await runtime.store.readJournal(run.runId);
@@ -52,6 +54,7 @@ async function verifyStoredRun(runtime: Runtime, run: RunSummary): Promise<Verif
     if (!(error instanceof CugarError) || error.code !== 'corrupt_row') throw error;
     return { ok: false, seq: 0, reason: `the store cannot read this journal back: ${error.message}`, count: 0 };
   }
+  seen?.set(run.runId, journal);
   const chain = verifyJournal(journal, run.head);
   const signer = runtime.signer;
   if (!chain.ok || !signer) return chain;
@@ -69,9 +72,9 @@ async function verifyStoredRun(runtime: Runtime, run: RunSummary): Promise<Verif
  * The store's log of heads against the runs it holds (see `auditHeadLog`), with findings only
  * about runs `principal` may see: a profile token learns nothing of another profile's runs.
  */
-async function auditStoreLog(runtime: Runtime, runs: readonly RunSummary[], principal: Principal): Promise<HeadLogAudit> {
+function auditStoreLog(runtime: Runtime, log: HeadLog, runs: readonly StoredRunHead[], principal: Principal): HeadLogAudit {
   const signer = runtime.signer;
-  const audit = auditHeadLog(await runtime.store.readHeadLog(), runs, signer && ((head, signature) => signer.verifyLog(head, signature)));
+  const audit = auditHeadLog(log, runs, signer && ((head, signature) => signer.verifyLog(head, signature)));
   const findings = audit.findings.filter((finding) => mayUse(principal, finding.profile));
   return { ...audit, ok: audit.ok || (!audit.problem && audit.signature !== 'bad' && findings.length === 0), findings };
 }
@@ -109,13 +112,22 @@ export function auditRoutes(runtime: Runtime) {
         const principal = principalOf(c);
         const all = await runtime.store.listRuns();
         const results: Array<{ runId: string; ok: boolean; seq?: number; reason?: string }> = [];
+        // Each journal is kept only for as long as it takes to note its hash at the run's last
+        // entry in the log of heads, which a running run must still pass through.
+        const headLog = await runtime.store.readHeadLog();
+        const lastLogged = new Map(headLog.entries.map((entry) => [entry.runId, entry.seq]));
+        const passes = new Map<string, string | undefined>();
         for (const run of all.filter((r) => mayUse(principal, r.profile))) {
-          const result = await verifyStoredRun(runtime, run);
+          const seen = new Map<string, JournalEvent[]>();
+          const result = await verifyStoredRun(runtime, run, seen);
+          const seq = lastLogged.get(run.runId);
+          if (seq !== undefined) passes.set(run.runId, seen.get(run.runId)?.[seq]?.hash);
           results.push({ runId: run.runId, ok: result.ok, ...(result.ok ? {} : { seq: result.seq, reason: result.reason }) });
         }
         // A run the log disagrees about is a finding of that run; a run the log names but the
         // store lost is listed as one.
-        const log = await auditStoreLog(runtime, all, principal);
+        const heads = all.map((run) => (passes.has(run.runId) ? { ...run, hashAt: () => passes.get(run.runId) } : run));
+        const log = auditStoreLog(runtime, headLog, heads, principal);
         for (const finding of log.findings) {
           const listed = results.find((r) => r.runId === finding.runId);
           if (!listed) results.push({ runId: finding.runId, ok: false, reason: finding.reason });

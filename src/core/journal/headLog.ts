@@ -9,26 +9,27 @@ import { bytesToHex } from '@noble/hashes/utils.js';
 // Each run's chain proves its own journal was not changed after its head was written, and the
 // head's signature proves the head is the host's; neither says anything about a run that is
 // gone, a run put back to an earlier (signed) head, or a run whose rows were written around the
-// store. The log does: every append adds one entry (run, profile, seq and hash of the batch's
-// last event) in the same transaction, each entry folded into a running SHA-256 over the one
-// before, and the log's head (its size and folded hash) is signed with the host's key.
+// store. The log does: an entry (run, profile, seq and hash of the batch's last event) is
+// written in the same transaction as the append that starts a run and as every append that
+// brings a run to rest (paused or finished), each entry folded into a running SHA-256 over the
+// one before; in that same transaction the log's head (size and folded hash) is signed with the
+// host's key whenever a run comes to rest, when the run's own head is signed too.
 //
-// Why a hash-chained log with checkpoints rather than a Merkle tree or a signed manifest of
-// run → head: an append then costs one SHA-256 of some 200 bytes and one small row, whatever the
-// size of the store (a manifest digest is either recomputed over every run or kept as an
-// additive multiset hash, which is weak at 256 bits); a verifier reads the whole log anyway,
-// as it reads every journal, so the O(log n) proofs of a Merkle tree would buy nothing. The head
-// is signed only in a transaction that brings a run to rest (paused or finished), when the run's
-// own head is signed too: an Ed25519 signature (about 0.5 ms in pure TypeScript) costs several
-// whole SQLite appends, so signing every transaction would cut throughput several times over,
-// while a checkpoint per run at rest covers every entry before it. Entries after the last
-// checkpoint (runs still running) are the log's unsigned tail: what they record is checked, but
-// whoever can write the store could cut them off. Measured on SQLite (WAL, synchronous=NORMAL,
-// 10,000 single-event appends of one run): about 25 µs more CPU per append (56 → 84 µs).
+// Why entries at a run's start and at rest only: the appends in between are most of a store's
+// writes (two or three per step), and an entry costs a row and a page written with every
+// commit; a run at rest is pinned by its entry exactly, a running run from below (its head is at
+// or after its last entry, and its journal passes through it), which is what the run's own head
+// signature covers too. Why a hash-chained log rather than a Merkle tree: a verifier reads the
+// whole log anyway, as it reads every journal, so inclusion proofs would buy nothing; rather than
+// a signed manifest of run → head: its digest would be recomputed over every run at each
+// checkpoint, or kept as an additive multiset hash, which is weak at 256 bits. Why sign at rest
+// only: an Ed25519 signature (about 0.5 ms in pure TypeScript) costs several appends, and one
+// per run at rest covers every entry before it. Entries after the last signature are the log's
+// unsigned tail.
 
 const Hex64 = z.string().regex(/^[0-9a-f]{64}$/, 'a lowercase hex SHA-256');
 
-/** One entry of a store's log of heads: the head one append left its run at. */
+/** One entry of a store's log of heads: the head an append that started a run, or brought it to rest, left it at. */
 export const HeadLogEntrySchema = z.object({
   /** Position in the log, from 0. */
   index: z.number().int().min(0),
@@ -38,6 +39,8 @@ export const HeadLogEntrySchema = z.object({
   hash: Hex64,
   /** The append left the run at rest (paused or finished): a checkpoint, signed with the log's head. */
   rest: z.literal(true).optional(),
+  /** The append finished the run (completed, failed or cancelled): it can never move again. */
+  final: z.literal(true).optional(),
   /** Entered when the log started: the run was written before the store kept a log, and its history before this head is not covered. */
   predates: z.literal(true).optional(),
   /** The fold of every entry up to this one: SHA-256 of the previous `logHash` and this entry. */
@@ -71,7 +74,7 @@ const encoder = new TextEncoder();
  * append, so it skips the canonical-JSON walk an object would need).
  */
 export function logEntryHash(prev: string, entry: Omit<HeadLogEntry, 'logHash'>): string {
-  const flags = (entry.rest ? 1 : 0) | (entry.predates ? 2 : 0);
+  const flags = (entry.rest ? 1 : 0) | (entry.predates ? 2 : 0) | (entry.final ? 4 : 0);
   return bytesToHex(sha256(encoder.encode(JSON.stringify(['cugar-log-1', prev, entry.index, entry.runId, entry.profile, entry.seq, entry.hash, flags]))));
 }
 
@@ -84,6 +87,7 @@ export function nextLogEntry(tail: LogHead, fields: LogEntryFields): HeadLogEntr
     seq: fields.seq,
     hash: fields.hash,
     ...(fields.rest ? { rest: true as const } : {}),
+    ...(fields.final ? { final: true as const } : {}),
     ...(fields.predates ? { predates: true as const } : {}),
   };
   return { ...entry, logHash: logEntryHash(tail.hash, entry) };

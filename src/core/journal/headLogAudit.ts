@@ -1,12 +1,20 @@
 import type { HeadSignature } from './headSignature.ts';
 import { EMPTY_LOG_HEAD, logEntryHash, type HeadLog, type HeadLogEntry, type LogHead } from './headLog.ts';
 import type { JournalHead } from './journal.ts';
+import type { RunStatus } from '../schema/journalEvent.ts';
 
 /** A run as a store holds it, as far as the log of heads is concerned. */
 export interface StoredRunHead {
   runId: string;
   profile: string;
   head: JournalHead;
+  /** The run's status as listed; a run at rest must stand exactly at its last entry. */
+  status?: RunStatus;
+  /**
+   * The hash of the run's journal event at `seq`, when the verifier has the journal: a running
+   * run must still pass through its last entry. Without it only the head's position is checked.
+   */
+  hashAt?: (seq: number) => string | undefined;
 }
 
 /**
@@ -72,9 +80,26 @@ function checkSignature(log: HeadLog, valid: number, check: LogSignatureCheck | 
 }
 
 /**
+ * How `run` disagrees with its last entry, if it does. Entries are written when a run starts and
+ * whenever it comes to rest, so a run at rest stands exactly at its last entry, a finished run
+ * never moves again, and a running run is at or after its last entry, its journal passing
+ * through it.
+ */
+function headDiffers(entry: HeadLogEntry, run: StoredRunHead): string | undefined {
+  const { seq, hash } = run.head;
+  if (seq < entry.seq) return `the run was rolled back to seq ${seq}`;
+  if (seq === entry.seq) return hash === entry.hash ? undefined : `the run was rewritten (its head at seq ${seq} is another)`;
+  if (entry.final) return `the run moved on after it finished (the store's head is seq ${seq})`;
+  if (run.status !== undefined && run.status !== 'running') return `the run is ${run.status} at seq ${seq}, a head the log never recorded`;
+  const passed = run.hashAt?.(entry.seq);
+  if (passed !== undefined && passed !== entry.hash) return `the run's journal no longer passes through that head: it was rewritten`;
+  return undefined;
+}
+
+/**
  * Check a store's log of heads against the runs it holds: the log's fold, its signature (with
- * `check`, else the signature is `unchecked`), and for every run whether the store still has it
- * at the head the log recorded last. Finds runs deleted (`missing`), rolled back or rewritten
+ * `check`, else the signature is `unchecked`), and for every run whether the store still holds
+ * it where the log last saw it (see {@link headDiffers}). Finds runs deleted (`missing`), rolled back or rewritten
  * (`head_differs`) and runs written around the store (`not_in_log`). A store whose log has not
  * started (no write since it began keeping one) has no findings: all its runs predate the log.
  */
@@ -85,7 +110,8 @@ export function auditHeadLog(log: HeadLog, runs: readonly StoredRunHead[], check
   let problem = foldProblem ?? signature.problem;
   const entries = log.entries.slice(0, valid);
   // With a key, every checkpoint must be covered: a run at rest is signed with the log's head in the same write.
-  const lastRest = entries.findLastIndex((entry) => entry.rest === true);
+  // (Entries that predate the log were entered with no write to sign them.)
+  const lastRest = entries.findLastIndex((entry) => entry.rest === true && !entry.predates);
   if (check && state !== 'bad' && lastRest >= signature.signedSize) {
     state = 'unsigned';
     problem ??= `the log is not signed up to its last checkpoint (entry ${lastRest}; signed: ${signature.signedSize})`;
@@ -100,10 +126,10 @@ export function auditHeadLog(log: HeadLog, runs: readonly StoredRunHead[], check
     const run = stored.get(runId);
     if (!run) {
       findings.push({ runId, profile: entry.profile, kind: 'missing', signed, reason: `${named}, but the store has no such run: it was deleted` });
-    } else if (run.head.seq !== entry.seq || run.head.hash !== entry.hash) {
-      const how = run.head.seq < entry.seq ? `rolled back to seq ${run.head.seq}` : `rewritten (the store's head is seq ${run.head.seq})`;
-      findings.push({ runId, profile: run.profile, kind: 'head_differs', signed, reason: `${named}, but the run was ${how}` });
+      continue;
     }
+    const differs = headDiffers(entry, run);
+    if (differs) findings.push({ runId, profile: run.profile, kind: 'head_differs', signed, reason: `${named}, but ${differs}` });
   }
   // Before its first entry the log does not exist yet: every run then predates it.
   if (entries.length > 0) {

@@ -18,14 +18,14 @@ export function isCheckpoint(batch: AppendBatch): boolean {
 
 /**
  * The entries one transaction adds to a store's log of heads, from the tail the transaction
- * read. {@link next} computes a batch's entry without taking it, so an adapter can write it and
+ * read: one for each append that starts a run or brings it to rest. {@link next} computes a batch's entry without taking it, so an adapter can write it and
  * still roll the batch back; {@link take} accepts it. {@link seal} signs the new head when the
  * transaction holds a checkpoint. Every adapter writes its log through this.
  *
  * @example
  * const log = new HeadLogWriter(tailReadInTheTransaction, signer);
- * const entry = log.next(batch); // write it with the batch, then:
- * log.take(entry, isCheckpoint(batch));
+ * const entry = log.next(batch); // when defined, write it with the batch, then:
+ * log.take(entry);
  * const signed = log.seal(); // write it too, when defined
  */
 export class HeadLogWriter {
@@ -61,22 +61,41 @@ export class HeadLogWriter {
   predating(runs: Iterable<StoredRunHead>): HeadLogEntry[] {
     const sorted = [...runs].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
     return sorted.map((run) => {
-      const entry = nextLogEntry(this.#tail, { runId: run.runId, profile: run.profile, seq: run.head.seq, hash: run.head.hash, predates: true });
+      const rest = run.status !== undefined && run.status !== 'running';
+      const final = rest && run.status !== 'paused';
+      const { runId, profile, head } = run;
+      const entry = nextLogEntry(this.#tail, {
+        runId,
+        profile,
+        seq: head.seq,
+        hash: head.hash,
+        ...(rest ? { rest } : {}),
+        ...(final ? { final } : {}),
+        predates: true,
+      });
       this.take(entry, false);
       return entry;
     });
   }
 
-  /** The entry `batch` adds after the entries taken. */
-  next(batch: AppendBatch): HeadLogEntry {
-    const last = batch.events.at(-1)!;
-    return this.entryFor(batch.run, last);
+  /** The entry `batch` adds after the entries taken, when it starts its run or brings it to rest; `undefined` for the appends between. */
+  next(batch: AppendBatch): HeadLogEntry | undefined {
+    return this.entryFor(batch.run, batch.events.at(-1)!, batch.expectedHead === null);
   }
 
-  /** The entry for an append that left `run` at `head` (its last event), after the entries taken. */
-  entryFor(run: Pick<RunSummary, 'runId' | 'profile' | 'status'>, head: JournalHead): HeadLogEntry {
+  /** The entry for an append that left `run` at `head` (its last event), when `first` (it started the run) or `run` is at rest. */
+  entryFor(run: Pick<RunSummary, 'runId' | 'profile' | 'status'>, head: JournalHead, first: boolean): HeadLogEntry | undefined {
     const rest = run.status !== 'running';
-    return nextLogEntry(this.#tail, { runId: run.runId, profile: run.profile, seq: head.seq, hash: head.hash, ...(rest ? { rest } : {}) });
+    if (!first && !rest) return undefined;
+    const final = rest && run.status !== 'paused';
+    return nextLogEntry(this.#tail, {
+      runId: run.runId,
+      profile: run.profile,
+      seq: head.seq,
+      hash: head.hash,
+      ...(rest ? { rest } : {}),
+      ...(final ? { final } : {}),
+    });
   }
 
   /** Accept `entry` (from {@link next}); `checkpoint` when its batch left the run at rest. */
@@ -87,9 +106,9 @@ export class HeadLogWriter {
   }
 
   /** {@link next} and {@link take} at once, for adapters with nothing to roll back. */
-  add(batch: AppendBatch): HeadLogEntry {
+  add(batch: AppendBatch): HeadLogEntry | undefined {
     const entry = this.next(batch);
-    this.take(entry);
+    if (entry) this.take(entry);
     return entry;
   }
 

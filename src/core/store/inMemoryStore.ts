@@ -55,9 +55,19 @@ export class InMemoryStore implements HostStore {
     for (const approval of batch.approvals ?? []) this.#approvals.set(approval.approvalId, structuredClone(approval));
     if (batch.profileUsage)
       this.#usage.set(batch.profileUsage.profile, addUsage(this.#usage.get(batch.profileUsage.profile) ?? ZERO_USAGE, batch.profileUsage.delta));
+    // The log of heads: entries at a run's first append and whenever it comes to rest (see headLog.ts).
     const head = events.at(-1)!;
     const rest = isCheckpoint(batch);
-    this.#unfolded.push({ runId: batch.runId, profile: batch.run.profile, seq: head.seq, hash: head.hash, ...(rest ? { rest } : {}) });
+    const final = rest && batch.run.status !== 'paused';
+    if (rest || !journal)
+      this.#unfolded.push({
+        runId: batch.runId,
+        profile: batch.run.profile,
+        seq: head.seq,
+        hash: head.hash,
+        ...(rest ? { rest } : {}),
+        ...(final ? { final } : {}),
+      });
     if (rest && this.#signer) {
       const tail = this.#fold();
       this.#signed = { ...tail, ...this.#signer.signLog(tail) };
