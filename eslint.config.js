@@ -34,8 +34,8 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['**/api/**', '**/edge/**', '**/web/**', '**/cli/**'],
-              message: 'src/core imports nothing from api, edge, web or cli: hosts hand the core its ports',
+              group: ['**/api/**', '**/edge/**', '**/web/**', '**/cli/**', '**/mcp/**'],
+              message: 'src/core imports nothing from api, mcp, edge, web or cli: hosts hand the core its ports',
             },
           ],
         },
@@ -50,8 +50,8 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['**/edge/**', '**/web/**', '**/cli/**'],
-              message: 'src/api imports only the core (and hono, zod): hosts, UIs and the CLI depend on it, not the reverse',
+              group: ['**/edge/**', '**/web/**', '**/cli/**', '**/mcp/**'],
+              message: 'src/api imports only the core (and hono, zod): hosts, MCP, UIs and the CLI depend on it, not the reverse',
             },
           ],
         },
@@ -63,7 +63,9 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['**/edge/**', '**/cli/**'], message: 'src/web imports the api and the core, never a host (edge) or the CLI' }] },
+        {
+          patterns: [{ group: ['**/edge/**', '**/cli/**', '**/mcp/**'], message: 'src/web imports the api and the core, never a host (edge), MCP or the CLI' }],
+        },
       ],
     },
   },
@@ -80,6 +82,20 @@ export default tseslint.config(
               group: ['**/web/**', '**/edge/**', '!**/edge/nodeServer.ts', '!**/edge/sqliteStore.ts', '!**/edge/nodeDigest.ts'],
               message: 'src/cli imports the api, the core and the Node host (nodeServer.ts, sqliteStore.ts, nodeDigest.ts) only',
             },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/mcp/**/*.ts'],
+    rules: {
+      // MCP client and server build on the api and the core; the hosts and the CLI mount them.
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/edge/**', '**/web/**', '**/cli/**'], message: 'src/mcp imports the api and the core, never a host (edge), the UIs or the CLI' },
           ],
         },
       ],

@@ -18,6 +18,7 @@ import {
   type ToolBudgetInput,
   type HeadSigner,
   type HostStore,
+  type PolicyEnforcer,
   type Secrets,
   type VectorBackend,
 } from '../core/index.ts';
@@ -63,6 +64,8 @@ export interface RuntimeOptions {
   secrets?: Secrets;
   /** The models agent runs call (`hostModels` in `models.ts`); absent, every run uses the lexical planner. */
   models?: HostModels;
+  /** What each profile may do (network, allowed tools); default nothing beyond the defaults. */
+  policy?: PolicyEnforcer;
   /** Export spans live over OTLP/HTTP (`otlpSettingsFromEnv`); absent, nothing is exported. */
   otlp?: OtlpSettingsInput;
   /** Where the exporter reports dropped spans. */
@@ -90,6 +93,7 @@ export async function createRuntime(store: HostStore, config: Config, options: R
     registry,
     ...(options.signer ? { signer: options.signer } : {}),
     ...(options.secrets ? { secrets: options.secrets } : {}),
+    ...(options.policy ? { policy: options.policy } : {}),
     ...(options.models ? { models: options.models.models, agent: options.models.agent, memory: memoryManagerRunMemory(memory) } : {}),
     store,
     clock,

@@ -27,6 +27,8 @@ Usage:
                                    (--heads F: a saved GET /v1/audit/heads, for a raw export)
   cugar replay <runId|file>        re-run a journal against recorded results and report divergence
   cugar demo                       run a few goals in memory and show their traces
+  cugar mcp [--data-dir D]         serve a profile of the local data as an MCP server on stdio
+                                   (its tools, run_goal, runs as resources)
 
 Options:
   --profile, -p     profile to use (default: $CUGAR_PROFILE or demo)
@@ -188,6 +190,10 @@ export async function main(argv: readonly string[], output: Output = createOutpu
           return await (await import('./verify.ts')).verifyWithKey(rest, { ...parsed.values, 'public-key': publicKey, json }, output);
         return await withBackend(parsed.values, config, (backend) => dataCommand(command, rest, backend, { ...parsed.values, profile, json }, output));
       }
+      case 'mcp':
+        // stdout is the protocol's: everything else goes to stderr.
+        await (await import('./mcp.ts')).mcpCommand(parsed.values, profile, config, output);
+        return EXIT.ok;
       case 'run':
       case 'plan':
       case 'tools':

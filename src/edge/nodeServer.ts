@@ -25,6 +25,9 @@ import { hostModels } from '../api/models.ts';
 import { createRuntime, type Runtime } from '../api/runtime.ts';
 import { RAW_JOURNAL_SCOPE, type TokenMap } from '../api/security.ts';
 import { parseTokenMap } from '../api/tokens.ts';
+import { connectMcpServers, mcpPolicyEnforcer, mcpSettingsFromEnv, type McpHostSettings } from '../mcp/hostSetup.ts';
+import { mountMcp } from '../mcp/httpRoute.ts';
+import { stdioLauncher } from '../mcp/stdio.ts';
 import { installNodeDigest } from './nodeDigest.ts';
 import { SqliteStore } from './sqliteStore.ts';
 
@@ -65,6 +68,8 @@ export interface ServeOptions {
    * default the process environment. With a model, runs are agent runs unless they ask for the lexical path.
    */
   modelEnv?: Record<string, string | undefined>;
+  /** MCP servers whose tools join profiles, and what each profile allows of them; default `CUGAR_MCP_SERVERS` and `CUGAR_MCP_ALLOW`. */
+  mcp?: McpHostSettings;
   log?: (line: string) => void;
 }
 
@@ -200,14 +205,20 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   // Live OpenTelemetry export when OTEL_EXPORTER_OTLP_ENDPOINT is set; its headers (API keys of the backend) are secrets.
   const otlp = options.otlp ?? otlpSettingsFromEnv(process.env);
   if (otlp?.headers) registerSecretValues(Object.values(otlp.headers));
+  const mcp = options.mcp ?? mcpSettingsFromEnv(process.env);
+  const secrets = options.secrets ?? envSecrets(process.env);
   const runtime = await createRuntime(store, config, {
     signer,
+    policy: mcpPolicyEnforcer(mcp.allow),
     ...(models ? { models } : {}),
-    secrets: options.secrets ?? envSecrets(process.env),
+    secrets,
     ...(profileBudgets ? { profileBudgets } : {}),
     ...(options.approval ? { approval: options.approval } : {}),
     ...(otlp ? { otlp, log } : {}),
   });
+
+  // MCP servers' tools join their profiles before anything is served or resumed.
+  const mcpServers = await connectMcpServers(runtime.registry, mcp, { secrets, stdio: stdioLauncher, log });
 
   const corpusDir = resolve(options.corpusDir ?? 'public/corpus');
   if ((await runtime.vectors.count(config.defaultProfile)) === 0 && existsSync(corpusDir)) {
@@ -228,6 +239,12 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
     ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
     // The socket's peer; X-Forwarded-For only behind a proxy the operator says it trusts.
+    clientAddress: (c) => (trustProxy ? c.req.header('x-forwarded-for')?.split(',')[0]?.trim() : undefined) || getConnInfo(c).remote.address,
+  });
+  // MCP over Streamable HTTP at /mcp: the same tokens and profiles as the API.
+  mountMcp(app, runtime, {
+    tokens,
+    log,
     clientAddress: (c) => (trustProxy ? c.req.header('x-forwarded-for')?.split(',')[0]?.trim() : undefined) || getConnInfo(c).remote.address,
   });
   // The widget bundles (when `vite build --mode widget` has run) under /widget/.
@@ -256,6 +273,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
       // Stop taking requests and sweeping, let in-flight appends commit, then close the database.
       clearInterval(sweeper);
       server.close(() => undefined);
+      for (const registration of mcpServers) void registration.close();
       // Spans of finished runs go out first, for at most two seconds.
       const exported = runtime.exporter ? Promise.race([runtime.exporter.flush(), new Promise((r) => setTimeout(r, 2000))]) : Promise.resolve();
       void exported.then(() => setTimeout(() => void store.close().then(done), 50));

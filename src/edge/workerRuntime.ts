@@ -1,3 +1,4 @@
+import type { Context } from 'hono';
 import { envSecrets, parseConfig, redactText, registerSecretValues } from '../core/index.ts';
 import { createHeadSigner } from '../core/signing.ts';
 import { createApp } from '../api/app.ts';
@@ -6,6 +7,7 @@ import { hostModels } from '../api/models.ts';
 import { otlpSettingsFromEnv } from '../api/otlpExport.ts';
 import { createRuntime, type Runtime } from '../api/runtime.ts';
 import { parseTokenMap } from '../api/tokens.ts';
+import { mountMcp } from '../mcp/httpRoute.ts';
 import { DurableObjectStore, staleRunMs, type DurableObjectBindings } from './durableObjectStore.ts';
 
 /** The Worker's bindings (see wrangler.jsonc). */
@@ -94,11 +96,13 @@ export function workerApp(env: Env): Promise<ReturnType<typeof createApp>> {
       .map((o) => o.trim())
       .filter(Boolean);
     // Cloudflare's edge sets cf-connecting-ip itself; a client cannot choose it.
-    return createApp(await workerRuntime(env), {
-      tokens: parseTokenMap(env.CUGAR_TOKENS),
-      corsOrigins,
-      clientAddress: (c) => c.req.header('cf-connecting-ip'),
-    });
+    const runtime = await workerRuntime(env);
+    const tokens = parseTokenMap(env.CUGAR_TOKENS);
+    const clientAddress = (c: Context) => c.req.header('cf-connecting-ip');
+    const served = createApp(runtime, { tokens, corsOrigins, clientAddress });
+    // MCP over Streamable HTTP at /mcp, stateless (any isolate answers any request), with the API's tokens.
+    mountMcp(served, runtime, { tokens, clientAddress });
+    return served;
   })();
   return app;
 }

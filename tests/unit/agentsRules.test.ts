@@ -91,6 +91,14 @@ const CHECKS: Record<string, () => Promise<void> | void> = {
     expect(await lintRules('src/cli/sample.ts', `import { startServer } from '../edge/nodeServer.ts';\nexport { startServer };\n`)).not.toContain(
       'no-restricted-imports',
     );
+    expect(await lintRules('src/api/sample.ts', `import { mountMcp } from '../mcp/httpRoute.ts';\nexport { mountMcp };\n`)).toContain('no-restricted-imports');
+    expect(await lintRules('src/core/sample.ts', `import { toolParameters } from '../mcp/jsonSchema.ts';\nexport { toolParameters };\n`)).toContain(
+      'no-restricted-imports',
+    );
+    expect(await lintRules('src/mcp/sample.ts', `import { startServer } from '../edge/nodeServer.ts';\nexport { startServer };\n`)).toContain(
+      'no-restricted-imports',
+    );
+    expect(await lintRules('src/mcp/sample.ts', `import { createApp } from '../api/app.ts';\nexport { createApp };\n`)).not.toContain('no-restricted-imports');
   },
   'zod-namespace': async () => {
     expect(await lintRules('src/core/sample.ts', `import { z } from 'zod';\nexport const s = z.string();\n`)).toContain('no-restricted-syntax');
@@ -103,7 +111,7 @@ const CHECKS: Record<string, () => Promise<void> | void> = {
     expect(journalAppends('src/api/sample.ts', `await store.append({ runId, events, expectedHead: null, run });`)).toEqual([1]);
   },
   'named-exports': () => {
-    const entries = ['src/core/index.ts', 'src/core/signing.ts', 'src/core/stores.ts', 'src/core/testing.ts'];
+    const entries = ['src/core/index.ts', 'src/core/signing.ts', 'src/core/stores.ts', 'src/core/testing.ts', 'src/mcp/index.ts'];
     const wildcards = (text: string) => (text.match(/^export \* from/gm) ?? []).length;
     for (const entry of entries) expect(wildcards(read(entry)), entry).toBe(0);
     expect(wildcards(`export * from './errors.ts';\nexport { a } from './a.ts';\n`)).toBe(1);

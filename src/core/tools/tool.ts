@@ -47,6 +47,11 @@ export const ToolMetaSchema = z.object({
   tokens: z.number().int().min(0).max(1e9).default(0),
   /** Names of the host secrets the handler reads through `context.secret(name)`; no other name resolves. */
   secrets: z.array(SecretNameSchema).max(16).default([]),
+  /** The MCP server the tool calls, for tools registered from one (`cugar/mcp`). */
+  mcpServer: z
+    .string()
+    .regex(/^[a-z][a-z0-9_]{0,31}$/)
+    .optional(),
 });
 export type ToolMeta = z.output<typeof ToolMetaSchema>;
 

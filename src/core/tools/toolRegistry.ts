@@ -15,6 +15,7 @@ function sameDefinition(a: ToolDefinition, b: ToolDefinition): boolean {
     a.idempotent === b.idempotent &&
     a.requiresApproval === b.requiresApproval &&
     a.tokens === b.tokens &&
+    a.mcpServer === b.mcpServer &&
     a.secrets.join('\u0000') === b.secrets.join('\u0000') &&
     a.capabilities.join('\u0000') === b.capabilities.join('\u0000')
   );
@@ -73,6 +74,7 @@ export class ToolRegistry {
         requiresApproval: spec.requiresApproval,
         tokens: spec.tokens,
         secrets: spec.secrets,
+        mcpServer: spec.mcpServer,
       },
       `tool "${validName}"`,
       'invalid_tool_spec',
@@ -138,6 +140,7 @@ export class ToolRegistry {
       requiresApproval: tool.requiresApproval,
       tokens: tool.tokens,
       secrets: [...tool.secrets],
+      ...(tool.mcpServer === undefined ? {} : { mcpServer: tool.mcpServer }),
       inputSchema: structuredClone(tool.inputSchema) as Record<string, unknown>,
     }));
   }

@@ -1,0 +1,51 @@
+import { PolicyEnforcer, redactText, toCugarError, type ProfilePolicyInput, type ToolRegistry } from '../core/index.ts';
+import { parseMcpAllow, parseMcpServers, type McpAllow, type McpServerConfigInput } from './config.ts';
+import type { McpConnectionOptions } from './connection.ts';
+import { registerMcpServer, type McpRegistration } from './register.ts';
+
+/** The MCP servers a host connects to, and what each profile allows of them. */
+export interface McpHostSettings {
+  servers: McpServerConfigInput[];
+  allow: McpAllow;
+}
+
+/** `CUGAR_MCP_SERVERS` and `CUGAR_MCP_ALLOW` from a host's environment; unset is no server. Invalid JSON throws a typed error. */
+export function mcpSettingsFromEnv(env: Readonly<Record<string, string | undefined>>): McpHostSettings {
+  return { servers: parseMcpServers(env['CUGAR_MCP_SERVERS']), allow: parseMcpAllow(env['CUGAR_MCP_ALLOW']) };
+}
+
+/** The profile policies the MCP permissions imply: a profile that allows `network` runs tools that declare `allowNetwork`. */
+export function mcpPolicies(allow: McpAllow): Record<string, ProfilePolicyInput> {
+  return Object.fromEntries(Object.entries(allow).flatMap(([profile, rules]) => (rules.network ? [[profile, { allowNetwork: true }]] : [])));
+}
+
+/** A policy enforcer for the runtime, with the network permissions of {@link mcpPolicies}. */
+export function mcpPolicyEnforcer(allow: McpAllow): PolicyEnforcer {
+  return new PolicyEnforcer(mcpPolicies(allow));
+}
+
+/**
+ * Connect every configured server and register its tools, one after another. A server that
+ * is refused or cannot be reached is logged and left out: the host starts without its tools.
+ * Tools whose schemas are refused are logged too.
+ */
+export async function connectMcpServers(
+  registry: ToolRegistry,
+  settings: McpHostSettings,
+  options: McpConnectionOptions & { log: (line: string) => void },
+): Promise<McpRegistration[]> {
+  const registrations: McpRegistration[] = [];
+  for (const server of settings.servers) {
+    try {
+      const registration = await registerMcpServer(registry, server, { ...options, allow: settings.allow[server.profile] });
+      registrations.push(registration);
+      options.log(`MCP server ${registration.server}: ${registration.tools.length} tool(s) in profile "${registration.profile}"`);
+      for (const { tool, error } of registration.rejected)
+        options.log(`MCP server ${registration.server}: tool ${tool} left out: ${error.code}: ${error.message}`);
+    } catch (error) {
+      const failure = toCugarError(error);
+      options.log(`MCP server ${server.name} left out: ${failure.code}: ${redactText(failure.message)}`);
+    }
+  }
+  return registrations;
+}
