@@ -48,7 +48,16 @@ export {
   type Metadata,
 } from './schema/common.ts';
 export { ConfigSchema, DEFAULT_CONFIG, parseConfig, type Config, type ConfigParseResult } from './schema/config.ts';
-export { AgentSettingsSchema, ModelPriceSchema, type AgentSettings, type ModelPrice, type ModelToolCall, type ModelUsage } from './schema/agent.ts';
+export {
+  AgentSettingsSchema,
+  ModelPriceSchema,
+  ModelToolCallSchema,
+  type AgentSettings,
+  type CallPurpose,
+  type ModelPrice,
+  type ModelToolCall,
+  type ModelUsage,
+} from './schema/agent.ts';
 export { staticModels, type Model, type ModelCallOptions, type ModelPrompt, type ModelProvider, type ModelTool } from './models/model.ts';
 export { callModel, type ModelAnswer } from './models/modelCall.ts';
 export { MAX_RETRY_AFTER_MS, ModelCallError, classifyModelError, parseRetryAfter, type ModelErrorDetails } from './models/modelErrors.ts';

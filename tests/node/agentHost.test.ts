@@ -107,6 +107,32 @@ describe('the Node host with a model', () => {
     }
   });
 
+  it('forks a recorded agent run from a model answer over HTTP: the prefix from the recording, the rest live', { timeout: 60_000 }, async () => {
+    const models = await startModelServer([{ calls: [{ name: 'add', args: { a: 2, b: 3 } }] }, { text: 'Five.' }, { text: 'Six.' }]);
+    const server = await host(models, join(dir, 'fork'), []);
+    try {
+      const source = await call(server, '/v1/runs?wait=20', { method: 'POST', body: { goal: 'combine 2 and 3', profile: 'demo' } });
+      expect(source.json).toMatchObject({ status: 'completed', outputs: { answer: 'Five.' } });
+      const runId = source.json['runId'] as string;
+      const journal = (await call(server, `/v1/runs/${runId}/journal?raw=true`)).json['events'] as JournalEvent[];
+      const answer = journal.find((e) => e.type === 'model_call_complete')!;
+      const edit = { kind: 'model_answer', toolCalls: [{ toolCallId: 'edited', toolName: 'multiply', input: { a: 2, b: 3 } }] };
+      const fork = await call(server, `/v1/runs/${runId}/forks`, { method: 'POST', body: { at: answer.seq, edit } });
+      expect(fork.status).toBe(201);
+      expect(fork.json).toMatchObject({ status: 'completed', outputs: { 't1.call-0': 6, answer: 'Six.' } });
+      // Only the call after the fork point reached the model.
+      expect(models.requests).toHaveLength(3);
+      const forkId = fork.json['runId'] as string;
+      const forked = (await call(server, `/v1/runs/${forkId}/journal?raw=true`)).json['events'] as JournalEvent[];
+      expect(forked[0]).toMatchObject({ data: { inputs: { forkOf: { runId, at: answer.seq } } } });
+      expect((await call(server, `/v1/runs/${runId}/forks`, { method: 'POST', body: { at: 1, edit } })).status).toBe(400);
+      expect((await call(server, '/v1/runs/run_no_such_run_1/forks', { method: 'POST', body: { at: 0, edit: { kind: 'goal', goal: 'x' } } })).status).toBe(404);
+    } finally {
+      await server.close();
+      await models.close();
+    }
+  });
+
   it('takes the lexical path when a run asks for it, and keeps the key out of a failed run', { timeout: 60_000 }, async () => {
     const logs: string[] = [];
     const models = await startModelServer([{ status: 401, body: JSON.stringify({ error: { message: `Incorrect API key provided: ${KEY}` } }) }]);

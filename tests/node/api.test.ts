@@ -73,6 +73,7 @@ describe('API security', () => {
         '/v1/audit/journal': { journal },
         '/v1/replay': { journal },
         '/v1/journals': { journal },
+        '/v1/runs/:runId/forks': { at: 0, edit: { kind: 'goal', goal: 'add 2 and 3' } },
       };
       const body = method === 'POST' ? JSON.stringify(bodies[path] ?? {}) : undefined;
       const headers = (token?: string) => ({ ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) });
