@@ -262,6 +262,32 @@ describe('agent runs', () => {
     expect((await replay(journal, registry())).ok).toBe(true);
   });
 
+  it('cancels a run while its model call is in flight: the call is aborted and the run ends cancelled', async () => {
+    let signal: AbortSignal | undefined;
+    const hanging: Model = {
+      specificationVersion: 'v2',
+      provider: 'test',
+      modelId: 'm1',
+      supportedUrls: {},
+      doStream: () => Promise.reject(new Error('not streamed')),
+      doGenerate: (options) =>
+        new Promise((_, reject) => {
+          signal = options.abortSignal;
+          options.abortSignal?.addEventListener('abort', () => reject(options.abortSignal!.reason), { once: true });
+        }),
+    };
+    const o = orchestrator([['m1', hanging]]);
+    const { runId, outcome } = await o.launch('wait for the model', 'demo');
+    await expect.poll(() => signal !== undefined).toBe(true);
+    await o.cancel(runId, 'operator stopped it');
+    expect(await outcome).toMatchObject({ status: 'cancelled', stopReason: 'cancelled' });
+    expect(signal!.aborted).toBe(true);
+    const journal = await o.store.readJournal(runId);
+    expect(journal.at(-1)!.type).toBe('run_cancelled');
+    expect(eventsOf(journal, 'model_call_error')[0]!.data).toMatchObject({ next: 'stop', error: { code: 'cancelled' } });
+    expect((await replay(journal, registry())).ok).toBe(true);
+  });
+
   it('refuses an oversized answer with a typed error instead of journaling it', async () => {
     const model = scriptedModel([{ text: 'x'.repeat(1_000_001) }], 'm1');
     const outcome = await orchestrator([['m1', model]]).start('write a lot', 'demo');
