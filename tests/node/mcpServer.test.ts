@@ -17,7 +17,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 type Structured = { runId: string; status: string; output?: unknown; approvalId?: string; error?: { code: string } };
 const structured = (result: unknown) => (result as { structuredContent: Structured }).structuredContent;
-const textOf = (result: { contents: Array<{ text?: unknown }> }) => String(result.contents[0]?.text);
+const textOf = (result: { contents: ReadonlyArray<{ uri: string } & ({ text: string } | { blob: string })> }) => {
+  const first = result.contents[0];
+  return first && 'text' in first ? first.text : '';
+};
 
 describe('cugar mcp: the local data directory as an MCP server on stdio (the SDK client spawning the CLI)', () => {
   let client: Client;

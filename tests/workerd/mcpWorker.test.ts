@@ -6,6 +6,7 @@ import { DEMO, OTHER } from '../support/apiConformance.ts';
 import { startWorker } from './startWorker.ts';
 
 type Structured = { runId: string; status: string; output?: unknown };
+const structured = (result: unknown) => (result as { structuredContent: Structured }).structuredContent;
 
 describe('MCP over Streamable HTTP on the Worker (workerd, Durable Objects)', () => {
   let worker: Awaited<ReturnType<typeof startWorker>>;
@@ -43,12 +44,13 @@ describe('MCP over Streamable HTTP on the Worker (workerd, Durable Objects)', ()
     const names = (await client.listTools()).tools.map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(['run_goal', 'add', 'echo']));
     const result = await client.callTool({ name: 'add', arguments: { a: 20, b: 22 } });
-    const run = (result as { structuredContent: Structured }).structuredContent;
+    const run = structured(result);
     expect(run).toMatchObject({ status: 'completed', output: 42 });
     const goal = await client.callTool({ name: 'run_goal', arguments: { goal: 'multiply 6 and 7' } });
-    expect((goal as { structuredContent: Structured }).structuredContent).toMatchObject({ status: 'completed', output: { 'step-0': 42 } });
+    expect(structured(goal)).toMatchObject({ status: 'completed', output: { 'step-0': 42 } });
     const journal = await client.readResource({ uri: `cugar://runs/${run.runId}/journal` });
-    const events = parseJournal(String(journal.contents[0]?.text));
+    const first = journal.contents[0];
+    const events = parseJournal(first && 'text' in first ? first.text : '');
     expect(verifyJournal(events).ok).toBe(true);
     expect(events.at(-1)?.type).toBe('run_completed');
     await client.close();
