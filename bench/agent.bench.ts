@@ -8,10 +8,10 @@ import { openAICompatibleModels } from '../src/api/models.ts';
 import { startModelServer, type ModelServer, type Reply } from '../tests/support/modelServer.ts';
 import { measureIsolated } from './isolate.ts';
 import { machineDescription, type BenchResult } from './report.ts';
-import { fmt, time } from './stats.ts';
+import { fmt, percentile, time } from './stats.ts';
 
 const TURNS = 20;
-const ROUNDS = 30;
+const ROUNDS = 41;
 
 /** The same 20-turn conversation for every engine: 19 turns that call a no-op tool, then the answer. */
 function conversation(): Reply[] {
@@ -34,7 +34,7 @@ async function wire(server: ModelServer): Promise<void> {
  * The fastest conversation of the engine and of the bare wire, timed alternately in the same
  * process, so the overhead (engine − wire) is measured under the same load.
  */
-async function measure(body: (server: ModelServer) => Promise<void>): Promise<{ engine: number; wire: number }> {
+async function measure(body: (server: ModelServer) => Promise<void>): Promise<{ engine: number; wire: number; overhead: number }> {
   const server = await startModelServer();
   const once = async (fn: (server: ModelServer) => Promise<void>) => {
     server.script(conversation());
@@ -43,20 +43,26 @@ async function measure(body: (server: ModelServer) => Promise<void>): Promise<{ 
   try {
     // Warm the connection pool and the JIT before timing.
     for (let i = 0; i < 3; i++) await (await once(body), once(wire));
-    let engine = Infinity;
-    let floor = Infinity;
+    // Each round times the bare wire and the engine back to back; the medians of both, and of
+    // their paired difference, are robust to the bursts of load on a shared machine.
+    const engines: number[] = [];
+    const floors: number[] = [];
+    const overheads: number[] = [];
     for (let i = 0; i < ROUNDS; i++) {
-      floor = Math.min(floor, await once(wire));
-      engine = Math.min(engine, await once(body));
+      const floor = await once(wire);
+      const engine = await once(body);
+      floors.push(floor);
+      engines.push(engine);
+      overheads.push(engine - floor);
     }
-    return { engine, wire: floor };
+    return { engine: percentile(engines, 50), wire: percentile(floors, 50), overhead: percentile(overheads, 50) };
   } finally {
     await server.close();
   }
 }
 
 /** Milliseconds for one 20-turn conversation over loopback HTTP (fastest of several), each engine in its own process. */
-export const engines: Record<string, () => Promise<{ engine: number; wire: number }>> = {
+export const engines: Record<string, () => Promise<{ engine: number; wire: number; overhead: number }>> = {
   async cugar() {
     const registry = new ToolRegistry();
     registry.register('bench', 'noop', { description: 'does nothing', parameters: z.object({ i: z.number() }), idempotent: true, handler: ({ i }) => i });
@@ -89,15 +95,17 @@ export const engines: Record<string, () => Promise<{ engine: number; wire: numbe
 
 /** Per-turn overhead of the agent loop, journal included, against the AI SDK's generateText. */
 export async function run(): Promise<BenchResult> {
-  const measured = Object.fromEntries(Object.keys(engines).map((name) => [name, measureIsolated<{ engine: number; wire: number }>('agent.bench.ts', name)]));
+  const measured = Object.fromEntries(
+    Object.keys(engines).map((name) => [name, measureIsolated<{ engine: number; wire: number; overhead: number }>('agent.bench.ts', name)]),
+  );
   const perTurn = (name: string) => measured[name]!.engine / TURNS;
   const wirePerTurn = (name: string) => measured[name]!.wire / TURNS;
-  const overhead = (name: string) => Math.max(0.001, perTurn(name) - wirePerTurn(name));
+  const overhead = (name: string) => Math.max(0.001, measured[name]!.overhead / TURNS);
   const ratio = overhead('cugar') / overhead('aiSdk');
   return {
     name: 'agent',
     title: `Agent loop overhead per model turn (${TURNS}-turn conversation over loopback HTTP)`,
-    method: `The same ${TURNS}-turn conversation (${TURNS - 1} turns that call a no-op tool, then a text answer) from the scripted OpenAI-compatible server in tests/support on a loopback port, through @ai-sdk/openai-compatible in both engines; the fastest of ${ROUNDS} rounds after 3 warm-up rounds, each engine in its own process. CUGAr runs an agent run of one Orchestrator (kept across conversations, as an application keeps it, like the AI SDK's model): every model call and tool call journaled (hash-chained, in memory), policy and schema checks, budgets. The AI SDK runs generateText with the tool and stopWhen: stepCountIs(${TURNS + 1}). In each engine's process the same ${TURNS} requests are also sent with fetch alone, alternating with the engine's rounds; the overhead is the engine's time per turn above that floor, so both are measured under the same load. The OpenAI Agents SDK is not measured here.`,
+    method: `The same ${TURNS}-turn conversation (${TURNS - 1} turns that call a no-op tool, then a text answer) from the scripted OpenAI-compatible server in tests/support on a loopback port, through @ai-sdk/openai-compatible in both engines; the median of ${ROUNDS} rounds after 3 warm-up rounds, each engine in its own process. CUGAr runs an agent run of one Orchestrator (kept across conversations, as an application keeps it, like the AI SDK's model): every model call and tool call journaled (hash-chained, in memory), policy and schema checks, budgets. The AI SDK runs generateText with the tool and stopWhen: stepCountIs(${TURNS + 1}). In each engine's process the same ${TURNS} requests are also sent with fetch alone, back to back with each of the engine's rounds; the overhead is the median of the paired differences (engine − fetch alone) per turn, so both are measured under the same load. The OpenAI Agents SDK is not measured here.`,
     columns: ['engine', 'ms per conversation', 'ms per turn', 'fetch alone, ms per turn', 'overhead per turn (ms)', 'vs AI SDK overhead'],
     rows: [
       [

@@ -71,7 +71,7 @@ const Ref = {
 export const AGENT_EVENT_DATA = {
   /**
    * Durable before the request leaves: `requestHash` is the SHA-256 of the canonical JSON of the
-   * whole request (prompt, tool schemas, settings); `rerun` marks a call re-issued on resume
+   * whole request (model, settings, and the SHA-256 of each prompt message and of the tool list); `rerun` marks a call re-issued on resume
    * after its answer was never recorded.
    */
   model_call_start: z.object({ ...Ref, requestHash: z.string(), request: ModelRequestRecordSchema, rerun: z.literal(true).optional() }),

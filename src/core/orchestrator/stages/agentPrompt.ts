@@ -22,25 +22,37 @@ export function systemPrompt(profile: string): string {
   ].join(' ');
 }
 
-// A run's registry is its own sandbox, fixed when the run is taken over: its tools are built once.
-const toolCache = new WeakMap<ToolRegistry, Map<string, ModelTool[]>>();
+// A run's registry is its own sandbox, fixed when the run is taken over: its tools (and their
+// hash) are built once.
+const toolCache = new WeakMap<ToolRegistry, Map<string, { tools: ModelTool[]; hash: string }>>();
 
-/** The profile's tools as the model sees them: name, description and the JSON Schema of the inputs. */
-export function modelTools(registry: ToolRegistry, profile: string): ModelTool[] {
+function toolsOf(registry: ToolRegistry, profile: string): { tools: ModelTool[]; hash: string } {
   let byProfile = toolCache.get(registry);
   if (!byProfile) toolCache.set(registry, (byProfile = new Map()));
-  let tools = byProfile.get(profile);
-  if (!tools) {
-    tools = registry.definitions(profile).map((tool) => ({
+  let entry = byProfile.get(profile);
+  if (!entry) {
+    const tools = registry.definitions(profile).map((tool) => ({
       type: 'function' as const,
       name: tool.name,
       description: tool.description,
       inputSchema: structuredClone(tool.inputSchema) as ModelTool['inputSchema'],
     }));
-    byProfile.set(profile, tools);
+    entry = { tools, hash: sha256Hex(canonicalJson(tools)) };
+    byProfile.set(profile, entry);
   }
-  return tools;
+  return entry;
 }
+
+/** The profile's tools as the model sees them: name, description and the JSON Schema of the inputs. */
+export function modelTools(registry: ToolRegistry, profile: string): ModelTool[] {
+  return toolsOf(registry, profile).tools;
+}
+
+// A turn's messages are final once its calls have settled, which they have whenever the next call
+// is built: each turn is rendered and hashed once per run being driven.
+const turnCache = new WeakMap<AgentTurn, Array<{ message: ModelMessage; hash: string }>>();
+
+const hashed = (message: ModelMessage) => ({ message, hash: sha256Hex(canonicalJson(message)) });
 
 function resultOf(step: StepState | undefined): ToolResultOutput {
   if (step?.status === 'completed') return { type: 'json', value: (step.output ?? null) as never };
@@ -83,9 +95,9 @@ function turnMessages(turn: AgentTurn, steps: ReadonlyMap<string, StepState>): M
 
 /**
  * The whole conversation so far, built from the run's state alone (a resumed or replayed run
- * asks the same), and where the messages added since the previous call begin.
+ * asks the same), the hash of each message, and where the messages added since the previous call begin.
  */
-export function agentPrompt(state: RunState): { prompt: ModelPrompt; from: number } {
+export function agentPrompt(state: RunState): { prompt: ModelPrompt; hashes: string[]; from: number } {
   const steps = new Map(state.steps.map((step) => [step.stepId, step]));
   const agent = state.agent;
   const notes = agent?.notes ?? [];
@@ -95,24 +107,22 @@ export function agentPrompt(state: RunState): { prompt: ModelPrompt; from: numbe
   if (notes.length) system += `\nNotes from earlier runs of this profile (what worked and what failed):\n${notes.map((note) => `- ${note}`).join('\n')}`;
   if (failures.length)
     system += `\nEarlier attempts at this goal failed review:\n${failures.map((reason) => `- ${reason}`).join('\n')}\nStart again and avoid these.`;
-  const prompt: ModelPrompt = [
-    { role: 'system', content: system },
-    { role: 'user', content: [{ type: 'text', text: state.inputs.goal }] },
-  ];
+  const entries = [hashed({ role: 'system', content: system }), hashed({ role: 'user', content: [{ type: 'text', text: state.inputs.goal }] })];
   let from = 0;
   for (const turn of agent?.turns.slice(agent.restartAt) ?? []) {
     // Phase 1's classification is not part of the conversation; a failed review sends the model back to work.
     if (turn.purpose === 'review' && turn.review && !turn.review.passed) {
-      prompt.push({
-        role: 'user',
-        content: [{ type: 'text', text: `A review found the answer does not reach the goal yet: ${turn.review.reason} Continue.` }],
-      });
+      entries.push(
+        hashed({ role: 'user', content: [{ type: 'text', text: `A review found the answer does not reach the goal yet: ${turn.review.reason} Continue.` }] }),
+      );
     }
     if (turn.purpose) continue;
-    from = prompt.length;
-    prompt.push(...turnMessages(turn, steps));
+    from = entries.length;
+    let rendered = turnCache.get(turn);
+    if (!rendered) turnCache.set(turn, (rendered = turnMessages(turn, steps).map(hashed)));
+    entries.push(...rendered);
   }
-  return { prompt, from };
+  return { prompt: entries.map((e) => e.message), hashes: entries.map((e) => e.hash), from };
 }
 
 /** Phase 1's question: is the goal trivial, and if so its answer, as JSON. */
@@ -145,20 +155,21 @@ export interface ModelRequest {
 /** Build the next request of an agent run for `model`. */
 export function modelRequest(state: RunState, registry: ToolRegistry, model: string, purpose?: CallPurpose): ModelRequest {
   const settings = state.inputs.agent!;
-  const offered = modelTools(registry, state.inputs.profile);
-  const { prompt, from } =
-    purpose === 'preplan'
-      ? { prompt: prePlanPrompt(state, offered), from: 0 }
-      : purpose === 'review'
-        ? { prompt: reviewPrompt(state), from: 0 }
-        : agentPrompt(state);
+  const { tools: offered, hash: toolsHash } = toolsOf(registry, state.inputs.profile);
+  const own = (prompt: ModelPrompt) => ({ prompt, hashes: prompt.map((message) => hashed(message).hash), from: 0 });
+  const { prompt, hashes, from } =
+    purpose === 'preplan' ? own(prePlanPrompt(state, offered)) : purpose === 'review' ? own(reviewPrompt(state)) : agentPrompt(state);
   // Phase 1 names the tools in its question but offers none; a review offers none either.
   const tools = purpose ? [] : offered;
   const tuning = {
     ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
     ...(settings.maxOutputTokens !== undefined ? { maxOutputTokens: settings.maxOutputTokens } : {}),
   };
-  const requestHash = sha256Hex(canonicalJson({ model, prompt, tools, ...(purpose ? { responseFormat: 'json' } : { toolChoice: 'auto' }), ...tuning }));
+  // The request's hash, with each message and the tool list standing in by their own hashes
+  // (each is hashed once, not once per call).
+  const requestHash = sha256Hex(
+    canonicalJson({ model, messages: hashes, tools: purpose ? [] : toolsHash, ...(purpose ? { responseFormat: 'json' } : { toolChoice: 'auto' }), ...tuning }),
+  );
   // The journal keeps what is new since the previous call (the whole prompt is in the journal
   // once, piece by piece, instead of once per call); the hash covers the whole request.
   const record = {
