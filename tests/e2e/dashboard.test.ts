@@ -119,6 +119,8 @@ describe('dashboard (remote mode, served by the Node host)', () => {
     ).text();
     await page.getByLabel(/Journal file/).setInputFiles({ name: 'run.ndjson', mimeType: 'application/x-ndjson', buffer: Buffer.from(ndjson) });
     await page.getByText(/the chain of \d+ events verifies/).waitFor();
+    // The export names its source head and the host's signature of it, checked in the page.
+    await expect.poll(() => page.getByTestId('export-signature').textContent()).toMatch(/^run\.ndjson: signed \(run /);
     await page.getByRole('button', { name: 'Replay this journal' }).click();
     await page.getByText(/Replay identical: \d+ events reproduced/).waitFor();
     const lines = ndjson.trim().split('\n');

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type DragEvent } from 'react';
 import { client as apiClient, unwrap } from './api.ts';
-import { Signatures } from './Signatures.tsx';
+import { ExportSignature, Signatures } from './Signatures.tsx';
 import { SpanTimeline, type Span } from './TraceView.tsx';
 
 interface Verification {
@@ -161,6 +161,7 @@ export function Audit({ token }: { token: string }) {
           <p role="status" className={verify.data.ok ? 'ok' : 'bad'}>
             {journal?.name}: {verify.data.ok ? `the chain of ${verify.data.count} events verifies` : `broken at seq ${verify.data.seq}: ${verify.data.reason}`}
           </p>
+          {journal && verify.data.ok ? <ExportSignature token={token} name={journal.name} text={journal.text} /> : null}
           <ol className="journal" start={0} tabIndex={0} aria-label={`Events of ${journal?.name ?? 'the journal'}`}>
             {lines.map((line, i) => (
               <li key={i} className={i === broken ? 'broken' : undefined} aria-current={i === broken ? 'true' : undefined}>

@@ -1,4 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
+import { parseJournal } from '../../core/journal/journal.ts';
+import { derivedFromOf } from '../../core/journal/redactedJournal.ts';
 import type { StoreHeadsVerification } from '../../core/journal/verifyHeads.ts';
 import { ApiError, client as apiClient, unwrap } from './api.ts';
 
@@ -31,6 +33,46 @@ async function checkSignatures(token: string): Promise<Check> {
     log: (head, signature) => byId.has(signature.keyId) && verifyLogHeadSignature(head, signature, byId.get(signature.keyId)!),
   });
   return { keyId: keys.map((key) => key.keyId).join(', '), result };
+}
+
+/** An exported journal's source head, and whether this host's public key signed it. */
+type ExportCheck = { source?: { runId: string; seq: number }; state: 'signed' | 'unsigned' | 'bad' | 'unchecked' };
+
+/**
+ * A redacted export names its source head and carries the host's signature of it
+ * (`data.derivedFrom`): check that signature here, with the public key of GET /v1/keys.
+ */
+async function checkExport(token: string, text: string): Promise<ExportCheck> {
+  const derived = derivedFromOf(parseJournal(text));
+  if (!derived) return { state: 'unsigned' };
+  const source = { runId: derived.runId, seq: derived.head.seq };
+  if (!derived.signature) return { source, state: 'unsigned' };
+  const { keys } = await unwrap(apiClient(token).v1.keys.$get());
+  const key = keys.find((k) => k.keyId === derived.signature!.keyId);
+  if (keys.length === 0) return { source, state: 'unchecked' };
+  const { verifyHeadSignature } = await import('../../core/signing.ts');
+  return { source, state: key && verifyHeadSignature(derived.runId, derived.head, derived.signature, key.publicKey) ? 'signed' : 'bad' };
+}
+
+const EXPORT_STATES = {
+  signed: 'its source head is signed by this host',
+  unsigned: 'it carries no signature of a source head (a raw journal, or one exported before signing)',
+  bad: "its source head's signature is not this host's",
+  unchecked: 'this host publishes no key to check its signature with',
+} as const;
+
+/** Whether an uploaded exported journal's source head is signed by this host, checked in this page. */
+export function ExportSignature({ token, name, text }: { token: string; name: string; text: string }) {
+  const check = useQuery({ queryKey: ['export-signature', name, text.length, text.slice(-200)], queryFn: () => checkExport(token, text), retry: false });
+  if (check.error) return null;
+  if (!check.data) return <p>Checking the export's signature…</p>;
+  const { source, state } = check.data;
+  return (
+    <p role="status" data-testid="export-signature" className={state === 'signed' ? 'ok' : state === 'bad' ? 'bad' : undefined}>
+      {name}: {state}
+      {source ? ` (run ${source.runId} at seq ${source.seq})` : ''} — {EXPORT_STATES[state]}.
+    </p>
+  );
 }
 
 /** The signature state of every run and of the log of heads, checked in this page. */
