@@ -12,6 +12,8 @@ export interface Tool {
   allowNetwork: boolean;
   idempotent: boolean;
   requiresApproval: boolean;
+  /** The MCP server the tool calls, for tools registered from one. */
+  mcpServer?: string | undefined;
   inputSchema: ObjectSchema;
 }
 
@@ -81,6 +83,12 @@ export function Tools({ token, profile }: { token: string; profile: string }) {
         <article key={tool.name} className="card plain" aria-labelledby={`tool-${tool.name}`}>
           <h2 id={`tool-${tool.name}`}>
             <code>{tool.name}</code>
+            {tool.mcpServer ? (
+              <small className="hint" title={`Each call goes to the MCP server ${tool.mcpServer}`}>
+                {' '}
+                MCP · {tool.mcpServer}
+              </small>
+            ) : null}
           </h2>
           <p>{tool.description}</p>
           <p className="hint">
