@@ -7,9 +7,9 @@ import type { TraceRecord } from '../../core/index.ts';
 /** A trace record as the view reads it (the API's `/v1/runs/{id}/trace` rows): typed by `type`, like the journal. */
 export type TraceRow = TraceRecord;
 
-export type SpanKind = 'stage' | 'tool' | 'error' | 'approval' | 'budget' | 'resume';
+export type SpanKind = 'stage' | 'tool' | 'model' | 'error' | 'approval' | 'budget' | 'resume';
 
-/** One bar of the waterfall: a lifecycle stage, a tool call attempt, an approval wait or a budget event. */
+/** One bar of the waterfall: a lifecycle stage, a tool or model call attempt, an approval wait or a budget event. */
 export interface Span {
   label: string;
   start: number;
@@ -31,11 +31,14 @@ export interface Span {
 /**
  * Fold trace records into spans in one pass (a 100k-event trace must not go quadratic):
  * stages with their durations, each tool call attempt from its start to its completion or
- * error (paired by the core's `pairToolCalls`, as the OTLP export is), approval waits, and
- * budget warnings or refusals as instants.
+ * error (paired by the core's `pairToolCalls`, as the OTLP export is), model calls named as the
+ * OpenTelemetry GenAI conventions name them (`chat {model}`, with the redacted request and the
+ * answer), approval waits, and budget warnings or refusals as instants.
  */
 export function spansOf(records: readonly TraceRow[]): Span[] {
   const spans: Span[] = [];
+  // What each model call asked (the messages new since the previous call), by call and attempt.
+  const requests = new Map<string, unknown>();
   // Tool spans sit where their attempt ended, as before: ordered by the journal.
   const toolSpans = new Map<number, Span>();
   for (const call of pairToolCalls(records)) {
@@ -96,6 +99,33 @@ export function spansOf(records: readonly TraceRow[]): Span[] {
           });
         }
         break;
+      case 'model_call_start':
+        requests.set(`${record.data.callId}:${record.data.attempt}`, record.data.request);
+        break;
+      case 'model_call_complete':
+      case 'model_call_error': {
+        const { callId, attempt, model, turn, durationMs, purpose } = record.data;
+        const failed = record.type === 'model_call_error';
+        spans.push({
+          label: `chat ${model}${purpose ? ` (${purpose})` : ''} #${attempt}`,
+          start: record.at - durationMs,
+          end: record.at,
+          kind: failed ? 'error' : 'model',
+          seqs: [record.seq],
+          attempt,
+          input: requests.get(`${callId}:${attempt}`),
+          ...(record.type === 'model_call_error'
+            ? {
+                error: record.data.error,
+                extra: { turn, next: record.data.next, ...(record.data.delayMs !== undefined ? { delayMs: record.data.delayMs } : {}) },
+              }
+            : {
+                output: { text: record.data.text, toolCalls: record.data.toolCalls },
+                extra: { turn, finishReason: record.data.finishReason, usage: record.data.usage, cost: record.data.cost },
+              }),
+        });
+        break;
+      }
       case 'run_resumed':
         spans.push({ label: `resumed (was ${record.data.from})`, start: record.at, end: record.at, kind: 'resume', seqs: [record.seq], extra: record.data });
         break;
@@ -121,6 +151,7 @@ export function spansOf(records: readonly TraceRow[]): Span[] {
 const FILTERS: ReadonlyArray<{ value: 'all' | SpanKind; label: string }> = [
   { value: 'all', label: 'everything' },
   { value: 'tool', label: 'tool calls' },
+  { value: 'model', label: 'model calls' },
   { value: 'error', label: 'errors' },
   { value: 'approval', label: 'approvals' },
   { value: 'budget', label: 'budget' },
@@ -249,8 +280,8 @@ export function SpanTimeline({ spans, events }: { spans: readonly Span[]; events
           </select>
         </label>
         <span className="legend" aria-hidden="true">
-          <i className="bar stage" /> stage <i className="bar tool" /> tool <i className="bar error" /> error <i className="bar approval" /> approval{' '}
-          <i className="bar budget" /> budget <i className="bar resume" /> resumed
+          <i className="bar stage" /> stage <i className="bar tool" /> tool <i className="bar model" /> model <i className="bar error" /> error{' '}
+          <i className="bar approval" /> approval <i className="bar budget" /> budget <i className="bar resume" /> resumed
         </span>
       </div>
       <div className="trace-body">
