@@ -13,7 +13,13 @@ const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
  * Follow a run's server-sent events while it is live (in both modes, through the current
  * transport), refreshing the run as events land; `setOpen` tells whether the stream is open.
  */
-function useRunEvents(token: string, runId: string, live: boolean, setOpen: (open: boolean) => void): void {
+function useRunEvents(
+  token: string,
+  runId: string,
+  live: boolean,
+  setOpen: (open: boolean) => void,
+  setStreaming: (update: (text: string) => string) => void,
+): void {
   const client = useQueryClient();
   useEffect(() => {
     if (!live) return;
@@ -32,7 +38,16 @@ function useRunEvents(token: string, runId: string, live: boolean, setOpen: (ope
         );
         if (!response.ok) return;
         setOpen(true);
-        await readEvents(response, refresh);
+        await readEvents(response, (event) => {
+          // A streamed model answer arrives piece by piece; the journal event that follows holds it whole.
+          if (event.event === 'model_delta') {
+            const { delta } = JSON.parse(event.data) as { delta: string };
+            setStreaming((text) => text + delta);
+            return;
+          }
+          if (event.event === 'model_call_complete' || event.event === 'model_call_error') setStreaming(() => '');
+          refresh();
+        });
       } catch {
         // Aborted on leaving the page, or the connection dropped: polling carries on.
       } finally {
@@ -46,7 +61,7 @@ function useRunEvents(token: string, runId: string, live: boolean, setOpen: (ope
       abort.abort();
       clearTimeout(timer);
     };
-  }, [token, runId, live, client, setOpen]);
+  }, [token, runId, live, client, setOpen, setStreaming]);
 }
 
 export function RunDetail({ token, runId }: { token: string; runId: string }) {
@@ -59,7 +74,8 @@ export function RunDetail({ token, runId }: { token: string; runId: string }) {
     // Polling only stands in for the event stream when it is not open.
     refetchInterval: (query) => (live || (query.state.data && TERMINAL.has(query.state.data.status)) ? false : 2000),
   });
-  useRunEvents(token, runId, run.isSuccess && !TERMINAL.has(run.data.status), setLive);
+  const [streaming, setStreaming] = useState('');
+  useRunEvents(token, runId, run.isSuccess && !TERMINAL.has(run.data.status), setLive, setStreaming);
   // The playground's history shows where its runs ended up.
   const status = run.data?.status;
   useEffect(() => {
@@ -135,6 +151,14 @@ export function RunDetail({ token, runId }: { token: string; runId: string }) {
         <BudgetMeters title="This run" usage={outcome.usage} budget={outcome.budget?.run} />
         <ProfileBudget token={token} profile={outcome.profile} />
       </div>
+      {streaming ? (
+        <>
+          <h2>The model is answering</h2>
+          <pre className="outputs streaming" aria-live="polite">
+            {streaming}
+          </pre>
+        </>
+      ) : null}
       <h2>Outputs</h2>
       <pre className="outputs">{JSON.stringify(outcome.outputs, null, 2)}</pre>
       <h2>Timeline</h2>

@@ -1,0 +1,71 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser } from 'playwright';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type RunningServer } from '../../src/edge/nodeServer.ts';
+import { startModelServer, type ModelServer } from '../support/modelServer.ts';
+import { launchChromium } from './support.ts';
+
+// The dashboard over a Node host with a model: a goal typed in the playground is an agent run;
+// the model's call that needs a person is approved in the inbox, the run completes with the
+// model's answer, and the timeline shows each model call as a chat span.
+
+const root = join(import.meta.dirname, '..', '..');
+const dir = mkdtempSync(join(tmpdir(), 'cugar-agent-dashboard-'));
+let server: RunningServer;
+let models: ModelServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!existsSync(join(root, 'dist/web/index.html'))) throw new Error('build the dashboard first: npx vite build');
+  models = await startModelServer([
+    { calls: [{ name: 'send_message', args: { to: 'ops', text: 'deploy finished' } }] },
+    { text: 'I told ops the deploy finished.' },
+  ]);
+  server = await startServer({
+    port: 0,
+    dataDir: dir,
+    corpusDir: join(dir, 'no-corpus'),
+    staticDir: join(root, 'dist/web'),
+    modelEnv: { CUGAR_MODEL_URL: models.url, CUGAR_MODEL: 'small', CUGAR_MODEL_STREAM: '1' },
+    log: () => undefined,
+  });
+  browser = await launchChromium();
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await models?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('dashboard with a model (remote mode)', () => {
+  it('runs an agent run from the playground, approves its tool call in the inbox, and shows its model calls', { timeout: 60_000 }, async () => {
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    await page.goto(`${server.url}/#token=${server.localToken}`);
+    await page.getByRole('heading', { name: 'Runs' }).waitFor();
+    await page.getByRole('navigation').getByRole('link', { name: 'Playground' }).click();
+    await page.getByLabel('Goal').fill('tell ops the deploy finished');
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await page.getByRole('heading', { name: /needs approval/ }).waitFor();
+    await page
+      .getByRole('navigation')
+      .getByRole('link', { name: /Approvals/ })
+      .click();
+    await page.getByRole('button', { name: 'Approve', exact: true }).click();
+    await page.getByText('Nothing is waiting for you.').waitFor();
+    await page.getByRole('navigation').getByRole('link', { name: 'Runs' }).click();
+    await page.locator('tbody tr a').first().click();
+    await expect.poll(() => page.locator('.outputs').last().textContent()).toContain('I told ops the deploy finished.');
+    await expect
+      .poll(async () => (await page.locator('.span-row .span-label').allTextContents()).filter((label) => label.startsWith('chat small')))
+      .toHaveLength(2);
+    await page
+      .getByRole('button', { name: /chat small #1/ })
+      .first()
+      .click();
+    await expect.poll(() => page.getByRole('region', { name: 'Span detail' }).textContent()).toContain('send_message');
+    expect(models.requests).toHaveLength(2);
+  });
+});
