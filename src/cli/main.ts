@@ -24,7 +24,8 @@ Usage:
                                    check signed heads and the signed log of heads with the host's
                                    public key only (K: hex, a file, or the URL of GET /v1/keys), on
                                    --api's server, the local data or an exported journal file
-                                   (--heads F: a saved GET /v1/audit/heads, for a raw export)
+                                   (--heads F: a saved GET /v1/audit/heads, for a raw export;
+                                   --since N:H: a log head printed before, which the log must extend)
   cugar replay <runId|file>        re-run a journal against recorded results and report divergence
   cugar demo                       run a few goals in memory and show their traces
   cugar mcp [--data-dir D]         serve a profile of the local data as an MCP server on stdio
@@ -112,6 +113,7 @@ export async function main(argv: readonly string[], output: Output = createOutpu
         k: { type: 'string' },
         'public-key': { type: 'string' },
         heads: { type: 'string' },
+        since: { type: 'string' },
       },
     });
   } catch (error) {

@@ -13,7 +13,9 @@ import {
   type HeadSignatureCheck,
   type JournalEvent,
   type JournalHead,
+  type LogHead,
   type LogSignatureCheck,
+  type HeadLog,
   type StoreHeads,
 } from '../core/index.ts';
 import { verifyHeadSignature, verifyLogHeadSignature } from '../core/signing.ts';
@@ -41,6 +43,8 @@ export interface VerifyOptions {
   json: boolean;
   'public-key': string;
   heads?: string;
+  /** A log head seen before, `SIZE:HASH`: the log must still extend it. */
+  since?: string;
   api?: string;
   token?: string;
   'data-dir'?: string;
@@ -112,7 +116,7 @@ function checkJournal(journal: readonly JournalEvent[], head: JournalHead): stri
 }
 
 /** An exported journal (NDJSON or JSON), checked with the key; `heads` (a saved GET /v1/audit/heads) adds the log's word on it. */
-function verifyFile(file: string, keys: KeySet, headsFile: string | undefined) {
+function verifyFile(file: string, keys: KeySet, headsFile: string | undefined, since: LogHead | undefined) {
   const journal = parseJournal(readFileSync(file, 'utf8'));
   const derived = derivedFromOf(journal);
   const chain = verifyJournal(journal);
@@ -129,7 +133,7 @@ function verifyFile(file: string, keys: KeySet, headsFile: string | undefined) {
   if (!chain.ok) problems.push(`the journal is broken at seq ${chain.seq}: ${chain.reason}`);
   if (state === 'bad') problems.push("the head's signature is not this key's signature of it");
   if (state === 'unsigned') problems.push('no signature of this head was given (a redacted export carries it; with a raw one, pass --heads)');
-  const store = heads ? verifyStoreHeads(heads, checks) : undefined;
+  const store = heads ? verifyStoreHeads(heads, checks, since) : undefined;
   if (store) {
     const logged = [...store.runs].find((run) => run.runId === runId);
     if (!listed) problems.push('the run is not in the heads file');
@@ -138,10 +142,28 @@ function verifyFile(file: string, keys: KeySet, headsFile: string | undefined) {
     if (!store.log.ok) problems.push(store.log.problem ?? "the store's log of heads does not verify");
     if (logged && !logged.ok && logged.reason) problems.push(logged.reason);
   }
-  return { ok: problems.length === 0, runId, head, derived: derived !== undefined, state, problems, ...(store ? { log: logSummary(store.log) } : {}) };
+  return {
+    ok: problems.length === 0,
+    runId,
+    head,
+    derived: derived !== undefined,
+    state,
+    problems,
+    ...(store && heads ? { log: logSummary(store.log, heads.log) } : {}),
+  };
 }
 
-function logSummary(log: ReturnType<typeof verifyStoreHeads>['log']) {
+/** `--since SIZE:HASH`: a log head seen before. */
+function parseSince(value: string | undefined): LogHead | undefined {
+  if (value === undefined) return undefined;
+  const match = /^(\d+):([0-9a-f]{64})$/.exec(value);
+  if (!match) usage('--since takes SIZE:HASH, the log head an earlier cugar verify printed');
+  return { size: Number(match[1]), hash: match[2]! };
+}
+
+/** The log's state; with a valid signature, its signed head as `SIZE:HASH`, to pass as --since next time. */
+function logSummary(log: ReturnType<typeof verifyStoreHeads>['log'], headLog: HeadLog) {
+  const signed = log.signature === 'signed' && headLog.signed ? `${headLog.signed.size}:${headLog.signed.hash}` : undefined;
   return {
     ok: log.ok,
     state: log.signature,
@@ -149,6 +171,7 @@ function logSummary(log: ReturnType<typeof verifyStoreHeads>['log']) {
     signedSize: log.signedSize,
     predating: log.predating,
     ...(log.problem ? { problem: log.problem } : {}),
+    ...(signed ? { since: signed } : {}),
   };
 }
 
@@ -185,7 +208,7 @@ export async function verifyWithKey(args: readonly string[], options: VerifyOpti
   const keyIds = [...keys.keys()];
   const file = args[0] && /\.(nd)?json$/.test(args[0]) ? args[0] : undefined;
   if (file) {
-    const result = verifyFile(file, keys, options.heads);
+    const result = verifyFile(file, keys, options.heads, parseSince(options.since));
     if (options.json) output.out(JSON.stringify({ ...result, keys: keyIds }));
     else {
       output.out(
@@ -214,7 +237,7 @@ export async function verifyWithKey(args: readonly string[], options: VerifyOpti
       if (seq !== undefined && !derivedFromOf(journal)) passes.set(listed.runId, journal[seq]?.hash);
     }
     const withJournals = source.heads.runs.map((run) => (passes.has(run.runId) ? { ...run, hashAt: () => passes.get(run.runId) } : run));
-    const store = verifyStoreHeads({ log: source.heads.log, runs: withJournals }, checksFor(keys));
+    const store = verifyStoreHeads({ log: source.heads.log, runs: withJournals }, checksFor(keys), parseSince(options.since));
     const wanted = args.length ? store.runs.filter((run) => args.includes(run.runId)) : store.runs;
     const runs = [];
     for (const run of wanted) {
@@ -222,13 +245,15 @@ export async function verifyWithKey(args: readonly string[], options: VerifyOpti
       runs.push({ runId: run.runId, status: run.status ?? 'missing', head: run.signature, ok: reason === undefined, ...(reason ? { reason } : {}) });
     }
     const ok = store.log.ok && runs.every((run) => run.ok);
-    if (options.json) output.out(JSON.stringify({ ok, keys: keyIds, log: logSummary(store.log), runs }));
+    const summary = logSummary(store.log, source.heads.log);
+    if (options.json) output.out(JSON.stringify({ ok, keys: keyIds, log: summary, runs }));
     else {
       const log = store.log;
       output.out(
         `log of heads: ${log.ok ? paint(output, 'green', log.signature) : paint(output, 'red', log.signature)} (${log.signedSize} of ${log.size} entries signed)${log.problem ? ` — ${log.problem}` : ''}`,
       );
       if (log.predating) output.out(`  ${log.predating} run(s) predate the log: it covers them from the head they had when it started`);
+      if (summary.since) output.out(`  to check next time that the log only grew: --since ${summary.since}`);
       for (const run of runs)
         output.out(
           `${run.ok ? paint(output, 'green', run.head.padEnd(8)) : paint(output, 'red', 'BAD'.padEnd(8))} ${run.runId} ${run.status}${run.reason ? `: ${run.reason}` : ''}`,

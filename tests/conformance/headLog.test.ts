@@ -92,6 +92,11 @@ describe('Verifying a store with its public key alone', () => {
     expect(auditHeadLog(cut, runs, checks.log)).toMatchObject({ ok: false, signature: 'bad', problem: expect.stringContaining('rewritten') });
     const { signed: _dropped, ...bare } = log;
     expect(auditHeadLog(bare, runs, checks.log)).toMatchObject({ ok: false, signature: 'unsigned', problem: expect.stringContaining('last checkpoint') });
+    // A head seen before must stay a prefix: a log put back to an older copy, or forked, no longer extends it.
+    const seen = { size: log.entries.length, hash: log.entries.at(-1)!.logHash };
+    expect(auditHeadLog(log, runs, checks.log, seen)).toMatchObject({ ok: true });
+    expect(auditHeadLog({ entries: cut.entries }, runs, undefined, seen)).toMatchObject({ ok: false, problem: expect.stringContaining('does not extend') });
+    expect(auditHeadLog(log, runs, checks.log, { ...seen, hash: log.entries[0]!.logHash })).toMatchObject({ ok: false });
     // Without a key nothing is claimed about the signature, and the fold is still checked.
     expect(auditHeadLog(log, runs)).toMatchObject({ ok: true, signature: 'unchecked' });
     expect(auditHeadLog(changed, runs)).toMatchObject({ ok: false });

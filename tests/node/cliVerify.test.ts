@@ -33,7 +33,7 @@ async function cugar(args: string[]): Promise<{ code: number; stdout: string; st
 
 interface Verified {
   ok: boolean;
-  log: { ok: boolean; state: string; size: number; signedSize: number; problem?: string };
+  log: { ok: boolean; state: string; size: number; signedSize: number; problem?: string; since?: string };
   runs: Array<{ runId: string; head: string; ok: boolean; reason?: string }>;
 }
 
@@ -78,6 +78,15 @@ describe('cugar verify --public-key', () => {
     expect(verified).toMatchObject({ ok: true, log: { ok: true, state: 'signed' } });
     expect(verified.log.signedSize).toBe(verified.log.size);
     expect(verified.runs.filter((r) => runIds.includes(r.runId)).map((r) => r.head)).toEqual(['signed', 'signed']);
+    // The signed head it printed pins the log: later it must still extend it, as an append-only log does.
+    expect(verified.log.since).toMatch(/^\d+:[0-9a-f]{64}$/);
+    await call('POST', '/v1/runs', { token: ADMIN, body: { goal: 'add 6 and 7', profile: 'demo' }, headers: WAIT });
+    const later = await cugar(['verify', '--public-key', publicKey, '--since', verified.log.since!, ...remote]);
+    expect(later.code).toBe(0);
+    const [size, hash] = verified.log.since!.split(':');
+    const elsewhere = await cugar(['verify', '--public-key', publicKey, '--since', `${Number(size) + 100}:${hash}`, ...remote]);
+    expect(elsewhere.code).toBe(1);
+    expect(JSON.parse(elsewhere.stdout)).toMatchObject({ ok: false, log: { problem: expect.stringContaining('does not extend the head seen before') } });
     const other = await cugar(['verify', '--public-key', createHeadSigner(generateSigningKey()).publicKey, ...remote]);
     expect(other.code).toBe(1);
     const refused = JSON.parse(other.stdout) as Verified;

@@ -80,6 +80,17 @@ function checkSignature(log: HeadLog, valid: number, check: LogSignatureCheck | 
 }
 
 /**
+ * Whether the log still extends a head a verifier saw before (its size and hash): a store is
+ * append-only, so an earlier head stays a prefix of every later log. What one store cannot
+ * show about itself — a whole older copy of it put back, signature and all — shows here.
+ */
+function extends_(log: HeadLog, valid: number, known: LogHead): string | undefined {
+  const folded = known.size === 0 ? EMPTY_LOG_HEAD.hash : log.entries[known.size - 1]?.logHash;
+  if (known.size <= valid && folded === known.hash) return undefined;
+  return `the log does not extend the head seen before (${known.size} entries): the store was rolled back or rewritten`;
+}
+
+/**
  * How `run` disagrees with its last entry, if it does. Entries are written when a run starts and
  * whenever it comes to rest, so a run at rest stands exactly at its last entry, a finished run
  * never moves again, and a running run is at or after its last entry, its journal passing
@@ -99,15 +110,16 @@ function headDiffers(entry: HeadLogEntry, run: StoredRunHead): string | undefine
 /**
  * Check a store's log of heads against the runs it holds: the log's fold, its signature (with
  * `check`, else the signature is `unchecked`), and for every run whether the store still holds
- * it where the log last saw it (see {@link headDiffers}). Finds runs deleted (`missing`), rolled back or rewritten
- * (`head_differs`) and runs written around the store (`not_in_log`). A store whose log has not
- * started (no write since it began keeping one) has no findings: all its runs predate the log.
+ * it where the log last saw it (see {@link headDiffers}). Finds runs deleted (`missing`), rolled
+ * back or rewritten (`head_differs`) and runs written around the store (`not_in_log`); with
+ * `known`, a log head seen before, also a log that no longer extends it. A store whose log has
+ * not started (no write since it began keeping one) has no findings: all its runs predate it.
  */
-export function auditHeadLog(log: HeadLog, runs: readonly StoredRunHead[], check?: LogSignatureCheck): HeadLogAudit {
+export function auditHeadLog(log: HeadLog, runs: readonly StoredRunHead[], check?: LogSignatureCheck, known?: LogHead): HeadLogAudit {
   const { valid, problem: foldProblem } = foldEntries(log.entries);
   const signature = checkSignature(log, valid, check);
   let state = signature.state;
-  let problem = foldProblem ?? signature.problem;
+  let problem = foldProblem ?? signature.problem ?? (known ? extends_(log, valid, known) : undefined);
   const entries = log.entries.slice(0, valid);
   // With a key, every checkpoint must be covered: a run at rest is signed with the log's head in the same write.
   // (Entries that predate the log were entered with no write to sign them.)

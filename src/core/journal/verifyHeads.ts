@@ -1,5 +1,5 @@
 import { auditHeadLog, type HeadLogAudit, type LogSignatureCheck, type StoredRunHead } from './headLogAudit.ts';
-import type { HeadLog } from './headLog.ts';
+import type { HeadLog, LogHead } from './headLog.ts';
 import type { HeadSignature } from './headSignature.ts';
 import type { JournalHead } from './journal.ts';
 import type { RunStatus } from '../schema/journalEvent.ts';
@@ -52,8 +52,13 @@ export function headSignatureState(run: Pick<ListedHead, 'runId' | 'head' | 'sig
  * written around the store). This is what the CLI and the dashboard run with the public key of
  * `GET /v1/keys`; the host's own audit runs the same checks with its signer.
  */
-export function verifyStoreHeads(heads: StoreHeads, checks: { head: HeadSignatureCheck; log: LogSignatureCheck }): StoreHeadsVerification {
-  const log = auditHeadLog(heads.log, heads.runs, checks.log);
+export function verifyStoreHeads(
+  heads: StoreHeads,
+  checks: { head: HeadSignatureCheck; log: LogSignatureCheck },
+  /** A log head this verifier saw before: the log must still extend it. */
+  known?: LogHead,
+): StoreHeadsVerification {
+  const log = auditHeadLog(heads.log, heads.runs, checks.log, known);
   const runs: RunHeadVerification[] = heads.runs.map((run) => {
     const signature = headSignatureState(run, checks.head);
     const atRest = run.status !== 'running';
