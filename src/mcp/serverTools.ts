@@ -1,6 +1,7 @@
 import { McpError, ErrorCode, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import { redact, toCugarError, type CugarError, type RunOutcome } from '../core/index.ts';
+import { MAX_JSON_DEPTH, jsonDepth } from '../api/middleware.ts';
 import type { Runtime } from '../api/runtime.ts';
 
 /** The tool that starts a run of a goal. A profile tool of the same name is not exposed. */
@@ -117,6 +118,8 @@ async function within(outcome: Promise<RunOutcome>, ms: number): Promise<RunOutc
  */
 export async function callTool(context: McpServeContext, name: string, args: Record<string, unknown> | undefined): Promise<CallToolResult> {
   const { runtime, profile } = context;
+  // As the API bounds request bodies: every recursive reader after this point (zod, canonical JSON) stays on the stack.
+  if (jsonDepth(args) > MAX_JSON_DEPTH) throw new McpError(ErrorCode.InvalidParams, `the arguments nest deeper than ${MAX_JSON_DEPTH} levels`);
   let goal: string;
   let options: Parameters<Runtime['orchestrator']['launch']>[2];
   let waitSeconds = Math.min(context.waitSeconds ?? 20, MAX_MCP_WAIT_SECONDS);

@@ -8,7 +8,9 @@ import {
   McpServerConfigSchema,
   McpToolError,
   McpUnavailableError,
+  connectMcpServers,
   mcpPolicyEnforcer,
+  mcpSettingsFromEnv,
   parseMcpAllow,
   parseMcpServers,
   registerMcpServer,
@@ -105,6 +107,33 @@ describe('MCP client: configuration and permissions', () => {
     await expect(registerMcpServer(registry, http, { allow: { network: false, commands: [] } })).rejects.toMatchObject({ code: 'network_not_allowed' });
     await expect(registerMcpServer(registry, everythingStdio, { allow: allowNode })).rejects.toMatchObject({ code: 'mcp_stdio_unsupported' });
     expect(registry.profiles()).toEqual([]);
+  });
+});
+
+describe('MCP client: the host connects every configured server', () => {
+  it('registers the servers it can reach and logs the ones it refuses or cannot reach, without failing', async () => {
+    const registry = new ToolRegistry();
+    const lines: string[] = [];
+    const settings = mcpSettingsFromEnv({
+      CUGAR_MCP_SERVERS: JSON.stringify([
+        { ...everythingStdio, tools: ['echo'] },
+        { name: 'denied', profile: 'ops', transport: { type: 'stdio', command: 'sh', args: ['-c', 'exit 1'] } },
+        { name: 'down', profile: 'demo', connectTimeoutMs: 2000, transport: { type: 'http', url: 'http://127.0.0.1:9/mcp' } },
+      ]),
+      CUGAR_MCP_ALLOW: JSON.stringify({ demo: { network: true, commands: [process.execPath] } }),
+    });
+    expect(mcpPolicyEnforcer(settings.allow).policyFor('demo').allowNetwork).toBe(true);
+    expect(mcpPolicyEnforcer(settings.allow).policyFor('ops').allowNetwork).toBe(false);
+    const registrations = await connectMcpServers(registry, settings, { stdio: stdioLauncher, log: (line) => lines.push(line) });
+    cleanup.push(...registrations.map((r) => () => r.close()));
+    expect(registrations.map((r) => r.server)).toEqual(['everything']);
+    expect(registry.list('demo').map((t) => t.name)).toEqual(['everything_echo']);
+    // The server's own stderr and transport errors are logged too; the decisions are these lines.
+    expect(lines.filter((line) => /tool\(s\) in profile|left out/.test(line))).toEqual([
+      'MCP server everything: 1 tool(s) in profile "demo"',
+      expect.stringMatching(/^MCP server denied left out: mcp_command_not_allowed: /),
+      expect.stringMatching(/^MCP server down left out: mcp_unavailable: /),
+    ]);
   });
 });
 

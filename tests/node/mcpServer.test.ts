@@ -73,6 +73,9 @@ describe('cugar mcp: the local data directory as an MCP server on stdio (the SDK
     expect(structured(invalid)).toMatchObject({ status: 'failed', error: { code: 'invalid_input' } });
     await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toThrow(/has no tool/);
     await expect(client.callTool({ name: 'run_goal', arguments: {} })).rejects.toThrow(/invalid arguments/);
+    let deep: Record<string, unknown> = { message: 'x' };
+    for (let i = 0; i < 100; i++) deep = { message: deep };
+    await expect(client.callTool({ name: 'echo', arguments: deep })).rejects.toThrow(/nest deeper than 64/);
   });
 });
 
