@@ -57,6 +57,7 @@ describe('dashboard with a model (remote mode)', () => {
     await page.getByText('Nothing is waiting for you.').waitFor();
     await page.getByRole('navigation').getByRole('link', { name: 'Runs' }).click();
     await page.locator('tbody tr a').first().click();
+    const firstRun = await page.locator('#run-title code').textContent();
     await expect.poll(() => page.locator('.outputs').last().textContent()).toContain('I told ops the deploy finished.');
     await expect
       .poll(async () => (await page.locator('.span-row .span-label').allTextContents()).filter((label) => label.startsWith('chat small')))
@@ -66,6 +67,18 @@ describe('dashboard with a model (remote mode)', () => {
       .first()
       .click();
     await expect.poll(() => page.getByRole('region', { name: 'Span detail' }).textContent()).toContain('send_message');
+    expect(models.requests).toHaveLength(2);
+
+    // Fork from the model's last answer with another one: the fork follows the recording (the
+    // approved call's result comes from the journal) and opens as a run of its own.
+    await page
+      .getByRole('button', { name: /chat small #1/ })
+      .last()
+      .click();
+    await page.getByLabel('Another answer').fill('Ops were told (from a fork).');
+    await page.getByRole('button', { name: 'Fork from here' }).click();
+    await expect.poll(() => page.locator('#run-title code').textContent()).not.toBe(firstRun);
+    await expect.poll(() => page.locator('.outputs').last().textContent()).toContain('Ops were told (from a fork).');
     expect(models.requests).toHaveLength(2);
   });
 });

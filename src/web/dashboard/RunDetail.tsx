@@ -5,7 +5,7 @@ import { updateRunStatus } from './history.ts';
 import { ApprovalCard } from './Approvals.tsx';
 import { BudgetMeters, ProfileBudget } from './Budget.tsx';
 import type { TraceRecord } from '../../core/index.ts';
-import { TraceView } from './TraceView.tsx';
+import { TraceView, type ForkRequest } from './TraceView.tsx';
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 
@@ -81,6 +81,11 @@ export function RunDetail({ token, runId }: { token: string; runId: string }) {
   useEffect(() => {
     if (status) void updateRunStatus(runId, status).catch(() => undefined);
   }, [runId, status]);
+  // A fork is a new run: once it completes, fails or pauses, its page opens.
+  const fork = async (request: ForkRequest) => {
+    const forked = await unwrap(apiClient(token).v1.runs[':runId'].forks.$post({ param: { runId: encodeURIComponent(runId) }, json: request }));
+    location.hash = `#/runs/${encodeURIComponent(forked.runId)}`;
+  };
   const trace = useQuery({
     queryKey: ['trace', runId, run.data?.head.seq],
     queryFn: () => unwrap(apiClient(token).v1.runs[':runId'].trace.$get({ param: { runId: encodeURIComponent(runId) } })),
@@ -163,7 +168,7 @@ export function RunDetail({ token, runId }: { token: string; runId: string }) {
       <pre className="outputs">{JSON.stringify(outcome.outputs, null, 2)}</pre>
       <h2>Timeline</h2>
       {/* The client types the rows as JSON (hono's JSONValue for recorded metadata); they are the core's trace records. */}
-      {trace.data ? <TraceView records={trace.data.records as readonly TraceRecord[]} /> : <p>Loading…</p>}
+      {trace.data ? <TraceView records={trace.data.records as readonly TraceRecord[]} onFork={fork} /> : <p>Loading…</p>}
     </section>
   );
 }

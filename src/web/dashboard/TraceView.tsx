@@ -176,7 +176,9 @@ function Block({ title, value, className }: { title: string; value: unknown; cla
   );
 }
 
-function SpanDetail({ span, t0 }: { span: Span; t0: number }) {
+function SpanDetail({ span, t0, onFork }: { span: Span; t0: number; onFork?: ((request: ForkRequest) => Promise<void>) | undefined }) {
+  // A model answer, or a decision a person made, can be changed in a fork of the run.
+  const forkable = onFork && (span.kind === 'model' || (span.kind === 'approval' && span.extra?.['decision'] !== undefined));
   return (
     <section className="span-panel" aria-label="Span detail" tabIndex={0}>
       <h3>{span.label}</h3>
@@ -204,7 +206,56 @@ function SpanDetail({ span, t0 }: { span: Span; t0: number }) {
       <Block title="Output" value={span.output} />
       <Block title="Error" value={span.error} className="bad" />
       <Block title="Details" value={span.extra} />
+      {forkable ? <ForkForm key={span.seqs.join(',')} span={span} onFork={onFork} /> : null}
     </section>
+  );
+}
+
+/** A fork of the run from one event with one change, as the span detail asks for it. */
+export type ForkRequest = { at: number; edit: { kind: 'model_answer'; text: string } | { kind: 'approval'; decision: 'approve' | 'reject' } };
+
+/** "Fork from here": another answer for a model call, or another decision for an approval. */
+function ForkForm({ span, onFork }: { span: Span; onFork: (request: ForkRequest) => Promise<void> }) {
+  const answer = (span.output as { text?: string } | undefined)?.text ?? '';
+  const [text, setText] = useState(answer);
+  const [decision, setDecision] = useState<'approve' | 'reject'>(span.extra?.['decision'] === 'reject' ? 'approve' : 'reject');
+  const [state, setState] = useState<'idle' | 'forking' | string>('idle');
+  const at = span.seqs[0]!;
+  const fork = (request: ForkRequest) => {
+    setState('forking');
+    onFork(request).then(
+      () => setState('idle'),
+      (error: unknown) => setState(error instanceof Error ? error.message : String(error)),
+    );
+  };
+  return (
+    <form
+      className="fork"
+      aria-label="Fork from here"
+      onSubmit={(event) => {
+        event.preventDefault();
+        fork(span.kind === 'model' ? { at, edit: { kind: 'model_answer', text } } : { at, edit: { kind: 'approval', decision } });
+      }}
+    >
+      {span.kind === 'model' ? (
+        <label>
+          Another answer
+          <textarea value={text} rows={3} onChange={(event) => setText(event.target.value)} />
+        </label>
+      ) : (
+        <label>
+          Another decision
+          <select value={decision} onChange={(event) => setDecision(event.target.value as 'approve' | 'reject')}>
+            <option value="approve">approve</option>
+            <option value="reject">reject</option>
+          </select>
+        </label>
+      )}
+      <button type="submit" disabled={state === 'forking'}>
+        Fork from here
+      </button>
+      {state !== 'idle' && state !== 'forking' ? <p className="bad">{state}</p> : null}
+    </form>
   );
 }
 
@@ -219,13 +270,21 @@ export function ms(value: number): string {
  * so even a zero-length span can be clicked or reached with the keyboard; its inputs and
  * outputs (redacted by the API) open in the panel beside it.
  */
-export function TraceView({ records }: { records: readonly TraceRow[] }) {
+export function TraceView({ records, onFork }: { records: readonly TraceRow[]; onFork?: (request: ForkRequest) => Promise<void> }) {
   const spans = useMemo(() => spansOf(records), [records]);
-  return <SpanTimeline spans={spans} events={records.length} />;
+  return <SpanTimeline spans={spans} events={records.length} onFork={onFork} />;
 }
 
 /** The virtualized waterfall over any spans: a run's trace, or spans read from an OTLP file. */
-export function SpanTimeline({ spans, events }: { spans: readonly Span[]; events?: number }) {
+export function SpanTimeline({
+  spans,
+  events,
+  onFork,
+}: {
+  spans: readonly Span[];
+  events?: number;
+  onFork?: ((request: ForkRequest) => Promise<void>) | undefined;
+}) {
   const [filter, setFilter] = useState<'all' | SpanKind>('all');
   const [selected, setSelected] = useState<Span | null>(null);
   const shown = useMemo(() => (filter === 'all' ? spans : spans.filter((span) => span.kind === filter)), [spans, filter]);
@@ -310,7 +369,7 @@ export function SpanTimeline({ spans, events }: { spans: readonly Span[]; events
             })}
           </ol>
         </div>
-        {selected ? <SpanDetail span={selected} t0={t0} /> : <p className="hint span-panel">Select a span to see its input and output.</p>}
+        {selected ? <SpanDetail span={selected} t0={t0} onFork={onFork} /> : <p className="hint span-panel">Select a span to see its input and output.</p>}
       </div>
     </div>
   );
