@@ -29,6 +29,7 @@ import {
   type VectorRows,
   checkApprovalOwners,
   HeadLogWriter,
+  isCheckpoint,
   logHeadAfter,
   type HeadLog,
   type HeadLogEntry,
@@ -171,7 +172,8 @@ export class IndexedDbStore implements HostStore {
       const tables = [this.db.events, this.db.runs, this.db.approvals, this.db.usage, this.db.headLog, this.db.logSignature];
       await this.db.transaction('rw', tables, async () => {
         const events: JournalEvent[] = [];
-        const log = await this.#openLog();
+        // The log of heads is read only when a batch adds an entry (it starts a run or brings one to rest).
+        let log: HeadLogWriter | undefined;
         const runs = new Map<string, RunSummary>();
         const approvals: ApprovalRecord[] = [];
         const usage = new Map<string, Usage>();
@@ -189,7 +191,7 @@ export class IndexedDbStore implements HostStore {
             continue;
           }
           this.#heads.stage(batch);
-          log.add(batch);
+          if (batch.expectedHead === null || isCheckpoint(batch)) (log ??= await this.#openLog()).add(batch);
           events.push(...batch.events);
           runs.set(batch.runId, batch.run);
           approvals.push(...(batch.approvals ?? []));
@@ -199,8 +201,8 @@ export class IndexedDbStore implements HostStore {
         }
         if (events.length === 0) return;
         await this.db.events.bulkAdd(events);
-        await this.db.headLog.bulkAdd(log.entries);
-        const signed = log.seal();
+        if (log) await this.db.headLog.bulkAdd(log.entries);
+        const signed = log?.seal();
         if (signed) await this.db.logSignature.put({ id: 1, ...signed });
         await this.db.runs.bulkPut([...runs.values()]);
         if (approvals.length) await this.db.approvals.bulkPut(approvals);
