@@ -7,6 +7,7 @@ import { hostModels } from '../api/models.ts';
 import { otlpSettingsFromEnv } from '../api/otlpExport.ts';
 import { createRuntime, type Runtime } from '../api/runtime.ts';
 import { parseTokenMap } from '../api/tokens.ts';
+import { connectMcpServers, mcpPolicyEnforcer, mcpSettingsFromEnv } from '../mcp/hostSetup.ts';
 import { mountMcp } from '../mcp/httpRoute.ts';
 import { DurableObjectStore, staleRunMs, type DurableObjectBindings } from './durableObjectStore.ts';
 
@@ -39,6 +40,10 @@ export interface Env extends DurableObjectBindings {
   /** `key=value,…` sent with every export: a Worker secret when it holds a backend's API key. */
   OTEL_EXPORTER_OTLP_HEADERS?: string;
   OTEL_SERVICE_NAME?: string;
+  /** MCP servers whose tools join profiles (JSON list); a Worker reaches Streamable HTTP servers only. */
+  CUGAR_MCP_SERVERS?: string;
+  /** What each profile allows of MCP, e.g. `{"ops":{"network":true}}`. */
+  CUGAR_MCP_ALLOW?: string;
 }
 
 /** The model settings among a Worker's vars and secrets. */
@@ -77,13 +82,19 @@ export function workerRuntime(env: Env): Promise<Runtime> {
       OTEL_SERVICE_NAME: env.OTEL_SERVICE_NAME,
     });
     if (otlp) registerSecretValues(Object.values(otlp.headers));
-    return createRuntime(new DurableObjectStore(env), config, {
+    const mcp = mcpSettingsFromEnv({ CUGAR_MCP_SERVERS: env.CUGAR_MCP_SERVERS, CUGAR_MCP_ALLOW: env.CUGAR_MCP_ALLOW });
+    const secrets = envSecrets(env as unknown as Record<string, unknown>);
+    const built = await createRuntime(new DurableObjectStore(env), config, {
       ...(models ? { models } : {}),
       ...(otlp ? { otlp: { ...otlp, batchDelayMs: 0 } } : {}),
-      secrets: envSecrets(env as unknown as Record<string, unknown>),
+      secrets,
+      policy: mcpPolicyEnforcer(mcp.allow),
       ...(approval ? { approval } : {}),
       ...(signer ? { signer } : {}),
     });
+    // MCP servers' tools join their profiles; a stdio server cannot start here and is logged and left out.
+    await connectMcpServers(built.registry, mcp, { secrets, log: (line) => console.error(redactText(line)) });
+    return built;
   })();
   return runtime;
 }

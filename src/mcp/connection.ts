@@ -68,13 +68,18 @@ function scrub<T>(value: T, values: readonly string[]): T {
 }
 
 /**
- * A fetch whose response bodies stop at `maxBytes`: a server that streams without end fails
- * the request instead of filling memory.
+ * A fetch for MCP requests only: response bodies stop at `maxBytes` (a server that streams
+ * without end fails the request instead of filling memory), and the standalone stream a
+ * client opens with GET is declined as a server without one would (405). Every answer comes on
+ * its request's own response, so no connection outlives a call: on a Worker, nothing is left
+ * reading in a request that has ended.
  */
 export function boundedFetch(maxBytes: number, base: FetchLike = (url, init) => fetch(url, init)): FetchLike {
   return async (url, init) => {
+    const method = (init?.method ?? 'GET').toUpperCase();
+    if (method === 'GET') return new Response(null, { status: 405, headers: { allow: 'POST, DELETE' } });
     const response = await base(url, init);
-    if (!response.body || (init?.method ?? 'GET').toUpperCase() !== 'POST') return response;
+    if (!response.body || method !== 'POST') return response;
     let seen = 0;
     const limited = response.body.pipeThrough(
       new TransformStream<Uint8Array, Uint8Array>({
