@@ -190,9 +190,9 @@ export class DirectoryObject extends DurableObject<DurableObjectBindings> {
         if (entry.timed && entry.run.status === 'running') deadline = Math.min(deadline, entry.run.updatedAt + staleRunMs(this.env));
         const writes: Record<string, unknown> = { [`applied:${entry.runId}`]: entry.seq, [`run:${entry.runId}`]: entry.run };
         // The log of heads: the run's first append (nothing applied before) and every one that brings it to rest.
-        log ??= await openLog(txn, this.#signer());
-        const logged = log.entryFor(entry.run, entry, applied === -1);
-        if (logged) {
+        if (applied === -1 || entry.run.status !== 'running') {
+          log ??= await openLog(txn, this.#signer());
+          const logged = log.entryFor(entry.run, entry, applied === -1)!;
           log.take(logged);
           writes[logEntryKey(logged.index)] = logged;
         }
