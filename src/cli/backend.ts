@@ -26,7 +26,7 @@ import {
   type RunOutcome,
   type ToolInfo,
 } from '../api/client.ts';
-import { createRuntime, type Runtime } from '../api/runtime.ts';
+import { createRuntime, type Runtime, type RuntimeOptions } from '../api/runtime.ts';
 import { installNodeDigest } from '../edge/nodeDigest.ts';
 import { SqliteStore } from '../edge/sqliteStore.ts';
 
@@ -45,13 +45,17 @@ export interface Backend {
 }
 
 /** Work on the SQLite file in `dataDir` directly. */
-export async function localBackend(dataDir: string, config: Config = parseConfig({ ...process.env }).config): Promise<Backend & { runtime: Runtime }> {
+export async function localBackend(
+  dataDir: string,
+  config: Config = parseConfig({ ...process.env }).config,
+  options: Pick<RuntimeOptions, 'policy'> = {},
+): Promise<Backend & { runtime: Runtime }> {
   installNodeDigest();
   const dir = resolve(dataDir);
   mkdirSync(dir, { recursive: true });
   const store = new SqliteStore(join(dir, 'cugar.db'));
   // Tools run here read the same `CUGAR_SECRET_<NAME>` credentials a server would.
-  const runtime = await createRuntime(store, config, { secrets: envSecrets(process.env) });
+  const runtime = await createRuntime(store, config, { secrets: envSecrets(process.env), ...options });
   return {
     runtime,
     tools: async (profile) => runtime.registry.list(profile),

@@ -1,4 +1,6 @@
-import type { Config } from '../core/index.ts';
+import { envSecrets, type Config } from '../core/index.ts';
+import { connectMcpServers, mcpPolicyEnforcer, mcpSettingsFromEnv } from '../mcp/hostSetup.ts';
+import { stdioLauncher } from '../mcp/stdio.ts';
 import { serveMcpStdio } from '../mcp/stdioServer.ts';
 import { localBackend } from './backend.ts';
 import type { Output } from './output.ts';
@@ -6,13 +8,19 @@ import type { Output } from './output.ts';
 /**
  * `cugar mcp`: serve a profile of the local data directory as an MCP server on stdin and
  * stdout, for Claude Desktop, IDEs and any MCP client that starts servers as processes.
- * Messages go to stderr; stdout carries only the protocol. Returns when the client disconnects.
+ * The MCP servers of `CUGAR_MCP_SERVERS` join their profiles first, as on the Node host, so
+ * their tools are served behind CUGAr's policy, approvals, budgets and journal. Messages go
+ * to stderr; stdout carries only the protocol. Returns when the client disconnects.
  */
 export async function mcpCommand(values: { 'data-dir'?: string | undefined }, profile: string, config: Config, output: Output): Promise<void> {
-  const backend = await localBackend(values['data-dir'] ?? process.env['CUGAR_DATA_DIR'] ?? '.cugar', config);
+  const mcp = mcpSettingsFromEnv(process.env);
+  const backend = await localBackend(values['data-dir'] ?? process.env['CUGAR_DATA_DIR'] ?? '.cugar', config, { policy: mcpPolicyEnforcer(mcp.allow) });
+  const log = (line: string) => output.err(line);
+  const servers = await connectMcpServers(backend.runtime.registry, mcp, { secrets: envSecrets(process.env), stdio: stdioLauncher, log });
   try {
-    await serveMcpStdio(backend.runtime, profile, { log: (line) => output.err(line) });
+    await serveMcpStdio(backend.runtime, profile, { log });
   } finally {
+    await Promise.all(servers.map((server) => server.close()));
     await backend.close();
   }
 }

@@ -79,6 +79,44 @@ describe('cugar mcp: the local data directory as an MCP server on stdio (the SDK
   });
 });
 
+describe('cugar mcp in front of other MCP servers (CUGAR_MCP_SERVERS)', () => {
+  it("serves their tools behind the profile's guardrails: each call a journaled run, approvals included", async () => {
+    const client = new Client({ name: 'test', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [join(root, 'src/cli/bin.mjs'), 'mcp', '--data-dir', join(dir, 'proxy')],
+        cwd: root,
+        env: {
+          ...(process.env as Record<string, string>),
+          NO_COLOR: '1',
+          CUGAR_MCP_SERVERS: JSON.stringify([
+            {
+              name: 'everything',
+              profile: 'demo',
+              tools: ['get-sum', 'echo'],
+              requireApproval: ['echo'],
+              transport: { type: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'] },
+            },
+          ]),
+          CUGAR_MCP_ALLOW: JSON.stringify({ demo: { commands: [process.execPath] } }),
+        },
+        stderr: 'ignore',
+      }),
+    );
+    try {
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      expect(names).toEqual(expect.arrayContaining(['add', 'everything_echo', 'everything_get_sum']));
+      const sum = await client.callTool({ name: 'everything_get_sum', arguments: { a: 40, b: 2 } });
+      expect(structured(sum)).toMatchObject({ status: 'completed', output: { server: 'everything', content: [{ text: 'The sum of 40 and 2 is 42.' }] } });
+      const echo = await client.callTool({ name: 'everything_echo', arguments: { message: 'hello' } });
+      expect(structured(echo)).toMatchObject({ status: 'paused', approvalId: expect.any(String) });
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+});
+
 describe('MCP over Streamable HTTP on the Node host (loopback)', () => {
   let server: RunningServer;
   const canary = 'sk-mcp-canary-5d1f0b9e77aa';
