@@ -82,3 +82,35 @@ describe('dashboard with a model (remote mode)', () => {
     expect(models.requests).toHaveLength(2);
   });
 });
+
+describe('dashboard with a model (local mode: the tab calls the model itself)', () => {
+  it('keeps the endpoint in this browser and runs an agent run in the tab against it', { timeout: 60_000 }, async () => {
+    const local = await startModelServer([{ calls: [{ name: 'add', args: { a: 20, b: 22 } }] }, { text: 'Forty-two, computed in this tab.' }]);
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    try {
+      const page = await context.newPage();
+      await page.goto(`${server.url}/#mode=local`);
+      await page.getByRole('heading', { name: 'Runs' }).waitFor();
+      await page.getByRole('navigation').getByRole('link', { name: 'Model' }).click();
+      await page.getByLabel('Endpoint (OpenAI-compatible)').fill(local.url);
+      await page.getByLabel('Models, in fallback order').fill('tab-model');
+      await page.getByLabel(/API key/).fill('sk-canary-tab-key-5f0e91');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByText('Saved. Reload the page to use this model.').waitFor();
+      await page.reload();
+      await page.getByRole('navigation').getByRole('link', { name: 'Playground' }).click();
+      await page.getByLabel('Goal').fill('what is twenty plus twenty-two?');
+      await page.getByRole('button', { name: 'Run', exact: true }).click();
+      await expect.poll(() => page.locator('.outputs').last().textContent()).toContain('Forty-two, computed in this tab.');
+      expect(local.requests.map((r) => [r.body.model, r.authorization])).toEqual([
+        ['tab-model', 'Bearer sk-canary-tab-key-5f0e91'],
+        ['tab-model', 'Bearer sk-canary-tab-key-5f0e91'],
+      ]);
+      // The key is redacted wherever the tab shows run data.
+      expect(await page.content()).not.toContain('sk-canary-tab-key-5f0e91');
+    } finally {
+      await context.close();
+      await local.close();
+    }
+  });
+});

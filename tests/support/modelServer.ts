@@ -1,5 +1,6 @@
 import { serve, type ServerType } from '@hono/node-server';
 import { Hono } from 'hono';
+import { cors } from 'hono/cors';
 import { nextReply, replyTo, type ChatRequestBody, type Reply, type Script } from './openAIReplies.ts';
 
 export type { Reply };
@@ -33,6 +34,8 @@ export async function startModelServer(initial: Script = []): Promise<ModelServe
   let script = structuredClone(initial);
   const requests: ReceivedRequest[] = [];
   const app = new Hono();
+  // A dashboard tab in local mode calls the server from another origin.
+  app.use('*', cors());
   app.post('/v1/chat/completions', async (c) => {
     const body = (await c.req.json()) as ChatRequestBody;
     requests.push({ authorization: c.req.header('authorization'), body });

@@ -16,6 +16,8 @@ const RunDetail = lazy(() => import('./RunDetail.tsx').then((m) => ({ default: m
 const Audit = lazy(() => import('./Audit.tsx').then((m) => ({ default: m.Audit })));
 // Local mode only: the tab's own vault of tool credentials.
 const Secrets = lazy(() => import('./Secrets.tsx'));
+// Local mode only: the model this tab's agent runs call.
+const ModelSettings = lazy(() => import('./ModelSettings.tsx'));
 
 /** The current hash route: `#/runs`, `#/runs/<id>`, `#/playground`, `#/approvals`, `#/audit`. */
 function useRoute(): string[] {
@@ -128,6 +130,7 @@ export function App() {
           {link('tools', 'Tools')}
           {link('audit', 'Audit')}
           {mode === 'local' ? link('secrets', 'Secrets') : null}
+          {mode === 'local' ? link('model', 'Model') : null}
         </nav>
         <ProfileField profile={profile} onChange={chooseProfile} />
         <span className="mode" aria-label={`mode: ${mode === 'local' ? 'in this browser' : 'server'}`}>
@@ -153,6 +156,7 @@ export function App() {
           {page === 'tools' ? <Tools token={token} profile={profile} /> : null}
           {page === 'audit' ? <Audit token={token} /> : null}
           {page === 'secrets' && mode === 'local' ? <Secrets /> : null}
+          {page === 'model' && mode === 'local' ? <ModelSettings /> : null}
         </Suspense>
       </main>
     </>

@@ -8,6 +8,11 @@ import { RAW_JOURNAL_SCOPE } from '../../api/security.ts';
 import { IndexedDbStore, requestPersistentStorage } from '../indexedDbStore.ts';
 import { BrowserVault } from '../secretVault.ts';
 
+/** Where this tab keeps its model's endpoint and ids (the Model page); the key is a vault secret. */
+export const MODEL_URL_KEY = 'cugar.model.url';
+export const MODEL_IDS_KEY = 'cugar.model.ids';
+export const MODEL_KEY_SECRET = 'CUGAR_MODEL_KEY';
+
 /** The bearer token of the in-page app; it never leaves the tab. */
 export const LOCAL_TOKEN = 'local-mode-token-in-this-tab';
 
@@ -26,7 +31,17 @@ export async function localFetch(path: string, init: RequestInit): Promise<Respo
     // Ask the browser not to evict the journals under storage pressure.
     void requestPersistentStorage();
     const store = await new IndexedDbStore('cugar').open();
-    const runtime = await createRuntime(store, parseConfig({}).config, { secrets: await localVault() });
+    const secrets = await localVault();
+    const config = parseConfig({}).config;
+    // A model for this tab (the Model page): endpoint and ids in this browser's storage, the key in
+    // its vault; a reload applies them. The adapter is loaded only when one is set.
+    const modelEnv = {
+      CUGAR_MODEL_URL: localStorage.getItem(MODEL_URL_KEY) ?? undefined,
+      CUGAR_MODEL: localStorage.getItem(MODEL_IDS_KEY) ?? undefined,
+      CUGAR_MODEL_KEY: secrets.get(MODEL_KEY_SECRET),
+    };
+    const models = modelEnv['CUGAR_MODEL_URL'] ? (await import('../../api/models.ts')).hostModels(modelEnv, config) : undefined;
+    const runtime = await createRuntime(store, config, { secrets, ...(models ? { models } : {}) });
     // Runs a reload or a closed tab interrupted continue from their journals.
     for (const run of await store.listRuns({ status: 'running' })) void runtime.orchestrator.resume(run.runId).catch(() => undefined);
     // The tab drives time: approval deadlines fire while the page is open, without a request.
