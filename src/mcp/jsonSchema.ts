@@ -40,9 +40,12 @@ function checkBounds(schema: unknown, what: string): void {
 export function zodFromJsonSchema(schema: unknown, what = 'the schema'): z.ZodType {
   checkBounds(schema, what);
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) throw new McpSchemaError(`${what} is not a JSON Schema object`);
+  // An identifier names the schema in zod's global registry, which would keep it for good and
+  // describe the tool as a `$ref`: the tool's name identifies it already.
+  const { $id: _$id, id: _id, ...anonymous } = schema as Record<string, unknown>;
   let converted: z.ZodType;
   try {
-    converted = z.fromJSONSchema(schema as z.core.JSONSchema.JSONSchema);
+    converted = z.fromJSONSchema(anonymous as z.core.JSONSchema.JSONSchema);
   } catch (cause) {
     throw new McpSchemaError(`${what} cannot be used: ${shortText(cause instanceof Error ? cause.message : String(cause))}`, { cause });
   }

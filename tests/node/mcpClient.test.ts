@@ -1,5 +1,6 @@
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, describe, expect, it } from 'vitest';
+import * as z from 'zod';
 import { InMemoryStore, Orchestrator, redactJournal, ToolRegistry, replay, staticSecrets, verifyJournal, type JournalEvent } from '../../src/core/index.ts';
 import {
   McpConnection,
@@ -46,6 +47,11 @@ describe('MCP client: tool schemas', () => {
     expect(schema.safeParse({ n: 1.5 }).success).toBe(false);
     expect(schema.safeParse({ n: 1, tag: 'c' }).success).toBe(false);
     expect(schema.safeParse({}).success).toBe(false);
+    // An identified schema stays an object schema (not a $ref into zod's global registry).
+    expect(z.toJSONSchema(toolParameters({ $id: 'https://example.com/t', type: 'object', properties: { a: { type: 'string' } } }))).toMatchObject({
+      type: 'object',
+      properties: { a: { type: 'string' } },
+    });
     const refused = (input: unknown) => {
       try {
         toolParameters(input);
