@@ -31,7 +31,7 @@ export { connectMcpServers, mcpPolicies, mcpPolicyEnforcer, mcpSettingsFromEnv, 
 export { mountMcp, type McpRouteOptions } from './httpRoute.ts';
 export { MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH, toolParameters, zodFromJsonSchema, zodJsonSchemaValidator } from './jsonSchema.ts';
 export { registerMcpServer, registerMcpTools, registeredName, type McpRegistration, type McpToolListing, type RegisterMcpOptions } from './register.ts';
-export { createMcpServer, type McpServeContext } from './server.ts';
+export { createMcpServer, type McpServeContext, type McpServerOptions } from './server.ts';
 export { MAX_RESOURCE_CHARS, RESOURCE_TEMPLATES } from './serverResources.ts';
 export { MAX_MCP_WAIT_SECONDS, RUN_GOAL } from './serverTools.ts';
 export { stdioLauncher } from './stdio.ts';

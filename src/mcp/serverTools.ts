@@ -1,6 +1,6 @@
 import { McpError, ErrorCode, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
-import { redact, toCugarError, type CugarError, type RunOutcome } from '../core/index.ts';
+import { redact, toCugarError, type ApprovalRecord, type CugarError, type RunOutcome } from '../core/index.ts';
 import { MAX_JSON_DEPTH, jsonDepth } from '../api/middleware.ts';
 import type { Runtime } from '../api/runtime.ts';
 
@@ -20,7 +20,15 @@ export interface McpServeContext {
   keepAlive?: (work: Promise<unknown>) => void;
   /** Where failures of runs that outlived their call are reported. */
   log?: (line: string) => void;
+  /**
+   * Asks the person at the client to decide an approval (MCP elicitation); undefined when the
+   * client cannot ask or the person declined to answer, and the run stays paused.
+   */
+  askApproval?: (approval: ApprovalRecord) => Promise<'approve' | 'reject' | undefined>;
 }
+
+/** Most approvals one call asks for in a row before it answers with the run still paused. */
+const MAX_ASKED_APPROVALS = 10;
 
 const RunGoalInput = z.object({
   goal: z.string().min(1).max(10_000),
@@ -153,6 +161,12 @@ export async function callTool(context: McpServeContext, name: string, args: Rec
     return undefined;
   });
   context.keepAlive?.(reported);
-  const settled = await within(launched.outcome, waitSeconds * 1000).catch(() => undefined);
+  let settled = await within(launched.outcome, waitSeconds * 1000).catch(() => undefined);
+  for (let asked = 0; context.askApproval && settled?.status === 'paused' && settled.pendingApproval && asked < MAX_ASKED_APPROVALS; asked++) {
+    const approval = settled.pendingApproval;
+    const decision = await context.askApproval(approval).catch(() => undefined);
+    if (!decision) break;
+    settled = await runtime.orchestrator.resolveApproval(approval.approvalId, { decision, reason: 'decided in the MCP client', by: 'mcp-client' });
+  }
   return outcomeResult(settled ?? (await runtime.orchestrator.getRun(launched.runId)), output);
 }

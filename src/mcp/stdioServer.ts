@@ -8,12 +8,16 @@ import { createMcpServer } from './server.ts';
  * may write to stdout meanwhile: logs go to stderr.
  */
 export async function serveMcpStdio(runtime: Runtime, profile: string, options: { log?: (line: string) => void; waitSeconds?: number } = {}): Promise<void> {
-  const server = createMcpServer({
-    runtime,
-    profile,
-    ...(options.log ? { log: options.log } : {}),
-    ...(options.waitSeconds !== undefined ? { waitSeconds: options.waitSeconds } : {}),
-  });
+  // A stdio connection lasts: approvals are asked of the person at the client when it can ask.
+  const server = createMcpServer(
+    {
+      runtime,
+      profile,
+      ...(options.log ? { log: options.log } : {}),
+      ...(options.waitSeconds !== undefined ? { waitSeconds: options.waitSeconds } : {}),
+    },
+    { elicitApprovals: true },
+  );
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();

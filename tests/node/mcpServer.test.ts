@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { parseJournal, registerSecretValues, verifyJournal } from '../../src/core/index.ts';
@@ -80,8 +81,9 @@ describe('cugar mcp: the local data directory as an MCP server on stdio (the SDK
 });
 
 describe('cugar mcp in front of other MCP servers (CUGAR_MCP_SERVERS)', () => {
-  it("serves their tools behind the profile's guardrails: each call a journaled run, approvals included", async () => {
-    const client = new Client({ name: 'test', version: '1.0.0' });
+  /** `cugar mcp` with the reference server's get-sum and echo (echo needs approval) in profile demo. */
+  const spawnProxy = async (options: ConstructorParameters<typeof Client>[1] = {}) => {
+    const client = new Client({ name: 'test', version: '1.0.0' }, options);
     await client.connect(
       new StdioClientTransport({
         command: process.execPath,
@@ -104,13 +106,43 @@ describe('cugar mcp in front of other MCP servers (CUGAR_MCP_SERVERS)', () => {
         stderr: 'ignore',
       }),
     );
+    return client;
+  };
+
+  it("serves their tools behind the profile's guardrails: each call a journaled run, approvals included", async () => {
+    const client = await spawnProxy();
     try {
       const names = (await client.listTools()).tools.map((t) => t.name);
       expect(names).toEqual(expect.arrayContaining(['add', 'everything_echo', 'everything_get_sum']));
       const sum = await client.callTool({ name: 'everything_get_sum', arguments: { a: 40, b: 2 } });
       expect(structured(sum)).toMatchObject({ status: 'completed', output: { server: 'everything', content: [{ text: 'The sum of 40 and 2 is 42.' }] } });
+      // A client that cannot ask its user: the run stays paused and the answer names the approval.
       const echo = await client.callTool({ name: 'everything_echo', arguments: { message: 'hello' } });
       expect(structured(echo)).toMatchObject({ status: 'paused', approvalId: expect.any(String) });
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+
+  it('asks the person at a client that supports elicitation, and goes on with their decision', async () => {
+    const client = await spawnProxy({ capabilities: { elicitation: { form: {} } } });
+    const asked: string[] = [];
+    let answer = 'approve';
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      asked.push(request.params.message);
+      return { action: 'accept', content: { decision: answer } };
+    });
+    try {
+      const approved = await client.callTool({ name: 'everything_echo', arguments: { message: 'hello' } });
+      expect(structured(approved)).toMatchObject({ status: 'completed', output: { content: [{ text: 'Echo: hello' }] } });
+      expect(asked).toEqual([expect.stringMatching(/wants to call everything_echo with \{"message":"hello"\}/)]);
+      const journal = parseJournal(textOf(await client.readResource({ uri: `cugar://runs/${structured(approved).runId}/journal` })));
+      expect(journal.find((e) => e.type === 'approval_received')).toMatchObject({ data: { decision: 'approve', by: 'mcp-client' } });
+      answer = 'reject';
+      const rejected = await client.callTool({ name: 'everything_echo', arguments: { message: 'again' } });
+      expect(rejected.isError).toBe(true);
+      expect(structured(rejected)).toMatchObject({ status: 'failed', error: { code: 'approval_rejected' } });
+      expect(asked).toHaveLength(2);
     } finally {
       await client.close();
     }
