@@ -122,6 +122,7 @@ export {
   type ToolInfo,
   type ToolMeta,
   type ToolSpec,
+  type ToolVerifier,
 } from './tools/tool.ts';
 export { ToolRegistry } from './tools/toolRegistry.ts';
 export { DEMO_PROFILE, registerBuiltinTools } from './tools/builtins.ts';

@@ -1,4 +1,4 @@
-import { ConflictError, CugarError, NotFoundError, RepetitionError, ResourceError, toCugarError } from '../errors.ts';
+import { ConflictError, CugarError, NotFoundError, RepetitionError, ResourceError, ToolExecutionError, toCugarError } from '../errors.ts';
 import { toJsonData } from '../journal/canonicalJson.ts';
 import { sealEvent } from '../journal/journal.ts';
 import type { Planner } from '../planning/planner.ts';
@@ -314,6 +314,10 @@ export class RunSessions {
     try {
       const raw = await this.#invoke(run, step, tool, input, call);
       output = toJsonData(raw === undefined ? null : raw);
+      // The tool's own check of its result: a result that fails it is a failed attempt.
+      const verdict = tool.verify ? tool.verify(output, input) : true;
+      if (verdict !== true)
+        throw new ToolExecutionError(`the result of ${tool.name} failed its check: ${verdict}`, { code: 'verification_failed', retryable: true });
     } catch (thrown) {
       failure = toCugarError(thrown, { code: 'tool_failed', failureMode: 'AGENT' });
     }

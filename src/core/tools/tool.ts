@@ -25,6 +25,15 @@ export interface ToolContext {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type ToolHandler<I = any, O = unknown> = (inputs: I, context: ToolContext) => O | Promise<O>;
 
+/**
+ * A tool's own check of a result: `true` when it is good, or why it is not. A result that fails
+ * it is a failed attempt (`verification_failed`), retried under the retry policy; in an agent run
+ * a final failure goes back to the model.
+ */
+// `any` for the same reason as ToolHandler: verifiers of differently-typed tools share one registry.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type ToolVerifier<I = any> = (output: unknown, input: I) => true | string;
+
 /** A capability name: lowercase words joined by `.`, `:`, `_` or `-` (`math`, `net:http`). */
 export const CapabilitySchema = z.string().regex(/^[a-z][a-z0-9._:-]{0,63}$/, 'capabilities are lowercase identifiers');
 
@@ -62,6 +71,8 @@ export interface ToolSpec<S extends z.ZodType = z.ZodType> extends Partial<Omit<
   secrets?: readonly string[];
   parameters: S;
   handler: ToolHandler<z.output<S>>;
+  /** Checks each result before it is recorded as the step's output. */
+  verify?: ToolVerifier<z.output<S>>;
 }
 
 /** A registered tool: frozen, with defaults filled in and its JSON Schema computed once. */
@@ -70,6 +81,8 @@ export interface ToolDefinition extends Readonly<ToolMeta> {
   readonly name: string;
   readonly parameters: z.ZodType;
   readonly handler: ToolHandler;
+  /** The tool's own check of each result, if it has one. */
+  readonly verify?: ToolVerifier;
   /** JSON Schema of the inputs, from `z.toJSONSchema`. */
   readonly inputSchema: Readonly<Record<string, unknown>>;
 }

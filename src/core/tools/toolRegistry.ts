@@ -93,6 +93,7 @@ export class ToolRegistry {
       name: validName,
       parameters: spec.parameters,
       handler: spec.handler,
+      ...(typeof spec.verify === 'function' ? { verify: spec.verify } : {}),
       inputSchema: Object.freeze(inputSchema),
     });
   }
