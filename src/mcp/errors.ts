@@ -59,6 +59,9 @@ export function mcpFailure(error: unknown, server: string, tool?: string): Cugar
     });
   }
   const message = error instanceof Error ? error.message : String(error);
+  // The SDK checks every answer against the protocol's schemas: an answer that fails them is the server's fault.
+  if (error instanceof Error && /ZodError$/.test(error.name))
+    return new McpToolError(`MCP server ${where} answered with a malformed message`, { code: 'mcp_malformed_result', details, cause: error });
   if (error instanceof Error && error.name === 'AbortError')
     return new McpUnavailableError(`the call to MCP server ${where} was aborted`, { code: 'mcp_aborted', details, cause: error });
   return new McpUnavailableError(`MCP server ${where} failed: ${shortText(message)}`, { details, cause: error });

@@ -280,6 +280,8 @@ describe('MCP client: servers that crash, hang or talk nonsense', () => {
       transport: { type: 'stdio' as const, command: process.execPath, args: [ODD, 'malformed'] },
     };
     await expect(registerMcpServer(registry, noise, { stdio: stdioLauncher, allow: allowNode })).rejects.toBeInstanceOf(McpUnavailableError);
+    const bad = await register(registry, { name: 'bad', profile: 'demo', transport: { type: 'stdio', command: process.execPath, args: [ODD, 'badresult'] } });
+    await expect(bad.connection.callTool('ok-tool', { n: 1 })).rejects.toMatchObject({ code: 'mcp_malformed_result', retryable: false });
     const missing = { name: 'missing', profile: 'demo', transport: { type: 'stdio' as const, command: '/nonexistent/mcp-server' } };
     await expect(
       registerMcpServer(registry, missing, { stdio: stdioLauncher, allow: { network: false, commands: ['/nonexistent/mcp-server'] } }),

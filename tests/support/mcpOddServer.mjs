@@ -3,6 +3,7 @@
 //   crash        exits in the middle of any tool call
 //   hang         answers initialize and tools/list, never a tool call
 //   malformed    answers every line with bytes that are not JSON-RPC
+//   badresult    answers a tool call with a result that is not a CallToolResult
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -11,6 +12,22 @@ const mode = process.argv[2];
 
 if (mode === 'malformed') {
   process.stdin.on('data', () => process.stdout.write('this is not json {{{\n'));
+} else if (mode === 'badresult') {
+  // Raw JSON-RPC, so the answer to a call can break the protocol's schema (the SDK would not send it).
+  const answer = (id, result) => process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id, result })}\n`);
+  let buffered = '';
+  process.stdin.on('data', (chunk) => {
+    buffered += chunk;
+    const lines = buffered.split('\n');
+    buffered = lines.pop();
+    for (const line of lines.filter(Boolean)) {
+      const message = JSON.parse(line);
+      if (message.method === 'initialize')
+        answer(message.id, { protocolVersion: message.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'odd', version: '1.0.0' } });
+      else if (message.method === 'tools/list') answer(message.id, { tools: [{ name: 'ok-tool', inputSchema: { type: 'object' } }] });
+      else if (message.method === 'tools/call') answer(message.id, { content: 'not a list of blocks' });
+    }
+  });
 } else {
   const deep = { type: 'object', properties: {} };
   let node = deep;
