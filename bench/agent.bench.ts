@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { generateText, stepCountIs, tool } from 'ai';
 import { z } from 'zod';
@@ -119,7 +120,10 @@ export async function run(): Promise<BenchResult> {
       ['AI SDK 5 generateText', fmt(measured['aiSdk']!.engine), fmt(perTurn('aiSdk'), 3), fmt(wirePerTurn('aiSdk'), 3), fmt(overhead('aiSdk'), 3), '1.00×'],
     ],
     targets: [{ label: 'CUGAr overhead per turn vs the AI SDK', measured: `${fmt(ratio, 2)}×`, target: '≤ 1.5×', met: ratio <= 1.5 }],
-    notes: [`ai ${AI_VERSION}, @ai-sdk/openai-compatible ${OAC_VERSION}; Node ${process.version}.`],
+    notes: [
+      `ai ${AI_VERSION}, @ai-sdk/openai-compatible ${OAC_VERSION}; Node ${process.version}.`,
+      `Load average when the measurement ended: ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores; on a busy machine repeated runs vary widely, so take the ratio as indicative.`,
+    ],
     measuredAt: new Date().toISOString().slice(0, 10),
     machine: machineDescription(),
   };
