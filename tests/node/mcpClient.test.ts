@@ -180,6 +180,30 @@ describe('MCP client against the reference server over stdio', () => {
     expect((refused as McpToolError).retryable).toBe(false);
   });
 
+  it('hands a stdio server its env from the secrets port and scrubs the values from what it answers', async () => {
+    const secret = 'env-secret-value-93be1f04c8';
+    const registry = new ToolRegistry();
+    const withEnv = await register(
+      registry,
+      {
+        ...everythingStdio,
+        name: 'envy',
+        tools: ['get-env'],
+        transport: { ...everythingStdio.transport, env: { SERVICE_KEY: '${SERVICE_KEY}', PLAIN: 'visible' } },
+      },
+      { secrets: staticSecrets({ SERVICE_KEY: secret }) },
+    );
+    const store = new InMemoryStore();
+    const outcome = await orchestratorFor(registry, store).start('env', 'demo', { plan: [{ tool: 'envy_get_env', input: {} }] });
+    expect(outcome.status).toBe('completed');
+    const text = JSON.stringify(await store.readJournal(outcome.runId));
+    // The server saw both values (it prints its environment); the journal keeps the plain one only.
+    expect(text).toContain('\\"SERVICE_KEY\\": \\"[REDACTED]\\"');
+    expect(text).toContain('\\"PLAIN\\": \\"visible\\"');
+    expect(text).not.toContain(secret);
+    await withEnv.close();
+  });
+
   it('fails an answer larger than maxResultBytes with a typed error', async () => {
     const small = new ToolRegistry();
     const bounded = await register(small, { ...everythingStdio, name: 'small', maxResultBytes: 1024 });
