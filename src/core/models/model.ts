@@ -7,6 +7,7 @@ import type {
   LanguageModelV2StreamPart,
   LanguageModelV2Usage,
 } from '@ai-sdk/provider';
+import { NotFoundError } from '../errors.ts';
 
 // The core imports only the types of @ai-sdk/provider: any AI SDK 5 provider model
 // (`LanguageModelV2`) plugs in unchanged, and no provider code is bundled with the core.
@@ -38,7 +39,7 @@ export function staticModels(models: ReadonlyArray<readonly [id: string, model: 
     models: models.map(([id]) => id),
     model(id) {
       const model = byId.get(id);
-      if (!model) throw new Error(`no model "${id}" is configured`);
+      if (!model) throw new NotFoundError(`no model "${id}" is configured`, { code: 'unknown_model' });
       return model;
     },
   };
