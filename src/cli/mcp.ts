@@ -1,5 +1,7 @@
+import { join, resolve } from 'node:path';
 import { envSecrets, type Config } from '../core/index.ts';
 import { connectMcpServers, mcpPolicyEnforcer, mcpSettingsFromEnv } from '../mcp/hostSetup.ts';
+import { fileListingCache } from '../mcp/listingCache.ts';
 import { stdioLauncher } from '../mcp/stdio.ts';
 import { serveMcpStdio } from '../mcp/stdioServer.ts';
 import { localBackend } from './backend.ts';
@@ -14,9 +16,15 @@ import type { Output } from './output.ts';
  */
 export async function mcpCommand(values: { 'data-dir'?: string | undefined }, profile: string, config: Config, output: Output): Promise<void> {
   const mcp = mcpSettingsFromEnv(process.env);
-  const backend = await localBackend(values['data-dir'] ?? process.env['CUGAR_DATA_DIR'] ?? '.cugar', config, { policy: mcpPolicyEnforcer(mcp.allow) });
+  const dataDir = values['data-dir'] ?? process.env['CUGAR_DATA_DIR'] ?? '.cugar';
+  const backend = await localBackend(dataDir, config, { policy: mcpPolicyEnforcer(mcp.allow) });
   const log = (line: string) => output.err(line);
-  const servers = await connectMcpServers(backend.runtime.registry, mcp, { secrets: envSecrets(process.env), stdio: stdioLauncher, log });
+  const servers = await connectMcpServers(backend.runtime.registry, mcp, {
+    secrets: envSecrets(process.env),
+    stdio: stdioLauncher,
+    log,
+    cache: fileListingCache(join(resolve(dataDir), 'mcp')),
+  });
   try {
     await serveMcpStdio(backend.runtime, profile, { log });
   } finally {

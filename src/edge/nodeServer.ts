@@ -27,6 +27,7 @@ import { RAW_JOURNAL_SCOPE, type TokenMap } from '../api/security.ts';
 import { parseTokenMap } from '../api/tokens.ts';
 import { connectMcpServers, mcpPolicyEnforcer, mcpSettingsFromEnv, type McpHostSettings } from '../mcp/hostSetup.ts';
 import { mountMcp } from '../mcp/httpRoute.ts';
+import { fileListingCache } from '../mcp/listingCache.ts';
 import { stdioLauncher } from '../mcp/stdio.ts';
 import { installNodeDigest } from './nodeDigest.ts';
 import { SqliteStore } from './sqliteStore.ts';
@@ -218,7 +219,8 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   });
 
   // MCP servers' tools join their profiles before anything is served or resumed.
-  const mcpServers = await connectMcpServers(runtime.registry, mcp, { secrets, stdio: stdioLauncher, log });
+  // Each server's listing is kept beside the database: a server away at the next start keeps its tools (runs resume and replay).
+  const mcpServers = await connectMcpServers(runtime.registry, mcp, { secrets, stdio: stdioLauncher, log, cache: fileListingCache(join(dataDir, 'mcp')) });
 
   const corpusDir = resolve(options.corpusDir ?? 'public/corpus');
   if ((await runtime.vectors.count(config.defaultProfile)) === 0 && existsSync(corpusDir)) {

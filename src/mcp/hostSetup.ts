@@ -1,7 +1,9 @@
 import { PolicyEnforcer, redactText, toCugarError, type ProfilePolicyInput, type ToolRegistry } from '../core/index.ts';
-import { parseMcpAllow, parseMcpServers, type McpAllow, type McpServerConfigInput } from './config.ts';
-import type { McpConnectionOptions } from './connection.ts';
-import { registerMcpServer, type McpRegistration } from './register.ts';
+import { McpServerConfigSchema, parseMcpAllow, parseMcpServers, type McpAllow, type McpServerConfigInput } from './config.ts';
+import { McpConnection, type McpConnectionOptions } from './connection.ts';
+import { McpUnavailableError } from './errors.ts';
+import type { McpListingCache } from './listingCache.ts';
+import { registerMcpServer, registerMcpTools, type McpRegistration } from './register.ts';
 
 /** The MCP servers a host connects to, and what each profile allows of them. */
 export interface McpHostSettings {
@@ -25,26 +27,40 @@ export function mcpPolicyEnforcer(allow: McpAllow): PolicyEnforcer {
 }
 
 /**
- * Connect every configured server and register its tools, one after another. A server that
- * is refused or cannot be reached is logged and left out: the host starts without its tools.
- * Tools whose schemas are refused are logged too.
+ * Connect every configured server and register its tools, one after another; with a `cache`,
+ * each listing is kept. A server that cannot be reached is registered from its last kept
+ * listing, if there is one (its runs resume and replay, and each call connects anew); otherwise,
+ * like a server its profile does not allow, it is logged and left out: the host starts without
+ * its tools. Tools whose schemas are refused are logged too.
  */
 export async function connectMcpServers(
   registry: ToolRegistry,
   settings: McpHostSettings,
-  options: McpConnectionOptions & { log: (line: string) => void },
+  options: McpConnectionOptions & { log: (line: string) => void; cache?: McpListingCache },
 ): Promise<McpRegistration[]> {
   const registrations: McpRegistration[] = [];
   for (const server of settings.servers) {
     try {
       const registration = await registerMcpServer(registry, server, { ...options, allow: settings.allow[server.profile] });
       registrations.push(registration);
+      options.cache?.write(registration.server, registration.listing);
       options.log(`MCP server ${registration.server}: ${registration.tools.length} tool(s) in profile "${registration.profile}"`);
       for (const { tool, error } of registration.rejected)
         options.log(`MCP server ${registration.server}: tool ${tool} left out: ${error.code}: ${error.message}`);
     } catch (error) {
       const failure = toCugarError(error);
-      options.log(`MCP server ${server.name} left out: ${failure.code}: ${redactText(failure.message)}`);
+      const listing = failure instanceof McpUnavailableError ? options.cache?.read(server.name) : undefined;
+      if (!listing) {
+        options.log(`MCP server ${server.name} left out: ${failure.code}: ${redactText(failure.message)}`);
+        continue;
+      }
+      const config = McpServerConfigSchema.parse(server);
+      const connection = new McpConnection(config, options);
+      const { tools, rejected } = registerMcpTools(registry, config, listing, connection);
+      registrations.push({ server: config.name, profile: config.profile, tools, rejected, listing, connection, close: () => connection.close() });
+      options.log(
+        `MCP server ${config.name} is unreachable (${failure.code}): ${tools.length} tool(s) registered from its last listing; each call connects anew`,
+      );
     }
   }
   return registrations;

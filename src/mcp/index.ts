@@ -29,6 +29,7 @@ export { McpConnection, boundedFetch, type McpCallOutput, type McpConnectionOpti
 export { McpNotAllowedError, McpSchemaError, McpToolError, McpUnavailableError, mcpFailure } from './errors.ts';
 export { connectMcpServers, mcpPolicies, mcpPolicyEnforcer, mcpSettingsFromEnv, type McpHostSettings } from './hostSetup.ts';
 export { mountMcp, type McpRouteOptions } from './httpRoute.ts';
+export { fileListingCache, type McpListingCache } from './listingCache.ts';
 export { MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH, toolParameters, zodFromJsonSchema, zodJsonSchemaValidator } from './jsonSchema.ts';
 export { registerMcpServer, registerMcpTools, registeredName, type McpRegistration, type McpToolListing, type RegisterMcpOptions } from './register.ts';
 export { createMcpServer, type McpServeContext, type McpServerOptions } from './server.ts';

@@ -278,3 +278,55 @@ describe('MCP over Streamable HTTP on the Node host (loopback)', () => {
     await client.close();
   });
 });
+
+describe("the Node host keeps each MCP server's listing", () => {
+  it('registers a server that is away at start from its last listing: its runs replay, and new calls fail with a retryable error', async () => {
+    const dataDir = join(dir, 'kept');
+    const tokens = { [ADMIN]: '*' };
+    const start = (command: string, args: string[]) =>
+      startServer({
+        port: 0,
+        dataDir,
+        corpusDir: join(dir, 'no-corpus'),
+        tokens,
+        mcp: {
+          servers: [{ name: 'everything', profile: 'demo', tools: ['get-sum'], transport: { type: 'stdio', command, args } }],
+          allow: { demo: { network: false, commands: [command] } },
+        },
+        log: () => undefined,
+      });
+    const call = (server: RunningServer, path: string, body?: unknown) =>
+      fetch(`${server.url}${path}`, {
+        method: body === undefined ? 'GET' : 'POST',
+        headers: { authorization: `Bearer ${ADMIN}`, prefer: 'wait=20', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    const first = await start(process.execPath, [EVERYTHING, 'stdio']);
+    const run = (await (
+      await call(first, '/v1/runs', { goal: 'sum', profile: 'demo', plan: [{ tool: 'everything_get_sum', input: { a: 1, b: 2 } }] })
+    ).json()) as {
+      runId: string;
+      status: string;
+    };
+    expect(run.status).toBe('completed');
+    const journal = await (await call(first, `/v1/runs/${run.runId}/journal?format=ndjson`)).text();
+    await first.close();
+
+    const second = await start('/nonexistent/mcp-server', []);
+    try {
+      const tools = (await (await call(second, '/v1/profiles/demo/tools')).json()) as { tools: Array<{ name: string; mcpServer?: string }> };
+      expect(tools.tools.find((t) => t.name === 'everything_get_sum')).toMatchObject({ mcpServer: 'everything' });
+      const replayed = (await (await call(second, '/v1/replay', { journal })).json()) as { ok: boolean };
+      expect(replayed).toMatchObject({ ok: true });
+      const failed = (await (
+        await call(second, '/v1/runs', { goal: 'sum', profile: 'demo', plan: [{ tool: 'everything_get_sum', input: { a: 1, b: 2 } }] })
+      ).json()) as {
+        status: string;
+        error: { code: string; retryable: boolean };
+      };
+      expect(failed).toMatchObject({ status: 'failed', error: { code: 'mcp_unavailable', retryable: true } });
+    } finally {
+      await second.close();
+    }
+  }, 60_000);
+});
