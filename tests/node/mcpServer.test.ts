@@ -282,7 +282,7 @@ describe('MCP over Streamable HTTP on the Node host (loopback)', () => {
 describe("the Node host keeps each MCP server's listing", () => {
   it('registers a server that is away at start from its last listing: its runs replay, and new calls fail with a retryable error', async () => {
     const dataDir = join(dir, 'kept');
-    const tokens = { [ADMIN]: '*' };
+    const tokens = { [ADMIN]: '*' as const };
     const start = (command: string, args: string[]) =>
       startServer({
         port: 0,
