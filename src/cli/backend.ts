@@ -27,6 +27,9 @@ import {
   type ToolInfo,
 } from '../api/client.ts';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../api/runtime.ts';
+import { mcpPolicyEnforcer, mcpSettingsFromEnv, registerKeptMcpServers } from '../mcp/hostSetup.ts';
+import { fileListingCache } from '../mcp/listingCache.ts';
+import { stdioLauncher } from '../mcp/stdio.ts';
 import { installNodeDigest } from '../edge/nodeDigest.ts';
 import { SqliteStore } from '../edge/sqliteStore.ts';
 
@@ -48,14 +51,20 @@ export interface Backend {
 export async function localBackend(
   dataDir: string,
   config: Config = parseConfig({ ...process.env }).config,
-  options: Pick<RuntimeOptions, 'policy'> = {},
+  options: Pick<RuntimeOptions, 'policy'> & { mcp?: 'kept' | 'none' } = {},
 ): Promise<Backend & { runtime: Runtime }> {
   installNodeDigest();
   const dir = resolve(dataDir);
   mkdirSync(dir, { recursive: true });
   const store = new SqliteStore(join(dir, 'cugar.db'));
   // Tools run here read the same `CUGAR_SECRET_<NAME>` credentials a server would.
-  const runtime = await createRuntime(store, config, { secrets: envSecrets(process.env), ...options });
+  // The MCP servers of CUGAR_MCP_SERVERS, from the listings a host kept here: their tools list,
+  // replay and run (each call starts or reaches its server) without contacting any server now.
+  const mcp = mcpSettingsFromEnv(process.env);
+  const secrets = envSecrets(process.env);
+  const runtime = await createRuntime(store, config, { secrets, policy: options.policy ?? mcpPolicyEnforcer(mcp.allow) });
+  const servers =
+    options.mcp === 'none' ? [] : registerKeptMcpServers(runtime.registry, mcp, { cache: fileListingCache(join(dir, 'mcp')), secrets, stdio: stdioLauncher });
   return {
     runtime,
     tools: async (profile) => runtime.registry.list(profile),
@@ -71,7 +80,10 @@ export async function localBackend(
       return events;
     },
     runs: async () => (await store.listRuns({ limit: 50 })).map(({ runId, status, goal, profile }) => ({ runId, status, goal, profile })),
-    close: () => store.close(),
+    close: async () => {
+      await Promise.all(servers.map((server) => server.close()));
+      await store.close();
+    },
   };
 }
 

@@ -17,7 +17,8 @@ import type { Output } from './output.ts';
 export async function mcpCommand(values: { 'data-dir'?: string | undefined }, profile: string, config: Config, output: Output): Promise<void> {
   const mcp = mcpSettingsFromEnv(process.env);
   const dataDir = values['data-dir'] ?? process.env['CUGAR_DATA_DIR'] ?? '.cugar';
-  const backend = await localBackend(dataDir, config, { policy: mcpPolicyEnforcer(mcp.allow) });
+  // The servers are connected below (and their listings kept), not taken from the last listings.
+  const backend = await localBackend(dataDir, config, { policy: mcpPolicyEnforcer(mcp.allow), mcp: 'none' });
   const log = (line: string) => output.err(line);
   const servers = await connectMcpServers(backend.runtime.registry, mcp, {
     secrets: envSecrets(process.env),

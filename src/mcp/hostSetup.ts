@@ -1,5 +1,5 @@
 import { PolicyEnforcer, redactText, toCugarError, type ProfilePolicyInput, type ToolRegistry } from '../core/index.ts';
-import { McpServerConfigSchema, parseMcpAllow, parseMcpServers, type McpAllow, type McpServerConfigInput } from './config.ts';
+import { McpServerConfigSchema, checkAllowed, parseMcpAllow, parseMcpServers, type McpAllow, type McpServerConfigInput } from './config.ts';
 import { McpConnection, type McpConnectionOptions } from './connection.ts';
 import { McpUnavailableError } from './errors.ts';
 import type { McpListingCache } from './listingCache.ts';
@@ -61,6 +61,36 @@ export async function connectMcpServers(
       options.log(
         `MCP server ${config.name} is unreachable (${failure.code}): ${tools.length} tool(s) registered from its last listing; each call connects anew`,
       );
+    }
+  }
+  return registrations;
+}
+
+/**
+ * Register the configured servers' tools from their kept listings without contacting any
+ * server: each call connects when a run makes it. For short-lived processes (the CLI's local
+ * commands) that must know the tools — to list them, replay their runs, or call them — without
+ * starting every server first. A server its profile does not allow, or without a kept listing
+ * (never reached by a host on this data directory), is left out.
+ */
+export function registerKeptMcpServers(
+  registry: ToolRegistry,
+  settings: McpHostSettings,
+  options: McpConnectionOptions & { cache: McpListingCache; log?: (line: string) => void },
+): McpRegistration[] {
+  const registrations: McpRegistration[] = [];
+  for (const server of settings.servers) {
+    try {
+      const config = McpServerConfigSchema.parse(server);
+      checkAllowed(config, settings.allow[config.profile]);
+      const listing = options.cache.read(config.name);
+      if (!listing) continue;
+      const connection = new McpConnection(config, options);
+      const { tools, rejected } = registerMcpTools(registry, config, listing, connection);
+      registrations.push({ server: config.name, profile: config.profile, tools, rejected, listing, connection, close: () => connection.close() });
+    } catch (error) {
+      const failure = toCugarError(error);
+      options.log?.(`MCP server ${server.name} left out: ${failure.code}: ${redactText(failure.message)}`);
     }
   }
   return registrations;

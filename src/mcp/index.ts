@@ -27,7 +27,7 @@ export {
 } from './config.ts';
 export { McpConnection, boundedFetch, type McpCallOutput, type McpConnectionOptions, type StdioLauncher } from './connection.ts';
 export { McpNotAllowedError, McpSchemaError, McpToolError, McpUnavailableError, mcpFailure } from './errors.ts';
-export { connectMcpServers, mcpPolicies, mcpPolicyEnforcer, mcpSettingsFromEnv, type McpHostSettings } from './hostSetup.ts';
+export { connectMcpServers, mcpPolicies, mcpPolicyEnforcer, mcpSettingsFromEnv, registerKeptMcpServers, type McpHostSettings } from './hostSetup.ts';
 export { mountMcp, type McpRouteOptions } from './httpRoute.ts';
 export { fileListingCache, type McpListingCache } from './listingCache.ts';
 export { MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH, toolParameters, zodFromJsonSchema, zodJsonSchemaValidator } from './jsonSchema.ts';

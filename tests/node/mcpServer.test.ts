@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -13,6 +15,7 @@ import { ADMIN, DEMO, OTHER } from '../support/apiConformance.ts';
 import { EVERYTHING } from '../support/mcpFixtures.ts';
 
 const root = join(import.meta.dirname, '..', '..');
+const execNode = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'cugar-mcp-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -328,5 +331,20 @@ describe("the Node host keeps each MCP server's listing", () => {
     } finally {
       await second.close();
     }
-  }, 60_000);
+    // The CLI on the same data directory knows the tools from the kept listing: it lists them,
+    // replays the run offline, and starts the server only when a run calls it.
+    const servers = JSON.stringify([
+      { name: 'everything', profile: 'demo', tools: ['get-sum'], transport: { type: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'] } },
+    ]);
+    const cli = (args: string[]) =>
+      execNode(process.execPath, [join(root, 'src/cli/bin.mjs'), ...args, '--json', '--data-dir', dataDir], {
+        cwd: root,
+        env: { ...process.env, NO_COLOR: '1', CUGAR_MCP_SERVERS: servers, CUGAR_MCP_ALLOW: JSON.stringify({ demo: { commands: [process.execPath] } }) },
+      });
+    const tools = JSON.parse((await cli(['tools'])).stdout) as Array<{ name: string; mcpServer?: string }>;
+    expect(tools.find((t) => t.name === 'everything_get_sum')).toMatchObject({ mcpServer: 'everything' });
+    expect(JSON.parse((await cli(['replay', run.runId])).stdout)).toMatchObject({ ok: true });
+    const ran = JSON.parse((await cli(['run', 'everything_get_sum(a=20, b=22)'])).stdout) as { outputs: Record<string, unknown> };
+    expect(ran.outputs['step-0']).toMatchObject({ server: 'everything', content: [{ text: 'The sum of 20 and 22 is 42.' }] });
+  }, 90_000);
 });
