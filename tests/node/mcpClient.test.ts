@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { InMemoryStore, Orchestrator, redactJournal, ToolRegistry, replay, staticSecrets, verifyJournal, type JournalEvent } from '../../src/core/index.ts';
 import {
+  boundedFetch,
   McpConnection,
   McpNotAllowedError,
   McpSchemaError,
@@ -82,6 +83,22 @@ describe('MCP client: tool schemas', () => {
       'bad-ref': 'mcp_schema_invalid',
     });
     expect(odd.rejected.every((r) => r.error instanceof McpSchemaError)).toBe(true);
+  });
+});
+
+describe('MCP client: the HTTP fetch', () => {
+  it('stops a response body at its limit with a typed error, and declines the standalone GET stream', async () => {
+    let asked = 0;
+    const server = async () => {
+      asked++;
+      return new Response('x'.repeat(100), { status: 200, headers: { 'content-type': 'application/json' } });
+    };
+    const bounded = boundedFetch(64, server);
+    await expect((await bounded('http://127.0.0.1/mcp', { method: 'POST' })).text()).rejects.toMatchObject({ code: 'mcp_result_too_large' });
+    expect(await (await boundedFetch(1000, server)('http://127.0.0.1/mcp', { method: 'POST' })).text()).toHaveLength(100);
+    const get = await bounded('http://127.0.0.1/mcp', { method: 'GET' });
+    expect(get.status).toBe(405);
+    expect(asked).toBe(2);
   });
 });
 
