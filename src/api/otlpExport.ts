@@ -71,6 +71,16 @@ export interface OtlpExportStats {
   queued: number;
 }
 
+/** Events that end a span: a tool call, an approval, a stage (the next one starts), the run. */
+const CLOSES_A_SPAN: ReadonlySet<string> = new Set([
+  'tool_call_complete',
+  'tool_call_error',
+  'approval_received',
+  'approval_timeout',
+  'stage',
+  'run_completed',
+]);
+
 /** Status codes worth another attempt (the OTLP/HTTP specification's list). */
 const RETRYABLE = new Set([429, 502, 503, 504]);
 
@@ -107,7 +117,7 @@ export class OtlpLiveExporter {
     }
     // A run followed from its middle (resumed here after a restart) starts at the events this process saw.
     run.events.push(event);
-    if (event.type === 'tool_call_complete' || event.type === 'tool_call_error' || event.type === 'run_completed' || event.type.startsWith('model_call_')) {
+    if (CLOSES_A_SPAN.has(event.type) || event.type.startsWith('model_call_')) {
       this.#dirty.add(event.runId);
       this.#schedule();
     }
@@ -172,18 +182,20 @@ export class OtlpLiveExporter {
 
   /** Send queued spans batch by batch, one request at a time; a batch that cannot be delivered is dropped and counted. */
   #send(): Promise<void> {
-    this.#sending = (async () => {
-      try {
-        while (this.#queue.length > 0) {
-          const batch = this.#queue.splice(0, this.settings.maxBatchSpans);
-          if (await this.#post(batch)) this.#stats.exported += batch.length;
-          else this.#drop(batch.length);
-        }
-      } finally {
-        this.#sending = undefined;
+    if (this.#sending) return this.#sending;
+    const drain = async () => {
+      while (this.#queue.length > 0) {
+        const batch = this.#queue.splice(0, this.settings.maxBatchSpans);
+        if (await this.#post(batch)) this.#stats.exported += batch.length;
+        else this.#drop(batch.length);
       }
-    })();
-    return this.#sending;
+    };
+    // Cleared only after it is assigned: `finally` runs on a later turn even when the queue was empty.
+    const sending: Promise<void> = drain().finally(() => {
+      if (this.#sending === sending) this.#sending = undefined;
+    });
+    this.#sending = sending;
+    return sending;
   }
 
   async #post(spans: Span[]): Promise<boolean> {

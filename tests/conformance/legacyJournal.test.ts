@@ -6,6 +6,7 @@ import {
   Orchestrator,
   ToolRegistry,
   importJournal,
+  pairApprovals,
   pairToolCalls,
   parseJournal,
   registerBuiltinTools,
@@ -74,7 +75,12 @@ describe('journals recorded by earlier versions', () => {
       const calls = pairToolCalls(journal);
       expect(calls.length).toBe(journal.filter((e) => e.type === 'tool_call_start').length);
       const spans = toOtlp(journal).resourceSpans[0]!.scopeSpans[0]!.spans;
-      expect(spans.length).toBe(1 + calls.filter((c) => c.end).length);
+      const decided = pairApprovals(journal).filter((a) => a.decided).length;
+      // A stage ends where the next begins, or at run_completed (a run cancelled mid-stage never ends its last one).
+      const stageSeqs = journal.filter((e) => e.type === 'stage').map((e) => e.seq);
+      const completedAt = journal.find((e) => e.type === 'run_completed')?.seq ?? -1;
+      const stages = stageSeqs.filter((seq, i) => i < stageSeqs.length - 1 || completedAt > seq).length;
+      expect(spans.length).toBe(1 + calls.filter((c) => c.end).length + decided + stages);
     }
   });
 

@@ -660,7 +660,16 @@ describe('cancel', () => {
 });
 
 function context() {
-  return { profile: 'demo', traceId: 't', runId: 'r', stepIndex: 0, signal: new AbortController().signal, idempotencyKey: 'r:s', attempt: 1, secret: () => Promise.reject(new Error('no secrets here')) };
+  return {
+    profile: 'demo',
+    traceId: 't',
+    runId: 'r',
+    stepIndex: 0,
+    signal: new AbortController().signal,
+    idempotencyKey: 'r:s',
+    attempt: 1,
+    secret: () => Promise.reject(new Error('no secrets here')),
+  };
 }
 
 function ToolRegistryDefine(capabilities: string[]): ToolDefinition {

@@ -88,6 +88,10 @@ describe('live OpenTelemetry export', () => {
       const spans = sink.spans();
       const root = spans.find((span) => span.name === 'invoke_agent demo')!;
       const tools = spans.filter((span) => span.name.startsWith('execute_tool'));
+      expect(spans.filter((span) => span.name.startsWith('stage ')).map((span) => span.name)).toEqual(
+        ['initialize', 'plan', 'route', 'execute', 'aggregate', 'complete'].map((stage) => `stage ${stage}`),
+      );
+      for (const stage of spans.filter((span) => span.name.startsWith('stage '))) expect(stage.parentSpanId).toBe(root.spanId);
       expect(tools.map((span) => span.name).sort()).toEqual(['execute_tool add', 'execute_tool multiply']);
       for (const tool of tools) expect(tool).toMatchObject({ traceId: root.traceId, parentSpanId: root.spanId });
       expect(root.attributes).toContainEqual({ key: 'cugar.run.id', value: { stringValue: run.runId } });
@@ -142,7 +146,8 @@ describe('live OpenTelemetry export', () => {
     orchestrator.subscribe((event) => exporter.observe(event));
     await orchestrator.start('add 1 and 2 then add 3 and 4 then add 5 and 6', 'demo');
     await exporter.flush();
-    expect(exporter.stats()).toMatchObject({ exported: 0, dropped: 4, queued: 0 });
+    // The run's span, three tool calls and six stages: ten spans, none delivered.
+    expect(exporter.stats()).toMatchObject({ exported: 0, dropped: 10, queued: 0 });
     expect(lines.join('\n')).toContain('dropped');
   });
 
@@ -156,11 +161,13 @@ describe('live OpenTelemetry export', () => {
       orchestrator.subscribe((event) => exporter.observe(event));
       await orchestrator.start('add 1 and 2', 'demo');
       await exporter.flush();
-      expect(exporter.stats()).toMatchObject({ exported: 2, dropped: 0, failedRequests: 1 });
+      // The run's span, the tool call and six stages.
+      expect(exporter.stats()).toMatchObject({ exported: 8, dropped: 0, failedRequests: 1 });
       expect(
         flaky
           .spans()
           .map((span) => span.name)
+          .filter((name) => !name.startsWith('stage '))
           .sort(),
       ).toEqual(['execute_tool add', 'invoke_agent demo']);
     } finally {

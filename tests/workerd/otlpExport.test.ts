@@ -41,8 +41,16 @@ describe('Cloudflare Worker: live OpenTelemetry export', () => {
     };
     expect(run.status).toBe('completed');
     await expect
-      .poll(() => spans.map((span) => span.name).sort(), { timeout: 15_000 })
+      .poll(
+        () =>
+          spans
+            .map((span) => span.name)
+            .filter((name) => !name.startsWith('stage '))
+            .sort(),
+        { timeout: 15_000 },
+      )
       .toEqual(['execute_tool add', 'execute_tool multiply', 'invoke_agent demo']);
+    await expect.poll(() => spans.filter((span) => span.name.startsWith('stage ')).length, { timeout: 15_000 }).toBe(6);
     const root = spans.find((span) => span.name === 'invoke_agent demo')!;
     expect(spans.filter((span) => span !== root).every((span) => span.parentSpanId === root.spanId)).toBe(true);
     expect(headers.every((header) => header === 'worker-otel-key-1234')).toBe(true);

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { ValidationError } from '../errors.ts';
 import { sha256Hex } from './sha256.ts';
 import type { JournalEvent } from '../schema/journalEvent.ts';
-import { pairModelCalls, pairToolCalls, runInputsOf } from './projections.ts';
+import { pairApprovals, pairModelCalls, pairToolCalls, runInputsOf } from './projections.ts';
 import { redact } from '../policy/redaction.ts';
 
 type AttributeValue = { stringValue: string } | { intValue: string } | { doubleValue: number } | { boolValue: boolean };
@@ -102,6 +102,45 @@ export function toOtlp(journal: readonly JournalEvent[], serviceName = 'cugar'):
         ...(call.worker ? [attribute('cugar.worker', call.worker)] : []),
       ],
       status: call.error ? { code: 2, message: `${call.error.code}: ${call.error.message}` } : { code: 1 },
+    });
+  }
+  // Approvals: how long a step waited for a person, and what they decided (once they did).
+  for (const approval of pairApprovals(journal)) {
+    const decided = approval.decided;
+    if (!decided) continue;
+    const decision = decided.type === 'approval_timeout' ? `timeout:${decided.data.action}` : decided.data.decision;
+    spans.push({
+      traceId,
+      spanId: hexId(`approval:${first.runId}:${decided.seq}`, 16),
+      parentSpanId: rootId,
+      name: `await_approval ${approval.tool}`,
+      kind: 1,
+      startTimeUnixNano: nanos(approval.requested.at),
+      endTimeUnixNano: nanos(decided.at),
+      attributes: [
+        attribute('gen_ai.tool.name', approval.tool),
+        attribute('cugar.approval.id', approval.approvalId),
+        attribute('cugar.approval.decision', decision),
+        attribute('cugar.step.id', approval.stepId),
+      ],
+      status: { code: 1 },
+    });
+  }
+  // Stages: each from its stage event to the next one (the last to the run's end), once it has ended.
+  const stages = journal.filter((e): e is JournalEvent & { type: 'stage' } => e.type === 'stage');
+  for (const [i, stage] of stages.entries()) {
+    const end = stages[i + 1] ?? (completed && completed.seq > stage.seq ? completed : undefined);
+    if (!end) continue;
+    spans.push({
+      traceId,
+      spanId: hexId(`stage:${first.runId}:${stage.seq}`, 16),
+      parentSpanId: rootId,
+      name: `stage ${stage.data.stage}`,
+      kind: 1,
+      startTimeUnixNano: nanos(stage.at),
+      endTimeUnixNano: nanos(end.at),
+      attributes: [attribute('cugar.stage', stage.data.stage), attribute('cugar.run.id', first.runId)],
+      status: { code: 1 },
     });
   }
   // Each call journals the messages added since the previous one: the whole prompt is rebuilt as they come.
