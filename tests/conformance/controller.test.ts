@@ -58,7 +58,7 @@ describe('Controller.run', () => {
         description: 'probe the context of a call',
         parameters: z.object({}),
         handler: (_input, context) => {
-          seen.push({ ...context, signal: context.signal instanceof AbortSignal });
+          seen.push({ ...context, signal: context.signal instanceof AbortSignal, secret: typeof context.secret });
           return 'ok';
         },
       }),
@@ -66,7 +66,16 @@ describe('Controller.run', () => {
     const result = await controller.run('probe({})', 'demo', { traceId: 'trace-from-caller' });
     expect(result.success).toBe(true);
     expect(seen).toEqual([
-      { profile: 'demo', traceId: 'trace-from-caller', runId: result.runId, stepIndex: 0, signal: true, idempotencyKey: `${result.runId}:step-0`, attempt: 1 },
+      {
+        profile: 'demo',
+        traceId: 'trace-from-caller',
+        runId: result.runId,
+        stepIndex: 0,
+        signal: true,
+        idempotencyKey: `${result.runId}:step-0`,
+        attempt: 1,
+        secret: 'function',
+      },
     ]);
   });
 
