@@ -91,8 +91,9 @@ export function installSecurityChain(app: OpenAPIHono<ApiEnv>, options: Security
   app.use('*', secureHeaders());
   const corsHeaders = cors({
     origin: (origin) => (options.corsOrigins?.includes(origin) ? origin : null),
-    allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'Last-Event-ID', 'Prefer'],
-    exposeHeaders: ['Retry-After', 'X-Request-Id', 'Location', 'Preference-Applied'],
+    // The MCP headers let a browser MCP client on an allowed origin reach /mcp.
+    allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'Last-Event-ID', 'Prefer', 'Mcp-Protocol-Version', 'Mcp-Session-Id'],
+    exposeHeaders: ['Retry-After', 'X-Request-Id', 'Location', 'Preference-Applied', 'Mcp-Session-Id'],
   });
   // CORS concerns only requests that carry an Origin (browsers, cross-origin). Skipping it for
   // the rest (the CLI, SDKs, curl, health checks) keeps their responses on the server's fast

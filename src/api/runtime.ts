@@ -41,6 +41,8 @@ export interface Runtime {
   embedder: HashingEmbedder;
   vectors: VectorBackend;
   config: Config;
+  /** The profile policies runs are checked against (replays use them too), when the host set any. */
+  policy?: PolicyEnforcer;
   /** The host's head-signing key, when it has one; audits check signatures against its public key. */
   signer?: HeadSigner;
   /** The models this host's agent runs call, when one is configured. */
@@ -121,5 +123,6 @@ export async function createRuntime(store: HostStore, config: Config, options: R
     ...(options.signer ? { signer: options.signer } : {}),
     ...(options.models ? { models: options.models } : {}),
     ...(exporter ? { exporter } : {}),
+    ...(options.policy ? { policy: options.policy } : {}),
   };
 }

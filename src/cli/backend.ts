@@ -30,6 +30,8 @@ import { createRuntime, type Runtime, type RuntimeOptions } from '../api/runtime
 import { mcpPolicyEnforcer, mcpSettingsFromEnv, registerKeptMcpServers } from '../mcp/hostSetup.ts';
 import { fileListingCache } from '../mcp/listingCache.ts';
 import { stdioLauncher } from '../mcp/stdio.ts';
+import { createHeadSigner } from '../core/signing.ts';
+import { hostSigningKey } from '../edge/hostKey.ts';
 import { installNodeDigest } from '../edge/nodeDigest.ts';
 import { SqliteStore } from '../edge/sqliteStore.ts';
 
@@ -56,13 +58,15 @@ export async function localBackend(
   installNodeDigest();
   const dir = resolve(dataDir);
   mkdirSync(dir, { recursive: true });
-  const store = new SqliteStore(join(dir, 'cugar.db'));
+  // Runs made here are signed with the key the Node host on this directory uses.
+  const signer = createHeadSigner(hostSigningKey(dir, () => undefined));
+  const store = new SqliteStore(join(dir, 'cugar.db'), { signer });
   // Tools run here read the same `CUGAR_SECRET_<NAME>` credentials a server would.
   // The MCP servers of CUGAR_MCP_SERVERS, from the listings a host kept here: their tools list,
   // replay and run (each call starts or reaches its server) without contacting any server now.
   const mcp = mcpSettingsFromEnv(process.env);
   const secrets = envSecrets(process.env);
-  const runtime = await createRuntime(store, config, { secrets, policy: options.policy ?? mcpPolicyEnforcer(mcp.allow) });
+  const runtime = await createRuntime(store, config, { secrets, signer, policy: options.policy ?? mcpPolicyEnforcer(mcp.allow) });
   const servers =
     options.mcp === 'none' ? [] : registerKeptMcpServers(runtime.registry, mcp, { cache: fileListingCache(join(dir, 'mcp')), secrets, stdio: stdioLauncher });
   return {

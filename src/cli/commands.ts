@@ -170,11 +170,9 @@ export async function dataCommand(command: string, args: string[], backend: Back
       // Replay re-runs the recorded inputs, so it needs the journal as recorded (a server asks for the `journal:raw` scope).
       const journal = /\.(nd)?json$/.test(source) ? parseJournal(readFileSync(source, 'utf8')) : await backend.journal(source, { raw: true });
       // Replay needs the tools' schemas and policies: the local runtime's registry has the same built-ins a server has.
-      const registry =
-        'runtime' in backend
-          ? (backend as Awaited<ReturnType<typeof localBackend>>).runtime.registry
-          : (await localBackend(options['data-dir'] ?? '.cugar')).runtime.registry;
-      const result = await replay(journal, registry);
+      const { registry, policy } =
+        'runtime' in backend ? (backend as Awaited<ReturnType<typeof localBackend>>).runtime : (await localBackend(options['data-dir'] ?? '.cugar')).runtime;
+      const result = await replay(journal, registry, policy ? { policy } : {});
       emit(result, () =>
         output.out(
           result.ok

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
@@ -18,7 +18,7 @@ import {
   type Config,
   type ToolBudgetInput,
 } from '../core/index.ts';
-import { createHeadSigner, generateSigningKey } from '../core/signing.ts';
+import { createHeadSigner } from '../core/signing.ts';
 import { createApp } from '../api/app.ts';
 import { otlpSettingsFromEnv, type OtlpSettingsInput } from '../api/otlpExport.ts';
 import { hostModels } from '../api/models.ts';
@@ -30,6 +30,7 @@ import { mountMcp } from '../mcp/httpRoute.ts';
 import { fileListingCache } from '../mcp/listingCache.ts';
 import { stdioLauncher } from '../mcp/stdio.ts';
 import { installNodeDigest } from './nodeDigest.ts';
+import { hostSigningKey } from './hostKey.ts';
 import { SqliteStore } from './sqliteStore.ts';
 
 /** Options of {@link startServer}. */
@@ -131,27 +132,6 @@ function sweepApprovals(runtime: Runtime, intervalMs: number, log: (line: string
 export const parseTokens = parseTokenMap;
 
 /**
- * The host's head-signing key from `<dataDir>/host.key`, made on first start (owner-only
- * permissions). It lives beside the database, not in it; set `CUGAR_SIGNING_KEY` to keep it
- * somewhere else entirely (a secret store), which is what makes rewriting the database alone
- * detectable.
- */
-function hostKey(dataDir: string, log: (line: string) => void): string {
-  const file = join(dataDir, 'host.key');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  const key = generateSigningKey();
-  try {
-    writeFileSync(file, `${key}\n`, { mode: 0o600, flag: 'wx' });
-  } catch (error) {
-    // Another process starting on the same directory made it first: use theirs.
-    if ((error as { code?: string }).code === 'EEXIST') return readFileSync(file, 'utf8').trim();
-    throw error;
-  }
-  log(`made a head-signing key in ${file}`);
-  return key;
-}
-
-/**
  * Runs that a previous process was driving when it stopped (still `running` in the store: a
  * crash, a kill, a restart while a 202-accepted run was going on) continue from their
  * journals, in the background. Completed steps never run again; a step whose result was not
@@ -188,7 +168,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const config = options.config ?? parseConfig({ ...process.env }).config;
   const dataDir = resolve(options.dataDir ?? '.cugar');
   mkdirSync(dataDir, { recursive: true });
-  const signingKey = options.signingKey ?? process.env['CUGAR_SIGNING_KEY'] ?? hostKey(dataDir, log);
+  const signingKey = options.signingKey ?? hostSigningKey(dataDir, log);
   const signer = createHeadSigner(signingKey);
   // WAL with synchronous=NORMAL survives process crashes (every SIGKILL test runs this way) and
   // halves the cost of a commit; CUGAR_SQLITE_SYNC=FULL also survives power loss. The store signs

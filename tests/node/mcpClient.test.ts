@@ -396,11 +396,9 @@ describe('MCP client against the reference server over Streamable HTTP (loopback
     registryOfKilled = registry;
   });
 
-  // replay() builds its orchestrator with the default policy, which refuses every tool that
-  // declares allowNetwork (as HTTP MCP tools do): the replay diverges at plan validation. This
-  // flips to passing once replay takes the run's profile policies.
-  it.fails('replays a recorded HTTP call with the server gone', async () => {
-    const replayed = await replay(journalOfKilled, registryOfKilled);
+  // HTTP MCP tools declare allowNetwork: replay runs under the profile policies the run had.
+  it('replays a recorded HTTP call with the server gone', async () => {
+    const replayed = await replay(journalOfKilled, registryOfKilled, { policy: mcpPolicyEnforcer({ demo: { network: true, commands: [] } }) });
     expect(replayed.ok ? 'ok' : replayed.divergence).toBe('ok');
   });
 });

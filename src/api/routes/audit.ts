@@ -205,7 +205,7 @@ export function auditRoutes(runtime: Runtime) {
       async (c) => {
         const events = parseJournal(c.req.valid('json').journal);
         requireProfile(c, profileOf(events));
-        return c.json(redact(await replay(events, runtime.registry)), 200);
+        return c.json(redact(await replay(events, runtime.registry, runtime.policy ? { policy: runtime.policy } : {})), 200);
       },
     );
 }

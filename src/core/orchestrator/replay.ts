@@ -9,6 +9,7 @@ import { Worker } from '../routing/coordinator.ts';
 import type { RoutingPolicy } from '../routing/routingAuthority.ts';
 import type { BudgetUsage } from '../schema/budget.ts';
 import type { JournalEvent } from '../schema/journalEvent.ts';
+import { PolicyEnforcer } from '../policy/policyEnforcer.ts';
 import { ToolRegistry } from '../tools/toolRegistry.ts';
 import { Orchestrator } from './orchestrator.ts';
 import { InMemoryStore } from '../store/inMemoryStore.ts';
@@ -89,7 +90,11 @@ class RecordedRouting implements RoutingPolicy {
   }
 }
 
-const ReplayOptionsSchema = z.object({ registry: z.instanceof(ToolRegistry), verifyTools: z.boolean().default(false) });
+const ReplayOptionsSchema = z.object({
+  registry: z.instanceof(ToolRegistry),
+  verifyTools: z.boolean().default(false),
+  policy: z.instanceof(PolicyEnforcer).optional(),
+});
 
 /** Options of {@link replay}. */
 export interface ReplayOptions {
@@ -99,6 +104,11 @@ export interface ReplayOptions {
    * `tool_call_complete`. Default false: every result comes from the recording.
    */
   verifyTools?: boolean;
+  /**
+   * The profile policies the run was recorded under (a profile allowed the network, say).
+   * Default: the default policy, which refuses tools that declare `allowNetwork`.
+   */
+  policy?: PolicyEnforcer;
 }
 
 /**
@@ -112,7 +122,7 @@ export interface ReplayOptions {
  * if (!result.ok) console.log(result.divergence.seq);
  */
 export async function replay(journal: readonly JournalEvent[], registry: ToolRegistry, options: ReplayOptions = {}): Promise<ReplayResult> {
-  const { verifyTools } = parseOptions(registry, options);
+  const { verifyTools, policy } = parseOptions(registry, options);
   const verified = verifyJournal(journal);
   if (!verified.ok)
     throw new ValidationError(`the journal does not verify at seq ${verified.seq}: ${verified.reason}`, {
@@ -172,6 +182,7 @@ export async function replay(journal: readonly JournalEvent[], registry: ToolReg
     clock,
     workers: (workerIds.length ? workerIds : ['local']).map((id) => new Worker({ id })),
     routing: new RecordedRouting(decisions),
+    ...(policy ? { policy } : {}),
     retry: inputs.retry,
     approval: { onTimeout: inputs.approval.onTimeout, ...(inputs.approval.timeoutMs !== undefined ? { timeoutMs: inputs.approval.timeoutMs } : {}) },
     autonomy: inputs.autonomy,
