@@ -89,6 +89,9 @@ describe('one redaction policy: free text, more shapes, known values, derived jo
       ['https://x.test/a?access_token=abcd&b=2', `https://x.test/a?access_token=${REDACTED}&b=2`],
       ['postgres://ada:s3cr3tpass@db.local/x', `postgres://ada:${REDACTED}@db.local/x`],
       ['Authorization: Bearer abcdefghijklmnop', `Authorization: ${REDACTED}`],
+      // Inside the value of a key that is not secret, and JSON escaped inside a JSON string.
+      ['{"message":"password=hunter2 ; api_key: abc123"}', `{"message":"password=${REDACTED} ; api_key: ${REDACTED}"}`],
+      ['{"arguments":"{\\"password\\":\\"hunter2\\"}"}', `{"arguments":"{\\"password\\":\\"${REDACTED}\\"}"}`],
     ];
     for (const [input, expected] of cases) expect(redactText(input), input).toBe(expected);
     for (const kept of ['max_tokens=100 token_count: 3', 'the time is 19:00 in LA', 'send a message to bob saying hi', 'see https://example.com/path'])

@@ -3,11 +3,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { parseTokenMap } from '../../src/api/tokens.ts';
 import { startServer } from '../../src/edge/nodeServer.ts';
 import { caller } from '../support/apiConformance.ts';
-import { BLOB, CANARY_TOKENS, KNOWN_SECRET, RAW, describeSecretCanary, leaks } from '../support/secretCanary.ts';
+import { startModelServer } from '../support/modelServer.ts';
+import { BLOB, CANARY_TOKENS, KNOWN_SECRET, RAW, SHAPES, describeSecretCanary, leaks } from '../support/secretCanary.ts';
 
 const execute = promisify(execFile);
 const root = join(import.meta.dirname, '..', '..');
@@ -64,3 +65,49 @@ describeSecretCanary(
     }, 120_000);
   },
 );
+
+describe('secret canary: model prompts and answers (Node host with a model)', () => {
+  it('keeps every secret shape of a prompt, an answer and a model tool call, and the model key, out of every view', { timeout: 60_000 }, async () => {
+    const MODEL_KEY = 'sk-canary-model-key-7f6e5d4c3b2a1908';
+    const models = await startModelServer([{ calls: [{ name: 'echo', args: { message: BLOB } }] }, { text: `Done. ${BLOB}` }]);
+    const lines: string[] = [];
+    process.env['CUGAR_SECRET_CANARY_KEY'] = KNOWN_SECRET;
+    const server = await startServer({
+      port: 0,
+      dataDir: join(dir, 'model'),
+      corpusDir: join(dir, 'none'),
+      tokens: parseTokenMap(CANARY_TOKENS),
+      modelEnv: { CUGAR_MODEL_URL: models.url, CUGAR_MODEL: 'small', CUGAR_MODEL_KEY: MODEL_KEY },
+      log: (line) => lines.push(line),
+    });
+    delete process.env['CUGAR_SECRET_CANARY_KEY'];
+    const call = caller((path, init) => fetch(new URL(path, server.url), init));
+    try {
+      const started = await call('POST', '/v1/runs', {
+        token: RAW,
+        body: { goal: `Please echo this: ${BLOB}`, profile: 'demo' },
+        headers: { prefer: 'wait=20' },
+      });
+      const outcome = (await started.json()) as { runId: string; status: string };
+      expect(outcome.status).toBe('completed');
+      // The placements reached the model and the journal as recorded.
+      expect(leaks(JSON.stringify(models.requests.map((r) => r.body)))).toEqual(SHAPES.map((shape) => shape.name));
+      const path = `/v1/runs/${encodeURIComponent(outcome.runId)}`;
+      const raw = await (await call('GET', `${path}/journal?format=ndjson&raw=true`, { token: RAW })).text();
+      expect(raw).toContain('model_call_complete');
+      const views: Array<[string, string]> = [['run', JSON.stringify(outcome)]];
+      for (const suffix of ['', '/journal', '/journal?format=ndjson', '/trace', '/otlp', '/events'])
+        views.push([suffix || 'run', await (await call('GET', `${path}${suffix}`, { token: RAW })).text()]);
+      views.push(['logs', lines.join('\n')]);
+      views.push(['trace --json', await cugar(['trace', outcome.runId, '--json'], server.url)]);
+      for (const [channel, text] of views) {
+        expect(leaks(text), channel).toEqual([]);
+        expect(text, channel).not.toContain(MODEL_KEY);
+      }
+      expect(raw).not.toContain(MODEL_KEY);
+    } finally {
+      await server.close();
+      await models.close();
+    }
+  });
+});

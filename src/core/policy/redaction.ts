@@ -82,12 +82,34 @@ const SECRET_VALUES: ReadonlyArray<RegExp> = [
 const SECRET_SHAPES = new RegExp(SECRET_VALUES.map((pattern) => pattern.source).join('|'), 'g');
 
 /**
- * Free-text `key=value`, `key: value` and `"key": "value"` pairs: the value is a secret when
- * the key is ({@link isSecretKey}), so `password=hunter2` and `api_key: abc` lose their values
- * while `max_tokens=100` and `token_count: 3` keep theirs. Quoted values may hold spaces.
+ * Free-text `key=value`, `key: value` and `"key": "value"` pairs (also JSON escaped inside a
+ * JSON string, `\\"key\\":\\"value\\"`): the value is a secret when the key is
+ * ({@link isSecretKey}), so `password=hunter2` and `api_key: abc` lose their values while
+ * `max_tokens=100` and `token_count: 3` keep theirs. Quoted values may hold spaces. The value
+ * of a key that is not secret is scanned too: `message: "password=x"` still loses `x`.
  */
-const SECRET_PAIR =
-  /([A-Za-z_][A-Za-z0-9_.-]{0,63})(["']?\s*[:=](?!\/\/)\s*)(?:"((?:[^"\\\n]|\\.){1,512})"|'([^'\n]{1,512})'|([^\s"',;&(){}[\]][^\s"',;&)}\]]{0,511}))/g;
+const PAIR_KEY = /([A-Za-z_][A-Za-z0-9_.-]{0,63})(\\?["']?\s*[:=](?!\/\/)\s*)/g;
+const PAIR_VALUE = /\\"((?:[^"\\\n]|\\(?!")[^\n]){1,512}?)\\"|"((?:[^"\\\n]|\\.){1,512})"|'([^'\n]{1,512})'|([^\s"',;&(){}[\]\\][^\s"',;&)}\]\\]{0,511})/y;
+
+function redactPairs(text: string): string {
+  let out = '';
+  let copied = 0;
+  PAIR_KEY.lastIndex = 0;
+  for (let match = PAIR_KEY.exec(text); match; match = PAIR_KEY.exec(text)) {
+    if (!isSecretKey(match[1]!)) continue;
+    const start = match.index + match[0].length;
+    PAIR_VALUE.lastIndex = start;
+    const value = PAIR_VALUE.exec(text);
+    if (!value) continue;
+    const inner = value[1] ?? value[2] ?? value[3] ?? value[4] ?? '';
+    if (inner.startsWith(REDACTED.slice(0, -1))) continue;
+    const quote = value[1] !== undefined ? '\\"' : value[2] !== undefined ? '"' : value[3] !== undefined ? "'" : '';
+    out += text.slice(copied, start) + quote + REDACTED + quote;
+    copied = start + value[0].length;
+    PAIR_KEY.lastIndex = copied;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
 
 /**
  * Secret values the host knows by value — what its secrets port holds, the model key, API
@@ -136,12 +158,7 @@ export function redactText(text: string): string {
   let out = knownPattern ? text.replace(knownPattern, REDACTED) : text;
   out = out.replace(SECRET_SHAPES, REDACTED);
   if (out.length < 3 || !/[:=]/.test(out)) return out;
-  return out.replace(SECRET_PAIR, (whole, key: string, separator: string, doubleQuoted?: string, singleQuoted?: string, bare?: string) => {
-    const value = doubleQuoted ?? singleQuoted ?? bare ?? '';
-    if (value.startsWith(REDACTED.slice(0, -1)) || !isSecretKey(key)) return whole;
-    const quote = doubleQuoted !== undefined ? '"' : singleQuoted !== undefined ? "'" : '';
-    return `${key}${separator}${quote}${REDACTED}${quote}`;
-  });
+  return redactPairs(out);
 }
 
 /**
