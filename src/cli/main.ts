@@ -1,5 +1,17 @@
 import { parseArgs } from 'node:util';
-import { Controller, CugarError, ToolRegistry, parseConfig, registerBuiltinTools, type JournalEvent } from '../core/index.ts';
+import { readFileSync } from 'node:fs';
+import {
+  Controller,
+  CugarError,
+  ToolRegistry,
+  diffJournals,
+  formatDifference,
+  parseConfig,
+  parseJournal,
+  redact,
+  registerBuiltinTools,
+  type JournalEvent,
+} from '../core/index.ts';
 import { parseApprovalPolicy } from '../api/approvalSettings.ts';
 import { createOutput, paint, type Output } from './output.ts';
 import { dataCommand, withBackend } from './commands.ts';
@@ -27,6 +39,8 @@ Usage:
                                    (--heads F: a saved GET /v1/audit/heads, for a raw export;
                                    --since N:H: a log head printed before, which the log must extend)
   cugar replay <runId|file>        re-run a journal against recorded results and report divergence
+  cugar diff <a.ndjson> <b.ndjson> the first event at which two journals differ, and each differing
+                                   field (exit 1 when they differ: a golden-journal check for CI)
   cugar demo                       run a few goals in memory and show their traces
   cugar mcp [--data-dir D]         serve a profile of the local data as an MCP server on stdio
                                    (its tools, run_goal, runs as resources)
@@ -41,6 +55,15 @@ Options:
 
 Exit codes: 0 ok, 1 the run failed or did not verify, 2 bad usage or input, 3 not found,
 4 refused by policy, 5 paused for approval, 70 internal error. NO_COLOR is respected.`;
+
+/** A journal file's text; a file that cannot be read is `unknown_file` (exit 3). */
+function readJournalFile(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (cause) {
+    throw new CugarError(`cannot read ${path}`, { code: 'unknown_file', failureMode: 'USER', cause });
+  }
+}
 
 function exitCodeFor(error: unknown): number {
   if (!(error instanceof CugarError)) return EXIT.internal;
@@ -191,6 +214,17 @@ export async function main(argv: readonly string[], output: Output = createOutpu
         if (publicKey !== undefined)
           return await (await import('./verify.ts')).verifyWithKey(rest, { ...parsed.values, 'public-key': publicKey, json }, output);
         return await withBackend(parsed.values, config, (backend) => dataCommand(command, rest, backend, { ...parsed.values, profile, json }, output));
+      }
+      case 'diff': {
+        const [left, right] = rest;
+        if (!left || !right) throw new CugarError('diff needs two journal files', { code: 'usage', failureMode: 'USER' });
+        const difference = diffJournals(parseJournal(readJournalFile(left)), parseJournal(readJournalFile(right)));
+        if (json) output.out(JSON.stringify(redact({ same: !difference, ...(difference ? { difference } : {}) })));
+        else
+          output.out(
+            difference ? formatDifference(difference, { a: left, b: right }) : `${paint(output, 'green', 'same')}: the journals agree event for event`,
+          );
+        return difference ? EXIT.failed : EXIT.ok;
       }
       case 'mcp':
         // stdout is the protocol's: everything else goes to stderr.

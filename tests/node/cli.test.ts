@@ -71,6 +71,24 @@ describe('the cugar command', () => {
     expect((await cugar(['--help'])).code).toBe(0);
   });
 
+  it('diffs two journal files: the first differing event and field, exit 1; the same journal, exit 0', async () => {
+    const run = JSON.parse((await cugar(['run', 'add 2 and 3', '--json', ...data])).stdout) as { runId: string };
+    const db = new (await import('../../src/edge/sqliteStore.ts')).SqliteStore(join(dir, 'data', 'cugar.db'));
+    const ndjson = (await import('../../src/core/index.ts')).exportJournal(await db.readJournal(run.runId));
+    await db.close();
+    const lines = ndjson.trim().split('\n');
+    lines[3] = lines[3]!.replace(/"at":(\d+)/, (_, at: string) => `"at":${Number(at) + 7}`);
+    writeFileSync(join(dir, 'golden.ndjson'), ndjson);
+    writeFileSync(join(dir, 'changed.ndjson'), `${lines.join('\n')}\n`);
+    const differs = await cugar(['diff', join(dir, 'golden.ndjson'), join(dir, 'changed.ndjson')]);
+    expect(differs.code).toBe(1);
+    expect(differs.stdout).toContain('journals differ at seq 3');
+    expect(differs.stdout).toMatch(/\.at: .*golden\.ndjson=\d+/);
+    const same = await cugar(['diff', join(dir, 'golden.ndjson'), join(dir, 'golden.ndjson'), '--json']);
+    expect([same.code, JSON.parse(same.stdout)]).toEqual([0, { same: true }]);
+    expect((await cugar(['diff', join(dir, 'golden.ndjson'), join(dir, 'missing.ndjson')])).code).toBe(3);
+  });
+
   it('works against a remote server with a token', async () => {
     const server = await startServer({ port: 0, dataDir: join(dir, 'server'), corpusDir: join(dir, 'none'), log: () => undefined });
     try {
