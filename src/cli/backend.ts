@@ -26,6 +26,7 @@ import {
   type RunOutcome,
   type ToolInfo,
 } from '../api/client.ts';
+import { hostModels } from '../api/models.ts';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../api/runtime.ts';
 import { mcpPolicyEnforcer, mcpSettingsFromEnv, registerKeptMcpServers } from '../mcp/hostSetup.ts';
 import { fileListingCache } from '../mcp/listingCache.ts';
@@ -66,7 +67,14 @@ export async function localBackend(
   // replay and run (each call starts or reaches its server) without contacting any server now.
   const mcp = mcpSettingsFromEnv(process.env);
   const secrets = envSecrets(process.env);
-  const runtime = await createRuntime(store, config, { secrets, signer, policy: options.policy ?? mcpPolicyEnforcer(mcp.allow) });
+  // With CUGAR_MODEL_URL and CUGAR_MODEL (or --model), local runs are agent runs, as on a server.
+  const models = hostModels({ ...process.env }, config);
+  const runtime = await createRuntime(store, config, {
+    secrets,
+    signer,
+    ...(models ? { models } : {}),
+    policy: options.policy ?? mcpPolicyEnforcer(mcp.allow),
+  });
   const servers =
     options.mcp === 'none' ? [] : registerKeptMcpServers(runtime.registry, mcp, { cache: fileListingCache(join(dir, 'mcp')), secrets, stdio: stdioLauncher });
   return {

@@ -49,6 +49,7 @@ Options:
   --profile, -p     profile to use (default: $CUGAR_PROFILE or demo)
   --data-dir D      local data directory (default: $CUGAR_DATA_DIR or .cugar)
   --api URL         use a server instead of local data (or $CUGAR_API); with --token T (or $CUGAR_TOKEN)
+  --model M[,M2]    the model of local agent runs, with fallbacks (or $CUGAR_MODEL; needs $CUGAR_MODEL_URL)
   --approve-all     approve every approval request of \`run\` (required when stdin is not a TTY)
   --json            print exactly one JSON document on stdout; messages go to stderr
   --help, -h        show this help
@@ -137,6 +138,7 @@ export async function main(argv: readonly string[], output: Output = createOutpu
         'public-key': { type: 'string' },
         heads: { type: 'string' },
         since: { type: 'string' },
+        model: { type: 'string' },
       },
     });
   } catch (error) {
@@ -144,6 +146,14 @@ export async function main(argv: readonly string[], output: Output = createOutpu
     return EXIT.usage;
   }
   const [command, ...rest] = parsed.positionals;
+  // `--model` picks the model(s) of local agent runs (CUGAR_MODEL_URL and CUGAR_MODEL_KEY still say where and how).
+  if (parsed.values.model !== undefined) {
+    if (parsed.values.api ?? process.env['CUGAR_API']) {
+      output.err('--model applies to local runs; a server runs the models it was configured with');
+      return EXIT.usage;
+    }
+    process.env['CUGAR_MODEL'] = parsed.values.model;
+  }
   if (parsed.values.help || !command) {
     (command || parsed.values.help ? output.out : output.err)(USAGE);
     return parsed.values.help ? EXIT.ok : EXIT.usage;

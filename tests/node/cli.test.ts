@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startServer } from '../../src/edge/nodeServer.ts';
+import { startModelServer } from '../support/modelServer.ts';
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '..', '..');
@@ -87,6 +88,21 @@ describe('the cugar command', () => {
     const same = await cugar(['diff', join(dir, 'golden.ndjson'), join(dir, 'golden.ndjson'), '--json']);
     expect([same.code, JSON.parse(same.stdout)]).toEqual([0, { same: true }]);
     expect((await cugar(['diff', join(dir, 'golden.ndjson'), join(dir, 'missing.ndjson')])).code).toBe(3);
+  });
+
+  it('runs a local agent run with --model against an OpenAI-compatible server, and refuses --model with --api', async () => {
+    const models = await startModelServer([{ calls: [{ name: 'add', args: { a: 2, b: 3 } }] }, { text: 'The sum is 5.' }]);
+    try {
+      const env = { CUGAR_MODEL_URL: models.url, CUGAR_MODEL_KEY: 'sk-cli-model-key-0123456789abcdef' };
+      const result = await cugar(['run', 'what is 2 plus 3?', '--model', 'small', '--json', '--data-dir', join(dir, 'agent')], env);
+      expect(result.code).toBe(0);
+      expect(JSON.parse(result.stdout)).toMatchObject({ status: 'completed', outputs: { answer: 'The sum is 5.' } });
+      expect(models.requests.map((r) => r.body.model)).toEqual(['small', 'small']);
+      expect(result.stdout + result.stderr).not.toContain('sk-cli-model-key');
+      expect((await cugar(['run', 'x', '--model', 'small', '--api', 'http://127.0.0.1:9'])).code).toBe(2);
+    } finally {
+      await models.close();
+    }
   });
 
   it('works against a remote server with a token', async () => {
