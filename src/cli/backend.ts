@@ -109,7 +109,23 @@ function cliError(error: unknown): unknown {
 export function remoteBackend(api: string, token: string): Backend {
   // The token is a secret of this process: nothing the CLI prints may show it.
   registerSecretValues([token]);
-  const client = createClient({ baseUrl: api, token });
+  // A server that cannot be reached is a clear error (exit 1), not a stack from `fetch failed`.
+  const reach = async (url: string, init: RequestInit): Promise<Response> => {
+    try {
+      return await fetch(url, init);
+    } catch (cause) {
+      if ((init.signal as AbortSignal | undefined)?.aborted) throw cause;
+      throw new CugarError(
+        `cannot reach the CUGAr server at ${api}: ${cause instanceof Error && cause.cause instanceof Error ? cause.cause.message : String(cause)}`,
+        {
+          code: 'api_unreachable',
+          failureMode: 'SYSTEM',
+          cause,
+        },
+      );
+    }
+  };
+  const client = createClient({ baseUrl: api, token, fetch: reach });
   const call = <R extends ClientResponse<unknown, number, string>>(request: Promise<R>) =>
     unwrap(request).catch((error: unknown) => Promise.reject(cliError(error)));
   const settled = async (answer: RunOutcome | RunAccepted): Promise<RunOutcome> =>

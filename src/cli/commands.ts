@@ -32,6 +32,15 @@ export async function withBackend(values: Partial<CommandOptions>, config: Confi
   }
 }
 
+/** A journal file's text; a file that cannot be read is `unknown_file` (exit 3). */
+export function readJournalFile(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (cause) {
+    throw new CugarError(`cannot read ${path}`, { code: 'unknown_file', failureMode: 'USER', cause });
+  }
+}
+
 function usage(message: string): never {
   throw new CugarError(message, { code: 'usage', failureMode: 'USER' });
 }
@@ -168,11 +177,21 @@ export async function dataCommand(command: string, args: string[], backend: Back
     case 'replay': {
       const source = args[0] ?? usage('replay needs a run id or a journal file');
       // Replay re-runs the recorded inputs, so it needs the journal as recorded (a server asks for the `journal:raw` scope).
-      const journal = /\.(nd)?json$/.test(source) ? parseJournal(readFileSync(source, 'utf8')) : await backend.journal(source, { raw: true });
+      const journal = /\.(nd)?json$/.test(source) ? parseJournal(readJournalFile(source)) : await backend.journal(source, { raw: true });
       // Replay needs the tools' schemas and policies: the local runtime's registry has the same built-ins a server has.
       const { registry, policy } =
         'runtime' in backend ? (backend as Awaited<ReturnType<typeof localBackend>>).runtime : (await localBackend(options['data-dir'] ?? '.cugar')).runtime;
-      const result = await replay(journal, registry, policy ? { policy } : {});
+      let result: Awaited<ReturnType<typeof replay>>;
+      try {
+        result = await replay(journal, registry, policy ? { policy } : {});
+      } catch (error) {
+        // A journal whose chain does not verify is a verification failure (exit 1), not bad usage.
+        if (!(error instanceof CugarError) || error.code !== 'journal_invalid') throw error;
+        emit({ ok: false, error: { code: error.code, message: error.message } }, () =>
+          output.err(`${paint(output, 'red', 'does not verify')}: ${error.message}`),
+        );
+        return EXIT.failed;
+      }
       emit(result, () =>
         output.out(
           result.ok

@@ -1,5 +1,4 @@
 import { parseArgs } from 'node:util';
-import { readFileSync } from 'node:fs';
 import {
   Controller,
   CugarError,
@@ -14,7 +13,7 @@ import {
 } from '../core/index.ts';
 import { parseApprovalPolicy } from '../api/approvalSettings.ts';
 import { createOutput, paint, type Output } from './output.ts';
-import { dataCommand, withBackend } from './commands.ts';
+import { dataCommand, readJournalFile, withBackend } from './commands.ts';
 
 /** Exit codes: 0 ok, 1 the run failed, 2 bad usage or input, 3 not found, 4 refused by policy, 70 internal error. */
 export const EXIT = { ok: 0, failed: 1, usage: 2, notFound: 3, policy: 4, paused: 5, internal: 70 } as const;
@@ -56,15 +55,6 @@ Options:
 
 Exit codes: 0 ok, 1 the run failed or did not verify, 2 bad usage or input, 3 not found,
 4 refused by policy, 5 paused for approval, 70 internal error. NO_COLOR is respected.`;
-
-/** A journal file's text; a file that cannot be read is `unknown_file` (exit 3). */
-function readJournalFile(path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (cause) {
-    throw new CugarError(`cannot read ${path}`, { code: 'unknown_file', failureMode: 'USER', cause });
-  }
-}
 
 function exitCodeFor(error: unknown): number {
   if (!(error instanceof CugarError)) return EXIT.internal;

@@ -6,6 +6,7 @@ import { getConnInfo } from '@hono/node-server/conninfo';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { z } from 'zod';
 import {
+  CugarError,
   DOCUMENT_EXTENSIONS,
   PROFILE_NAME_PATTERN,
   ToolBudgetSchema,
@@ -160,7 +161,11 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   let tokens = options.tokens ?? {};
   let localToken: string | undefined;
   if (Object.keys(tokens).length === 0) {
-    if (!LOOPBACK.has(hostname)) throw new Error(`refusing to bind ${hostname} without tokens: set CUGAR_TOKENS, or bind 127.0.0.1`);
+    if (!LOOPBACK.has(hostname))
+      throw new CugarError(`refusing to bind ${hostname} without tokens: set CUGAR_TOKENS, or bind 127.0.0.1`, {
+        code: 'tokens_required',
+        failureMode: 'USER',
+      });
     localToken = randomBytes(24).toString('hex');
     // The local token is the machine owner's: every profile, and raw journal exports.
     tokens = { [localToken]: { profiles: '*', scopes: [RAW_JOURNAL_SCOPE] } };
@@ -235,8 +240,20 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const staticDirs = options.staticDir ? [options.staticDir] : existsSync('dist/web/index.html') ? ['dist/web', 'public'] : ['public'];
   for (const root of staticDirs) app.use('/*', serveStatic({ root }));
 
-  const server: ServerType = await new Promise((resolveServer) => {
+  const server: ServerType = await new Promise((resolveServer, rejectServer) => {
     const s = serve({ fetch: app.fetch, port, hostname }, () => resolveServer(s));
+    // A port in use (or an address this machine does not have) is the user's to fix: say so plainly.
+    s.once('error', (error: NodeJS.ErrnoException) => {
+      void store.close();
+      rejectServer(
+        new CugarError(
+          error.code === 'EADDRINUSE'
+            ? `port ${port} on ${hostname} is in use: choose another with --port`
+            : `cannot listen on ${hostname}:${port}: ${error.message}`,
+          { code: error.code === 'EADDRINUSE' ? 'port_in_use' : 'cannot_listen', failureMode: 'USER', cause: error },
+        ),
+      );
+    });
   });
   const address = server.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;

@@ -88,6 +88,26 @@ describe('the cugar command', () => {
     const same = await cugar(['diff', join(dir, 'golden.ndjson'), join(dir, 'golden.ndjson'), '--json']);
     expect([same.code, JSON.parse(same.stdout)]).toEqual([0, { same: true }]);
     expect((await cugar(['diff', join(dir, 'golden.ndjson'), join(dir, 'missing.ndjson')])).code).toBe(3);
+    // A journal that does not verify is exit 1 (as documented), a missing file exit 3, each with a clear message.
+    const replayed = await cugar(['replay', join(dir, 'changed.ndjson'), ...data]);
+    expect([replayed.code, replayed.stderr]).toEqual([1, expect.stringContaining('does not verify')]);
+    const missing = await cugar(['replay', join(dir, 'missing.ndjson'), ...data]);
+    expect([missing.code, missing.stderr]).toEqual([3, expect.stringContaining('cannot read')]);
+  });
+
+  it('says plainly when a server cannot be reached, a port is taken or a public address has no tokens', async () => {
+    const down = await cugar(['runs'], { CUGAR_API: 'http://127.0.0.1:9', CUGAR_TOKEN: 'tok-0123456789abcdef' });
+    expect([down.code, down.stderr]).toEqual([1, expect.stringContaining('cannot reach the CUGAr server at http://127.0.0.1:9')]);
+    const server = await startServer({ port: 0, dataDir: join(dir, 'busy'), corpusDir: join(dir, 'none'), log: () => undefined });
+    try {
+      const port = new URL(server.url).port;
+      const busy = await cugar(['serve', '--port', port, '--data-dir', join(dir, 'busy2')]);
+      expect([busy.code, busy.stderr]).toEqual([2, expect.stringContaining(`port ${port} on 127.0.0.1 is in use`)]);
+    } finally {
+      await server.close();
+    }
+    const open = await cugar(['serve', '--host', '0.0.0.0', '--port', '0', '--data-dir', join(dir, 'open')], { CUGAR_TOKENS: '' });
+    expect([open.code, open.stderr]).toEqual([2, expect.stringContaining('refusing to bind 0.0.0.0 without tokens')]);
   });
 
   it('runs a local agent run with --model against an OpenAI-compatible server, and refuses --model with --api', async () => {
