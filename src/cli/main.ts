@@ -53,7 +53,7 @@ Options:
   --json            print exactly one JSON document on stdout; messages go to stderr
   --help, -h        show this help
 
-Exit codes: 0 ok, 1 the run failed or did not verify, 2 bad usage or input, 3 not found,
+Exit codes: 0 ok, 1 the run failed, did not verify or the server was unreachable, 2 bad usage or input, 3 not found,
 4 refused by policy, 5 paused for approval, 70 internal error. NO_COLOR is respected.`;
 
 function exitCodeFor(error: unknown): number {
