@@ -47,6 +47,9 @@ export interface Backend {
   /** A run's journal: redacted (a derived journal) from a server unless `raw`; as stored from a local data directory. */
   journal(runId: string, options?: { raw?: boolean }): Promise<JournalEvent[]>;
   runs(): Promise<Array<{ runId: string; status: string; goal: string; profile: string }>>;
+  /** Continue a run from its journal (after a crash, or a recoverable failure). */
+  resume(runId: string): Promise<RunOutcome>;
+  cancel(runId: string, reason: string): Promise<RunOutcome>;
   close(): Promise<void>;
 }
 
@@ -92,6 +95,8 @@ export async function localBackend(
       return events;
     },
     runs: async () => (await store.listRuns({ limit: 50 })).map(({ runId, status, goal, profile }) => ({ runId, status, goal, profile })),
+    resume: (runId) => runtime.orchestrator.resume(runId),
+    cancel: (runId, reason) => runtime.orchestrator.cancel(runId, reason),
     close: async () => {
       await Promise.all(servers.map((server) => server.close()));
       await store.close();
@@ -165,6 +170,8 @@ export function remoteBackend(api: string, token: string): Backend {
       return parseJournal(await response.text());
     },
     runs: async () => (await call(client.v1.runs.$get({ query: { limit: '50' } }))).runs,
+    resume: (runId) => call(client.v1.runs[':runId'].resume.$post({ param: { runId: encodeURIComponent(runId) } })),
+    cancel: (runId) => call(client.v1.runs[':runId'].cancel.$post({ param: { runId: encodeURIComponent(runId) } })),
     close: async () => undefined,
   };
 }

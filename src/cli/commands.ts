@@ -1,7 +1,20 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import { CugarError, parseJournal, redact, replay, toOtlp, toTraceRecords, verifyJournal, type Config, type JournalEvent } from '../core/index.ts';
+import {
+  CugarError,
+  derivedFromOf,
+  exportJournal,
+  parseJournal,
+  redact,
+  redactJournal,
+  replay,
+  toOtlp,
+  toTraceRecords,
+  verifyJournal,
+  type Config,
+  type JournalEvent,
+} from '../core/index.ts';
 import type { RunOutcome } from '../api/client.ts';
 import { localBackend, remoteBackend, type Backend } from './backend.ts';
 import { paint, type Output } from './output.ts';
@@ -15,6 +28,8 @@ export interface CommandOptions {
   'approve-all'?: boolean;
   otlp?: boolean;
   k?: string;
+  reason?: string;
+  raw?: boolean;
 }
 
 const EXIT = { ok: 0, failed: 1, usage: 2, paused: 5 } as const;
@@ -123,9 +138,12 @@ export async function dataCommand(command: string, args: string[], backend: Back
         );
         for (const [step, value] of Object.entries(outcome.outputs)) output.out(`  ${step} = ${JSON.stringify(value)}`);
         if (outcome.error) output.err(`${outcome.error.code}: ${outcome.error.message}`);
-        if (outcome.status === 'paused')
-          output.err(`paused for approval ${outcome.pendingApproval?.approvalId}; rerun with --approve-all, or decide through the API`);
       });
+      // On stderr in both modes: --json keeps stdout to one document.
+      if (outcome.status === 'paused')
+        output.err(
+          `paused for approval ${outcome.pendingApproval?.approvalId}: continue it with \`cugar approve ${outcome.pendingApproval?.approvalId}\` (or \`cugar reject …\`)`,
+        );
       return outcome.status === 'completed' ? EXIT.ok : outcome.status === 'paused' ? EXIT.paused : EXIT.failed;
     }
     case 'ingest': {
@@ -147,6 +165,35 @@ export async function dataCommand(command: string, args: string[], backend: Back
       const query = args.join(' ') || usage('query needs a question');
       const hits = redact(await backend.query(options.profile, query, Number(options.k ?? 5)));
       emit(hits, () => hits.forEach((h) => output.out(`${h.score.toFixed(4)} ${paint(output, 'bold', `${h.path}#${h.chunk}`)} ${h.snippet}`)));
+      return EXIT.ok;
+    }
+    case 'approve':
+    case 'reject': {
+      const approvalId = args[0] ?? usage(`${command} needs an approval id`);
+      const outcome = redact(
+        await backend.decide(approvalId, command, options.reason ?? `${command === 'approve' ? 'approved' : 'rejected'} in the cugar CLI`),
+      );
+      emit(outcome, () => output.out(`${paint(output, outcome.status === 'completed' ? 'green' : 'yellow', outcome.status)} ${outcome.runId}`));
+      return outcome.status === 'completed' ? EXIT.ok : outcome.status === 'paused' ? EXIT.paused : EXIT.failed;
+    }
+    case 'resume':
+    case 'cancel': {
+      const runId = args[0] ?? usage(`${command} needs a run id`);
+      const outcome = redact(command === 'resume' ? await backend.resume(runId) : await backend.cancel(runId, options.reason ?? 'cancelled in the cugar CLI'));
+      emit(outcome, () => output.out(`${paint(output, outcome.status === 'completed' ? 'green' : 'yellow', outcome.status)} ${outcome.runId}`));
+      return outcome.status === 'completed' || (command === 'cancel' && outcome.status === 'cancelled')
+        ? EXIT.ok
+        : outcome.status === 'paused'
+          ? EXIT.paused
+          : EXIT.failed;
+    }
+    case 'export': {
+      // Redacted by default, as the API exports: a derived journal that verifies and names its source head.
+      const runId = args[0] ?? usage('export needs a run id');
+      const journal = await backend.journal(runId, { raw: options.raw === true });
+      const text = exportJournal(options.raw === true || derivedFromOf(journal) ? journal : redactJournal(journal));
+      if (output.verbatim) output.verbatim(text);
+      else output.out(text.trimEnd());
       return EXIT.ok;
     }
     case 'runs': {

@@ -29,6 +29,11 @@ Usage:
   cugar ingest <file>...           ingest .txt/.md/.html/.json files for retrieval
   cugar query <question>           search ingested documents
   cugar runs                       list recent runs
+  cugar approve|reject <approvalId> [--reason R]
+                                   decide a paused run's approval; the run continues
+  cugar resume|cancel <runId>      continue a run from its journal, or stop it
+  cugar export <runId> [--raw]     the run's journal as NDJSON: redacted (a derived journal that
+                                   verifies), or as recorded with --raw
   cugar trace <runId> [--otlp]     show a run as a tree, or as OTLP JSON
   cugar verify [runId]             check the hash chain of one run, or of every run
   cugar verify --public-key K [runId | file]
@@ -129,6 +134,8 @@ export async function main(argv: readonly string[], output: Output = createOutpu
         heads: { type: 'string' },
         since: { type: 'string' },
         model: { type: 'string' },
+        reason: { type: 'string' },
+        raw: { type: 'boolean' },
       },
     });
   } catch (error) {
@@ -238,6 +245,11 @@ export async function main(argv: readonly string[], output: Output = createOutpu
       case 'runs':
       case 'trace':
       case 'replay':
+      case 'approve':
+      case 'reject':
+      case 'resume':
+      case 'cancel':
+      case 'export':
         return await withBackend(parsed.values, config, (backend) => dataCommand(command, rest, backend, { ...parsed.values, profile, json }, output));
       default:
         output.err(`unknown command "${command}"\n\n${USAGE}`);

@@ -5,6 +5,8 @@ export interface Output {
   color: boolean;
   out(text: string): void;
   err(text: string): void;
+  /** Write `text` to stdout as is: for journals, whose hashes any change would break (they are redacted as data first, or raw on purpose). */
+  verbatim?(text: string): void;
 }
 
 /**
@@ -18,6 +20,7 @@ export function createOutput(stdout: NodeJS.WriteStream = process.stdout, stderr
     color: Boolean(stdout.isTTY) && !noColor,
     out: (text) => void stdout.write(`${redactText(text)}\n`),
     err: (text) => void stderr.write(`${redactText(text)}\n`),
+    verbatim: (text) => void stdout.write(text),
   };
 }
 

@@ -125,6 +125,35 @@ describe('the cugar command', () => {
     }
   });
 
+  it('approves, rejects, resumes, cancels and exports from the command line', async () => {
+    const paused = await cugar(['run', 'send_message(to="ops", text="password=hunter2cli")', '--json', ...data]);
+    expect(paused.code).toBe(5);
+    const { pendingApproval, runId } = JSON.parse(paused.stdout) as { runId: string; pendingApproval: { approvalId: string } };
+    expect(paused.stderr).toContain(`cugar approve ${pendingApproval.approvalId}`);
+    const approved = await cugar(['approve', pendingApproval.approvalId, '--reason', 'checked', '--json', ...data]);
+    expect([approved.code, JSON.parse(approved.stdout)]).toEqual([0, expect.objectContaining({ runId, status: 'completed' })]);
+    const again = JSON.parse((await cugar(['run', 'send_message(to="ops", text="no")', '--json', ...data])).stdout) as {
+      pendingApproval: { approvalId: string };
+    };
+    const rejected = await cugar(['reject', again.pendingApproval.approvalId, '--json', ...data]);
+    expect([rejected.code, (JSON.parse(rejected.stdout) as { status: string }).status]).toEqual([1, 'failed']);
+    const third = JSON.parse((await cugar(['run', 'send_message(to="ops", text="later")', '--json', ...data])).stdout) as { runId: string };
+    // Resuming a run that waits for a person leaves it waiting (exit 5); a finished run cannot be resumed (exit 2).
+    expect((await cugar(['resume', third.runId, '--json', ...data])).code).toBe(5);
+    const cancelled = await cugar(['cancel', third.runId, '--json', ...data]);
+    expect([cancelled.code, (JSON.parse(cancelled.stdout) as { status: string }).status]).toEqual([0, 'cancelled']);
+    expect((await cugar(['resume', runId, '--json', ...data])).code).toBe(2);
+    // Exported redacted (a derived journal that verifies), or raw on request.
+    const { parseJournal, verifyJournal, derivedFromOf } = await import('../../src/core/index.ts');
+    const redacted = parseJournal((await cugar(['export', runId, ...data])).stdout);
+    expect(verifyJournal(redacted)).toMatchObject({ ok: true });
+    expect(derivedFromOf(redacted)?.runId).toBe(runId);
+    expect(JSON.stringify(redacted)).not.toContain('hunter2cli');
+    const raw = parseJournal((await cugar(['export', runId, '--raw', ...data])).stdout);
+    expect(verifyJournal(raw)).toMatchObject({ ok: true });
+    expect(JSON.stringify(raw)).toContain('hunter2cli');
+  });
+
   it('works against a remote server with a token', async () => {
     const server = await startServer({ port: 0, dataDir: join(dir, 'server'), corpusDir: join(dir, 'none'), log: () => undefined });
     try {
