@@ -278,6 +278,22 @@ describe('dashboard (remote mode, served by the Node host)', () => {
     await context.close();
   });
 
+  it('says when a page or a run does not exist, and stops asking for a missing run', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/#token=${server.localToken}`);
+    await page.getByRole('heading', { name: 'Runs' }).waitFor();
+    await page.goto(`${server.url}/#/nonsense`);
+    await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+    let asked = 0;
+    page.on('request', (request) => void (request.url().includes('/v1/runs/run_missing_0001') && asked++));
+    await page.goto(`${server.url}/#/runs/run_missing_0001`);
+    await page.getByRole('alert').filter({ hasText: 'no run run_missing_0001' }).waitFor();
+    await page.waitForTimeout(4_500);
+    // One request and at most one retry: no polling every couple of seconds.
+    expect(asked).toBeLessThanOrEqual(2);
+    await page.close();
+  });
+
   it('fits a 360 px wide screen', async () => {
     const page = await (await browser.newContext({ viewport: { width: 360, height: 740 } })).newPage();
     await page.goto(`${server.url}/#token=${server.localToken}`);

@@ -107,6 +107,11 @@ export function describeApiConformance(name: string, start: () => Promise<{ call
       expect(budget.profile).toBe('demo');
       expect(budget.usage.calls).toBeGreaterThanOrEqual(2);
       expect((await call('GET', '/v1/profiles/demo/budget', { token: OTHER })).status).toBe(403);
+      // A profile without tools is unknown for its budget as for its tools.
+      expect([
+        (await call('GET', '/v1/profiles/nope/budget', { token: ADMIN })).status,
+        (await call('GET', '/v1/profiles/nope/tools', { token: ADMIN })).status,
+      ]).toEqual([404, 404]);
     });
 
     it('accepts a run at once with 202, its Location and events URL, and streams its events until run_completed', async () => {

@@ -1,6 +1,6 @@
 import { createRoute } from '@hono/zod-openapi';
 import * as z from 'zod';
-import { createRouter } from '../errors.ts';
+import { HttpError, createRouter } from '../errors.ts';
 import type { Runtime } from '../runtime.ts';
 import { ProfileBudgetSchema, ProfileParam, ToolInfoSchema, errorResponses, jsonResponse } from '../schemas.ts';
 import { requireProfile } from '../security.ts';
@@ -31,6 +31,8 @@ export function profileRoutes(runtime: Runtime) {
       async (c) => {
         const { profile } = c.req.valid('param');
         requireProfile(c, profile);
+        // A profile with no tools does not exist here, as its tools route says (404).
+        if (!runtime.registry.hasProfile(profile)) throw new HttpError(404, 'unknown_profile', `no profile "${profile}"`);
         return c.json(await runtime.orchestrator.profileBudget(profile), 200);
       },
     );

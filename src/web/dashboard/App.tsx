@@ -19,6 +19,9 @@ const Secrets = lazy(() => import('./Secrets.tsx'));
 // Local mode only: the model this tab's agent runs call.
 const ModelSettings = lazy(() => import('./ModelSettings.tsx'));
 
+/** The dashboard's pages; any other route shows "Page not found". */
+const PAGES: ReadonlySet<string> = new Set(['runs', 'playground', 'approvals', 'memory', 'tools', 'audit', 'secrets', 'model']);
+
 /** The current hash route: `#/runs`, `#/runs/<id>`, `#/playground`, `#/approvals`, `#/audit`. */
 function useRoute(): string[] {
   const read = () => (window.location.hash.replace(/^#\/?/, '') || 'runs').split('/').map(decodeURIComponent);
@@ -156,6 +159,14 @@ export function App() {
           {page === 'tools' ? <Tools token={token} profile={profile} /> : null}
           {page === 'audit' ? <Audit token={token} /> : null}
           {page === 'secrets' && mode === 'local' ? <Secrets /> : null}
+          {!PAGES.has(page ?? '') || ((page === 'secrets' || page === 'model') && mode !== 'local') ? (
+            <section className="stack">
+              <h1>Page not found</h1>
+              <p>
+                There is no page at <code>#/{route.join('/')}</code>. <a href="#/runs">Go to the runs</a>.
+              </p>
+            </section>
+          ) : null}
           {page === 'model' && mode === 'local' ? <ModelSettings /> : null}
         </Suspense>
       </main>

@@ -72,7 +72,8 @@ export function RunDetail({ token, runId }: { token: string; runId: string }) {
     queryFn: () => unwrap(apiClient(token).v1.runs[':runId'].$get({ param: { runId: encodeURIComponent(runId) } })),
     retry: (count) => count < 1,
     // Polling only stands in for the event stream when it is not open.
-    refetchInterval: (query) => (live || (query.state.data && TERMINAL.has(query.state.data.status)) ? false : 2000),
+    // A run that is not there (404) is not polled again: the page says so once.
+    refetchInterval: (query) => (live || query.state.status === 'error' || (query.state.data && TERMINAL.has(query.state.data.status)) ? false : 2000),
   });
   const [streaming, setStreaming] = useState('');
   useRunEvents(token, runId, run.isSuccess && !TERMINAL.has(run.data.status), setLive, setStreaming);
@@ -97,7 +98,15 @@ export function RunDetail({ token, runId }: { token: string; runId: string }) {
     queryFn: () => unwrap(apiClient(token).v1.audit.runs[':runId'].$get({ param: { runId: encodeURIComponent(runId) } })),
     enabled: run.isSuccess,
   });
-  if (run.error) return <p role="alert">{(run.error as Error).message}</p>;
+  if (run.error)
+    return (
+      <section className="stack">
+        <p role="alert">{(run.error as Error).message}</p>
+        <p>
+          <a href="#/runs">Back to the runs</a>
+        </p>
+      </section>
+    );
   if (!run.data) return <p role="status">Loading…</p>;
   const outcome = run.data;
   return (
