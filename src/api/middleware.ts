@@ -60,14 +60,18 @@ const HAS_BODY: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']
 /** Deepest JSON a request body may nest (objects and arrays); journal data has no reason to go deeper. */
 export const MAX_JSON_DEPTH = 64;
 
-/** How deeply `value` nests, counted without recursion (a hostile body must not exhaust the stack). */
-export function jsonDepth(value: unknown): number {
+/**
+ * How deeply `value` nests, counted without recursion (a hostile body must not exhaust the
+ * stack). With `stopAbove`, counting stops once that depth is passed: enough to refuse.
+ */
+export function jsonDepth(value: unknown, stopAbove = Number.POSITIVE_INFINITY): number {
   let deepest = 0;
   const stack: Array<[unknown, number]> = [[value, 1]];
   while (stack.length) {
     const [node, depth] = stack.pop()!;
     if (typeof node !== 'object' || node === null) continue;
     if (depth > deepest) deepest = depth;
+    if (depth > stopAbove) break;
     for (const child of Array.isArray(node) ? node : Object.values(node)) stack.push([child, depth + 1]);
   }
   return deepest;

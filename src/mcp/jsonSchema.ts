@@ -1,25 +1,12 @@
 import * as z from 'zod';
 import type { jsonSchemaValidator, JsonSchemaType, JsonSchemaValidatorResult } from '@modelcontextprotocol/sdk/validation/types.js';
+import { jsonDepth } from '../api/middleware.ts';
 import { McpSchemaError, shortText } from './errors.ts';
 
 /** Largest tool schema accepted, in bytes of JSON. */
 export const MAX_SCHEMA_BYTES = 64 * 1024;
 /** Deepest nesting of objects and arrays accepted in a tool schema. */
 export const MAX_SCHEMA_DEPTH = 32;
-
-/** How deeply `value` nests, counted without recursion (a hostile schema must not exhaust the stack). */
-function depthOf(value: unknown): number {
-  let deepest = 0;
-  const stack: Array<[unknown, number]> = [[value, 1]];
-  while (stack.length) {
-    const [node, depth] = stack.pop()!;
-    if (typeof node !== 'object' || node === null) continue;
-    if (depth > deepest) deepest = depth;
-    if (depth > MAX_SCHEMA_DEPTH) break;
-    for (const child of Array.isArray(node) ? node : Object.values(node)) stack.push([child, depth + 1]);
-  }
-  return deepest;
-}
 
 /** Check a JSON Schema's size and depth; returns its JSON text's byte length. */
 function checkBounds(schema: unknown, what: string): void {
@@ -32,7 +19,7 @@ function checkBounds(schema: unknown, what: string): void {
   const bytes = new TextEncoder().encode(text).length;
   if (bytes > MAX_SCHEMA_BYTES)
     throw new McpSchemaError(`${what} is ${bytes} bytes, more than ${MAX_SCHEMA_BYTES}`, { code: 'mcp_schema_too_large', details: { bytes } });
-  if (depthOf(schema) > MAX_SCHEMA_DEPTH)
+  if (jsonDepth(schema, MAX_SCHEMA_DEPTH) > MAX_SCHEMA_DEPTH)
     throw new McpSchemaError(`${what} nests deeper than ${MAX_SCHEMA_DEPTH} levels`, { code: 'mcp_schema_too_large', details: { depth: MAX_SCHEMA_DEPTH } });
 }
 
