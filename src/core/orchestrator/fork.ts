@@ -1,12 +1,13 @@
 import { ValidationError, errorFromInfo } from '../errors.ts';
 import { toJsonData } from '../journal/canonicalJson.ts';
 import { verifyJournal } from '../journal/journal.ts';
-import type { Model, ModelContent, ModelProvider, ModelStreamPart } from '../models/model.ts';
+import type { Model, ModelContent, ModelProvider } from '../models/model.ts';
 import type { ModelToolCall } from '../schema/agent.ts';
 import type { JournalEvent, JournalEventOf, RunInputs } from '../schema/journalEvent.ts';
 import { ToolRegistry } from '../tools/toolRegistry.ts';
 import type { OrchestratorOptions } from './options.ts';
 import { Orchestrator } from './orchestrator.ts';
+import { streamOf } from './recordedModel.ts';
 import type { RunOutcome } from './runOutcome.ts';
 
 /** What a fork changes at the event it forks from. */
@@ -70,20 +71,7 @@ function forkedModels(
     doStream: async (options) => {
       if (queue.length === 0 && live) return live.model(id).doStream(options);
       const result = await answer(id, (m) => m.doGenerate(options));
-      const parts: ModelStreamPart[] = [];
-      for (const part of result.content) {
-        if (part.type === 'text') parts.push({ type: 'text-delta', id: 't', delta: part.text });
-        else if (part.type === 'tool-call') parts.push(part);
-      }
-      parts.push({ type: 'finish', finishReason: result.finishReason, usage: result.usage });
-      return {
-        stream: new ReadableStream<ModelStreamPart>({
-          start(controller) {
-            for (const part of parts) controller.enqueue(part);
-            controller.close();
-          },
-        }),
-      };
+      return { stream: streamOf(result.content, result.finishReason, result.usage) };
     },
   });
   return { models: [...ids], model };

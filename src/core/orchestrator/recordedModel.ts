@@ -45,23 +45,30 @@ export function recordedModels(journal: readonly JournalEvent[], ids: readonly s
     },
     async doStream() {
       const result = next() as JournalEventOf<'model_call_complete'>;
-      const parts: ModelStreamPart[] = [];
-      for (const part of contentOf(result)) {
-        if (part.type === 'text') parts.push({ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: part.text }, { type: 'text-end', id: 't' });
-        else if (part.type === 'tool-call') parts.push(part);
-      }
-      parts.push({ type: 'finish', finishReason: result.data.finishReason as never, usage: result.data.usage });
-      return {
-        stream: new ReadableStream<ModelStreamPart>({
-          start(controller) {
-            for (const part of parts) controller.enqueue(part);
-            controller.close();
-          },
-        }),
-      };
+      return { stream: streamOf(contentOf(result), result.data.finishReason as never, result.data.usage) };
     },
   });
   return { models: [...ids], model };
+}
+
+/** A whole answer as the stream a provider would have sent: its text, its tool calls, then the finish. */
+export function streamOf(
+  content: readonly ModelContent[],
+  finishReason: Extract<ModelStreamPart, { type: 'finish' }>['finishReason'],
+  usage: Extract<ModelStreamPart, { type: 'finish' }>['usage'],
+): ReadableStream<ModelStreamPart> {
+  const parts: ModelStreamPart[] = [];
+  for (const part of content) {
+    if (part.type === 'text') parts.push({ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: part.text }, { type: 'text-end', id: 't' });
+    else if (part.type === 'tool-call') parts.push(part);
+  }
+  parts.push({ type: 'finish', finishReason, usage });
+  return new ReadableStream<ModelStreamPart>({
+    start(controller) {
+      for (const part of parts) controller.enqueue(part);
+      controller.close();
+    },
+  });
 }
 
 /** Memory that recalls what the journal says was recalled, and keeps nothing (a replay has no effects). */
