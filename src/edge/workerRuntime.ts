@@ -86,7 +86,7 @@ export function workerRuntime(env: Env): Promise<Runtime> {
     const secrets = envSecrets(env as unknown as Record<string, unknown>);
     const built = await createRuntime(new DurableObjectStore(env), config, {
       ...(models ? { models } : {}),
-      ...(otlp ? { otlp: { ...otlp, batchDelayMs: 0 } } : {}),
+      ...(otlp ? { otlp } : {}),
       secrets,
       policy: mcpPolicyEnforcer(mcp.allow),
       ...(approval ? { approval } : {}),
