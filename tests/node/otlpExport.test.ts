@@ -33,6 +33,15 @@ async function receiver(answer: (n: number) => Promise<Response | null> | Respon
   };
 }
 
+/** An orchestrator over the built-in tools whose events `exporter` follows. */
+function observed(exporter: OtlpLiveExporter): Orchestrator {
+  const registry = new ToolRegistry();
+  registerBuiltinTools(registry);
+  const orchestrator = new Orchestrator({ registry, store: new InMemoryStore() });
+  orchestrator.subscribe((event) => exporter.observe(event));
+  return orchestrator;
+}
+
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 const dataDir = () => {
@@ -140,10 +149,7 @@ describe('live OpenTelemetry export', () => {
       { url: 'http://127.0.0.1:9/v1/traces', batchDelayMs: 10_000, maxQueueSpans: 2, maxAttempts: 1 },
       { log: (line) => lines.push(line) },
     );
-    const registry = new ToolRegistry();
-    registerBuiltinTools(registry);
-    const orchestrator = new Orchestrator({ registry, store: new InMemoryStore() });
-    orchestrator.subscribe((event) => exporter.observe(event));
+    const orchestrator = observed(exporter);
     await orchestrator.start('add 1 and 2 then add 3 and 4 then add 5 and 6', 'demo');
     await exporter.flush();
     // The run's span, three tool calls and six stages: ten spans, none delivered.
@@ -155,10 +161,7 @@ describe('live OpenTelemetry export', () => {
     const flaky = await receiver((n) => (n === 0 ? new Response('busy', { status: 503, headers: { 'retry-after': '1' } }) : null));
     try {
       const exporter = new OtlpLiveExporter({ url: flaky.url, batchDelayMs: 0 }, { log: () => undefined });
-      const registry = new ToolRegistry();
-      registerBuiltinTools(registry);
-      const orchestrator = new Orchestrator({ registry, store: new InMemoryStore() });
-      orchestrator.subscribe((event) => exporter.observe(event));
+      const orchestrator = observed(exporter);
       await orchestrator.start('add 1 and 2', 'demo');
       await exporter.flush();
       // The run's span, the tool call and six stages.
