@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseTokenMap } from '../../src/api/tokens.ts';
-import { startServer } from '../../src/edge/nodeServer.ts';
+import { envSecrets } from '../../src/core/index.ts';
+import { startServer, type ServeOptions } from '../../src/edge/nodeServer.ts';
 import { caller } from '../support/apiConformance.ts';
 import { startModelServer } from '../support/modelServer.ts';
 import { BLOB, CANARY_TOKENS, KNOWN_SECRET, RAW, SHAPES, describeSecretCanary, leaks } from '../support/secretCanary.ts';
@@ -30,20 +31,25 @@ async function cugar(args: string[], api: string): Promise<string> {
   }
 }
 
+/** The Node host with the canary tokens, the host secret CANARY_KEY and its log lines kept in `lines`. */
+function canaryHost(data: string, lines: string[], more: Partial<ServeOptions> = {}) {
+  return startServer({
+    port: 0,
+    dataDir: join(dir, data),
+    corpusDir: join(dir, 'none'),
+    tokens: parseTokenMap(CANARY_TOKENS),
+    secrets: envSecrets({ CUGAR_SECRET_CANARY_KEY: KNOWN_SECRET }),
+    log: (line) => lines.push(line),
+    ...more,
+  });
+}
+
 let url = '';
 describeSecretCanary(
   'Node host on loopback',
   async () => {
     const lines: string[] = [];
-    process.env['CUGAR_SECRET_CANARY_KEY'] = KNOWN_SECRET;
-    const server = await startServer({
-      port: 0,
-      dataDir: join(dir, 'data'),
-      corpusDir: join(dir, 'none'),
-      tokens: parseTokenMap(CANARY_TOKENS),
-      log: (line) => lines.push(line),
-    });
-    delete process.env['CUGAR_SECRET_CANARY_KEY'];
+    const server = await canaryHost('data', lines);
     url = server.url;
     return { call: caller((path, init) => fetch(new URL(path, server.url), init)), close: server.close, logs: () => lines.join('\n') };
   },
@@ -71,16 +77,7 @@ describe('secret canary: model prompts and answers (Node host with a model)', ()
     const MODEL_KEY = 'sk-canary-model-key-7f6e5d4c3b2a1908';
     const models = await startModelServer([{ calls: [{ name: 'echo', args: { message: BLOB } }] }, { text: `Done. ${BLOB}` }]);
     const lines: string[] = [];
-    process.env['CUGAR_SECRET_CANARY_KEY'] = KNOWN_SECRET;
-    const server = await startServer({
-      port: 0,
-      dataDir: join(dir, 'model'),
-      corpusDir: join(dir, 'none'),
-      tokens: parseTokenMap(CANARY_TOKENS),
-      modelEnv: { CUGAR_MODEL_URL: models.url, CUGAR_MODEL: 'small', CUGAR_MODEL_KEY: MODEL_KEY },
-      log: (line) => lines.push(line),
-    });
-    delete process.env['CUGAR_SECRET_CANARY_KEY'];
+    const server = await canaryHost('model', lines, { modelEnv: { CUGAR_MODEL_URL: models.url, CUGAR_MODEL: 'small', CUGAR_MODEL_KEY: MODEL_KEY } });
     const call = caller((path, init) => fetch(new URL(path, server.url), init));
     try {
       const started = await call('POST', '/v1/runs', {
