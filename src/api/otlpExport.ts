@@ -111,11 +111,13 @@ export class OtlpLiveExporter {
   observe(event: JournalEvent): void {
     let run = this.#runs.get(event.runId);
     if (!run) {
+      // Spans are projected from a whole journal: a run first seen in its middle (resumed here
+      // after a restart) is not followed, rather than kept until it would take every slot.
+      if (event.seq !== 0) return;
       if (this.#runs.size >= this.settings.maxRuns) return void this.#drop(1);
       run = { events: [], sent: new Set() };
       this.#runs.set(event.runId, run);
     }
-    // A run followed from its middle (resumed here after a restart) starts at the events this process saw.
     run.events.push(event);
     if (CLOSES_A_SPAN.has(event.type) || event.type.startsWith('model_call_')) {
       this.#dirty.add(event.runId);
@@ -148,7 +150,7 @@ export class OtlpLiveExporter {
   #collect(): void {
     for (const runId of this.#dirty) {
       const run = this.#runs.get(runId);
-      if (!run || run.events[0]?.seq !== 0) continue;
+      if (!run) continue;
       const finished = run.events.some((e) => e.type === 'run_completed');
       const spans = toOtlp(run.events, this.settings.serviceName).resourceSpans[0]?.scopeSpans[0]?.spans ?? [];
       for (const [i, span] of spans.entries()) {

@@ -157,6 +157,27 @@ describe('live OpenTelemetry export', () => {
     expect(lines.join('\n')).toContain('dropped');
   });
 
+  it('does not keep a run it first saw in its middle (resumed after a restart), so it never takes the place of new runs', async () => {
+    const registry = new ToolRegistry();
+    registerBuiltinTools(registry);
+    const store = new InMemoryStore();
+    const orchestrator = new Orchestrator({ registry, store });
+    const resumed = await store.readJournal((await orchestrator.start('add 1 and 2', 'demo')).runId);
+    const fresh = await store.readJournal((await orchestrator.start('add 3 and 4', 'demo')).runId);
+    const sent: string[] = [];
+    const exporter = new OtlpLiveExporter(
+      { url: 'http://127.0.0.1:9/v1/traces', batchDelayMs: 0, maxRuns: 1 },
+      { fetch: async (_url, init) => (sent.push(String(init?.body)), new Response('{}')), log: () => undefined },
+    );
+    for (const event of resumed.slice(3)) exporter.observe(event);
+    for (const event of fresh) exporter.observe(event);
+    await exporter.flush();
+    expect(exporter.stats()).toMatchObject({ dropped: 0 });
+    expect(exporter.stats().exported).toBeGreaterThan(0);
+    expect(sent.join('')).toContain(fresh[0]!.runId);
+    expect(sent.join('')).not.toContain(resumed[0]!.runId);
+  });
+
   it('retries a backend that asks to wait (503 with Retry-After), then delivers', async () => {
     const flaky = await receiver((n) => (n === 0 ? new Response('busy', { status: 503, headers: { 'retry-after': '1' } }) : null));
     try {
