@@ -90,6 +90,10 @@ export default defineConfig(({ mode }) =>
             },
             workbox: {
               globPatterns: ['**/*.{js,css,html,webmanifest}'],
+              // The dashboard routes in the fragment (`/#/runs/…`), so only its own address falls back
+              // to the cached page; any other page of the host (the widget demo, the corpus) is
+              // served by the host, and the API always goes to the network.
+              navigateFallbackAllowlist: [/^\/(?:index\.html)?(?:\?.*)?$/],
               navigateFallbackDenylist: [/^\/v1\//, /^\/openapi\.json$/],
               maximumFileSizeToCacheInBytes: 4 * 1024 * 1024,
             },

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { generateSigningKey } from '../core/signing.ts';
 
 /**
@@ -24,4 +25,22 @@ export function hostSigningKey(dataDir: string, log: (line: string) => void, env
   }
   log(`made a head-signing key in ${file}`);
   return key;
+}
+
+/**
+ * The loopback host's local token: `<dataDir>/local-token`, made on first start (owner-only
+ * permissions) and kept, so a restart, a new tab or a saved deep link still signs in. Delete the
+ * file to make a new one at the next start. A file that holds no usable token is replaced.
+ */
+export function hostLocalToken(dataDir: string, log: (line: string) => void): string {
+  const file = join(dataDir, 'local-token');
+  const usable = (text: string) => /^[0-9a-f]{32,128}$/.test(text);
+  if (existsSync(file)) {
+    const kept = readFileSync(file, 'utf8').trim();
+    if (usable(kept)) return kept;
+    log(`${file} holds no usable token; making a new one`);
+  }
+  const token = randomBytes(24).toString('hex');
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  return token;
 }

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
@@ -31,7 +30,7 @@ import { mountMcp } from '../mcp/httpRoute.ts';
 import { fileListingCache } from '../mcp/listingCache.ts';
 import { stdioLauncher } from '../mcp/stdio.ts';
 import { installNodeDigest } from './nodeDigest.ts';
-import { hostSigningKey } from './hostKey.ts';
+import { hostLocalToken, hostSigningKey } from './hostKey.ts';
 import { SqliteStore } from './sqliteStore.ts';
 
 /** Options of {@link startServer}. */
@@ -160,19 +159,20 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const port = options.port ?? 8787;
   let tokens = options.tokens ?? {};
   let localToken: string | undefined;
-  if (Object.keys(tokens).length === 0) {
-    if (!LOOPBACK.has(hostname))
-      throw new CugarError(`refusing to bind ${hostname} without tokens: set CUGAR_TOKENS, or bind 127.0.0.1`, {
-        code: 'tokens_required',
-        failureMode: 'USER',
-      });
-    localToken = randomBytes(24).toString('hex');
-    // The local token is the machine owner's: every profile, and raw journal exports.
-    tokens = { [localToken]: { profiles: '*', scopes: [RAW_JOURNAL_SCOPE] } };
-  }
+  if (Object.keys(tokens).length === 0 && !LOOPBACK.has(hostname))
+    throw new CugarError(`refusing to bind ${hostname} without tokens: set CUGAR_TOKENS, or bind 127.0.0.1`, {
+      code: 'tokens_required',
+      failureMode: 'USER',
+    });
   const config = options.config ?? parseConfig({ ...process.env }).config;
   const dataDir = resolve(options.dataDir ?? '.cugar');
   mkdirSync(dataDir, { recursive: true });
+  if (Object.keys(tokens).length === 0) {
+    // The local token is the machine owner's: every profile, and raw journal exports. It is kept
+    // in the data directory, so links with it and signed-in tabs survive a restart.
+    localToken = hostLocalToken(dataDir, log);
+    tokens = { [localToken]: { profiles: '*', scopes: [RAW_JOURNAL_SCOPE] } };
+  }
   const signingKey = options.signingKey ?? hostSigningKey(dataDir, log);
   const signer = createHeadSigner(signingKey);
   // WAL with synchronous=NORMAL survives process crashes (every SIGKILL test runs this way) and

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,6 +54,29 @@ describe('Node host over loopback', () => {
     });
     expect(await run.json()).toMatchObject({ status: 'completed', outputs: { 'step-0': 20 } });
     expect((await fetch(`${server.url}/`)).headers.get('content-type')).toContain('text/html');
+  });
+
+  it('keeps the local token in the data directory, so a restart signs in with the same one', async () => {
+    const file = join(dir, 'local-token');
+    expect(readFileSync(file, 'utf8').trim()).toBe(server.localToken);
+    expect(statSync(file).mode & 0o077).toBe(0);
+    const other = mkdtempSync(join(tmpdir(), 'cugar-token-'));
+    try {
+      const first = await startServer({ port: 0, dataDir: other, log: () => undefined });
+      await first.close();
+      const second = await startServer({ port: 0, dataDir: other, log: () => undefined });
+      expect(second.localToken).toBe(first.localToken);
+      expect((await fetch(`${second.url}/v1/runs`, { headers: { authorization: `Bearer ${first.localToken}` } })).status).toBe(200);
+      await second.close();
+      // A file that holds no usable token is replaced by a new one.
+      writeFileSync(join(other, 'local-token'), 'not a token\n');
+      const third = await startServer({ port: 0, dataDir: other, log: () => undefined });
+      expect(third.localToken).toMatch(/^[0-9a-f]{48}$/);
+      expect(third.localToken).not.toBe(first.localToken);
+      await third.close();
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
   });
 
   it('refuses to bind a public address without tokens', async () => {

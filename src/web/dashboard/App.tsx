@@ -1,6 +1,19 @@
 import { useQuery } from '@tanstack/react-query';
 import { Suspense, lazy, useEffect, useState, type FormEvent } from 'react';
-import { PROFILE_PATTERN, client, clearToken, initialMode, initialToken, saveMode, saveToken, setTransport, type Mode, unwrap } from './api.ts';
+import {
+  PROFILE_PATTERN,
+  client,
+  clearToken,
+  initialMode,
+  initialToken,
+  saveMode,
+  saveToken,
+  setTransport,
+  shareTokenWithOtherTabs,
+  tokenFromOtherTabs,
+  type Mode,
+  unwrap,
+} from './api.ts';
 import { Approvals } from './Approvals.tsx';
 import { Playground } from './Playground.tsx';
 import { Memory } from './Memory.tsx';
@@ -52,7 +65,7 @@ function ProfileField({ profile, onChange }: { profile: string; onChange: (profi
   );
 }
 
-function TokenForm({ onToken, onLocal }: { onToken: (token: string) => void; onLocal: () => void }) {
+function TokenForm({ onToken, onLocal, rejected }: { onToken: (token: string) => void; onLocal: () => void; rejected?: boolean }) {
   const [value, setValue] = useState('');
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -61,6 +74,11 @@ function TokenForm({ onToken, onLocal }: { onToken: (token: string) => void; onL
   return (
     <main className="panel narrow">
       <h1>CUGAr</h1>
+      {rejected ? (
+        <p className="error" role="alert">
+          The server refused the token this tab had (it may have been replaced, or the server uses other tokens now). Paste the current one.
+        </p>
+      ) : null}
       <p>Paste the token the server printed when it started (or open the address it printed, which carries the token).</p>
       <form onSubmit={submit} className="stack">
         <label htmlFor="token">Bearer token</label>
@@ -98,16 +116,37 @@ export function App() {
     localStorage.setItem(PROFILE_KEY, next);
     setProfile(next);
   };
+  // A tab opened without a token asks this session's other tabs for theirs first.
+  const [asking, setAsking] = useState(() => mode === 'remote' && token === null);
+  const [rejected, setRejected] = useState(false);
+  useEffect(() => {
+    if (!asking) return;
+    let live = true;
+    void tokenFromOtherTabs().then((shared) => {
+      if (!live) return;
+      if (shared) (saveToken(shared), setToken(shared));
+      setAsking(false);
+    });
+    return () => void (live = false);
+  }, [asking]);
+  useEffect(() => (mode === 'remote' ? shareTokenWithOtherTabs() : undefined), [mode]);
   const pending = useQuery({
-    queryKey: ['approvals', 'pending'],
+    queryKey: ['approvals', 'pending', token],
     queryFn: () => unwrap(client(token!).v1.approvals.$get({ query: { status: 'pending' } })),
     enabled: token !== null,
     refetchInterval: 3000,
   });
-  if (!token) return <TokenForm onToken={(t) => (saveToken(t), setToken(t))} onLocal={goLocal} />;
-  if (mode === 'remote' && pending.error && (pending.error as { status?: number }).status === 401) {
-    return <TokenForm onToken={(t) => (saveToken(t), setToken(t))} onLocal={goLocal} />;
-  }
+  // A refused token is forgotten (so no other tab is handed it) and the sign-in form says why.
+  const refused = mode === 'remote' && token !== null && (pending.error as { status?: number } | null)?.status === 401;
+  useEffect(() => {
+    if (!refused) return;
+    clearToken();
+    setRejected(true);
+    setToken(null);
+  }, [refused]);
+  const signIn = (t: string) => (saveToken(t), setRejected(false), setToken(t));
+  if (asking) return <main className="panel narrow" aria-busy="true" />;
+  if (!token || refused) return <TokenForm onToken={signIn} onLocal={goLocal} rejected={rejected || refused} />;
   const count = pending.data?.approvals.length ?? 0;
   const [page, id] = route;
   const link = (href: string, label: string, extra?: string) => (

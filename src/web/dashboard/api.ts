@@ -63,6 +63,42 @@ export function clearToken(): void {
   sessionStorage.removeItem(TOKEN_KEY);
 }
 
+/**
+ * Tabs of this browser session hand their token to a new tab (a pasted link, a middle click):
+ * session storage is per tab, and keeping the token in local storage would keep it on disk after
+ * the browser closes. The channel is this origin's only; a tab answers while it is open.
+ */
+const TOKEN_CHANNEL = 'cugar.token';
+
+/** Answer other tabs' requests for the token while this page is open. */
+export function shareTokenWithOtherTabs(): () => void {
+  if (typeof BroadcastChannel === 'undefined') return () => undefined;
+  const channel = new BroadcastChannel(TOKEN_CHANNEL);
+  channel.onmessage = (event: MessageEvent<{ type?: string }>) => {
+    const token = sessionStorage.getItem(TOKEN_KEY);
+    if (event.data?.type === 'ask' && token) channel.postMessage({ type: 'token', token });
+  };
+  return () => channel.close();
+}
+
+/** The token of another open tab of this session, or null when none answers within `waitMs`. */
+export function tokenFromOtherTabs(waitMs = 400): Promise<string | null> {
+  if (typeof BroadcastChannel === 'undefined') return Promise.resolve(null);
+  const channel = new BroadcastChannel(TOKEN_CHANNEL);
+  return new Promise((resolve) => {
+    const done = (token: string | null) => {
+      clearTimeout(timer);
+      channel.close();
+      resolve(token);
+    };
+    const timer = setTimeout(() => done(null), waitMs);
+    channel.onmessage = (event: MessageEvent<{ type?: string; token?: unknown }>) => {
+      if (event.data?.type === 'token' && typeof event.data.token === 'string' && event.data.token) done(event.data.token);
+    };
+    channel.postMessage({ type: 'ask' });
+  });
+}
+
 /** A raw request through the current transport (for downloads). */
 export function transportFetch(path: string, init: RequestInit): Promise<Response> {
   return transport(path, init);
