@@ -124,7 +124,10 @@ export function App() {
     let live = true;
     void tokenFromOtherTabs().then((shared) => {
       if (!live) return;
-      if (shared) (saveToken(shared), setToken(shared));
+      if (shared) {
+        saveToken(shared);
+        setToken(shared);
+      }
       setAsking(false);
     });
     return () => void (live = false);
