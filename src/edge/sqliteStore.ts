@@ -115,7 +115,7 @@ export class SqliteStore implements HostStore {
         'INSERT INTO approvals (approval_id, run_id, profile, status, requested_at, record) VALUES (@approvalId, @runId, @profile, @status, @requestedAt, @record) ON CONFLICT (approval_id) DO UPDATE SET status = excluded.status, record = excluded.record',
       ),
       addUsage: db.prepare(
-        'INSERT INTO profile_usage (profile, cost, calls, tokens) VALUES (@profile, @cost, @calls, @tokens) ON CONFLICT (profile) DO UPDATE SET cost = cost + excluded.cost, calls = calls + excluded.calls, tokens = tokens + excluded.tokens',
+        'INSERT INTO profile_usage (profile, cost, calls, tokens) VALUES (@profile, @cost, @calls, @tokens) ON CONFLICT (profile) DO UPDATE SET cost = round(cost + excluded.cost, 12), calls = calls + excluded.calls, tokens = tokens + excluded.tokens',
       ),
       journal: db.prepare<[string, number], { run_id: string; seq: number; type: string; at: number; data: string; prev: string; hash: string }>(
         'SELECT run_id, seq, type, at, data, prev, hash FROM events WHERE run_id = ? AND seq >= ? ORDER BY seq',

@@ -437,7 +437,7 @@ describe('resume and partial results', () => {
     const done = await orchestrator.start('add 1 and 2', 'demo');
     const abstained = await orchestrator.start('fly me to the moon', 'demo');
     for (const [runId, expected] of [
-      [done.runId, 'run_completed'],
+      [done.runId, 'run_finished'],
       ['ghost', 'unknown_run'],
       [abstained.runId, 'run_not_recoverable'],
     ] as const) {
@@ -645,6 +645,21 @@ describe('replay', () => {
   });
 });
 
+describe('usage', () => {
+  it('adds costs as money: three calls of 0.1 cost 0.3, in the outcome and the profile budget', async () => {
+    const { orchestrator, store } = setup(
+      (r) => r.register('demo', 'dime', { description: 'costs a dime', cost: 0.1, parameters: z.object({ n: z.number() }), handler: ({ n }) => n }),
+      { profileBudgets: { demo: { costCeiling: 10 } } },
+    );
+    const done = await orchestrator.start('dime(n=1) then dime(n=2) then dime(n=3)', 'demo');
+    expect({ status: done.status, error: done.error }).toEqual({ status: 'completed', error: undefined });
+    expect(done.usage.cost).toBe(0.3);
+    expect(done.goal).toBe('dime(n=1) then dime(n=2) then dime(n=3)');
+    expect(done.createdAt).toBeLessThanOrEqual(done.updatedAt);
+    expect((await store.getProfileUsage('demo')).cost).toBe(0.3);
+  });
+});
+
 describe('cancel', () => {
   it('cancels a paused run and refuses to touch a finished one', async () => {
     const { orchestrator } = setup((r) =>
@@ -655,7 +670,7 @@ describe('cancel', () => {
     const [, code] = await codeOf(orchestrator.cancel(paused.runId));
     expect(code).toBe('run_finished');
     const [, resumeCode] = await codeOf(orchestrator.resume(paused.runId));
-    expect(resumeCode).toBe('run_cancelled');
+    expect(resumeCode).toBe('run_finished');
   });
 });
 

@@ -65,6 +65,8 @@ describe('signing in to the dashboard', () => {
 
   it("the service worker serves the dashboard only at the dashboard's own address, not in place of other pages", { timeout: 60_000 }, async () => {
     const context = await browser.newContext();
+    const asked: string[] = [];
+    context.on('request', (request) => asked.push(new URL(request.url()).pathname));
     const page = await context.newPage();
     await page.goto(`${server.url}/#token=${server.localToken}`);
     await page.getByRole('heading', { name: 'Runs' }).waitFor();
@@ -77,6 +79,9 @@ describe('signing in to the dashboard', () => {
     expect(await page.title()).toBe('A plain page with CUGAr agents');
     const missing = await page.goto(`${server.url}/no-such-page.html`);
     expect(missing?.status()).toBe(404);
+    // Every page has its icon inline: none asks the host for /favicon.ico.
+    expect(asked).toContain('/widget-demo.html');
+    expect(asked.filter((path) => path === '/favicon.ico')).toEqual([]);
     await context.close();
   });
 });

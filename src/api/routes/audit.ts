@@ -36,7 +36,7 @@ import { loadRun } from './runs.ts';
 /** The profile an uploaded journal's run belongs to, from its first event's recorded inputs. */
 function profileOf(events: readonly JournalEvent[]): string {
   const profile = runInputsOf(events)?.profile;
-  if (profile === undefined) throw new HttpError(400, 'invalid_journal', 'the journal does not start with a run');
+  if (profile === undefined) throw new HttpError(400, 'journal_invalid', 'the journal does not start with a run');
   return profile;
 }
 

@@ -183,8 +183,9 @@ export class Orchestrator {
   async resume(runId: string): Promise<RunOutcome> {
     if (this.#sessions.active(runId)) throw new ConflictError(`run ${runId} is already running here`, { code: 'run_active' });
     const state = await this.#load(runId);
-    if (state.status === 'completed') throw new ConflictError(`run ${runId} already completed`, { code: 'run_completed' });
-    if (state.status === 'cancelled') throw new ConflictError(`run ${runId} was cancelled`, { code: 'run_cancelled' });
+    // One code for every finished run, whatever it is asked (resume, cancel): run_finished.
+    if (state.status === 'completed' || state.status === 'cancelled')
+      throw new ConflictError(`run ${runId} already ${state.status}`, { code: 'run_finished', details: { status: state.status } });
     if (state.status === 'failed') {
       const mode = failureModeOf(state.error);
       if (!partialResult([], undefined, mode).recoverable) {
@@ -267,7 +268,7 @@ export class Orchestrator {
       return outcomeOf(active.state);
     }
     const state = await this.#load(runId);
-    if (isTerminal(state.status)) throw new ConflictError(`run ${runId} already ${state.status}`, { code: 'run_finished' });
+    if (isTerminal(state.status)) throw new ConflictError(`run ${runId} already ${state.status}`, { code: 'run_finished', details: { status: state.status } });
     const run = this.#sessions.activate(state);
     try {
       await this.#sessions.append(run, [entry('run_cancelled', { reason })]);

@@ -10,6 +10,11 @@ export interface RunOutcome {
   runId: string;
   traceId: string;
   profile: string;
+  /** The goal the run was started with. */
+  goal: string;
+  /** When the run started and when its journal last moved (epoch ms, from the clock port). */
+  createdAt: number;
+  updatedAt: number;
   status: RunStatus;
   success: boolean;
   outputs: Record<string, unknown>;
@@ -33,6 +38,9 @@ export function outcomeOf(state: RunState): RunOutcome {
     runId: state.runId,
     traceId: state.inputs.traceId,
     profile: state.inputs.profile,
+    goal: state.inputs.goal,
+    createdAt: state.createdAt,
+    updatedAt: state.updatedAt,
     status: state.status,
     success: state.status === 'completed',
     outputs: outputsOf(state),

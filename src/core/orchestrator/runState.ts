@@ -66,7 +66,7 @@ export interface RunState {
 
 function stepOf(state: RunState, stepId: string): StepState {
   const step = state.steps.find((s) => s.stepId === stepId);
-  if (!step) throw new ValidationError(`journal refers to unknown step ${stepId}`, { code: 'invalid_journal' });
+  if (!step) throw new ValidationError(`journal refers to unknown step ${stepId}`, { code: 'journal_invalid' });
   return step;
 }
 
@@ -93,7 +93,7 @@ export function reviseSteps(steps: readonly PlanStep[], revision: number): PlanS
 /** Start a state from a run's first event (`stage: initialize`). */
 export function initialRunState(first: JournalEvent): RunState {
   if (first.seq !== 0 || first.type !== 'stage' || first.data.stage !== 'initialize' || !first.data.inputs) {
-    throw new ValidationError('a journal must start with the initialize stage', { code: 'invalid_journal' });
+    throw new ValidationError('a journal must start with the initialize stage', { code: 'journal_invalid' });
   }
   const inputs = first.data.inputs;
   const agent = initialAgentState(inputs);
@@ -185,7 +185,7 @@ export function applyEvent(state: RunState, event: JournalEvent): void {
     case 'approval_received':
     case 'approval_timeout': {
       const record = state.approvals.get(event.data.approvalId);
-      if (!record) throw new ValidationError(`journal decides unknown approval ${event.data.approvalId}`, { code: 'invalid_journal' });
+      if (!record) throw new ValidationError(`journal decides unknown approval ${event.data.approvalId}`, { code: 'journal_invalid' });
       const decision = event.type === 'approval_timeout' ? event.data.action : event.data.decision;
       const step = stepOf(state, record.stepId);
       record.status = event.type === 'approval_timeout' ? 'timed_out' : decision === 'reject' ? 'rejected' : 'approved';
@@ -280,7 +280,7 @@ export function applyEvent(state: RunState, event: JournalEvent): void {
     case 'model_call_error':
     case 'model_call_complete':
     case 'agent_turn':
-      if (!state.agent) throw new ValidationError(`journal has ${event.type} in a run without a model`, { code: 'invalid_journal' });
+      if (!state.agent) throw new ValidationError(`journal has ${event.type} in a run without a model`, { code: 'journal_invalid' });
       state.randomDraws += applyAgentEvent(state.agent, event);
       if (event.type === 'model_call_complete') state.usage = addUsage(state.usage, { cost: event.data.cost, calls: 0, tokens: event.data.usage.totalTokens });
       if (event.type === 'agent_turn') {
@@ -298,7 +298,7 @@ export function applyEvent(state: RunState, event: JournalEvent): void {
 /** Fold a whole journal into a {@link RunState}. */
 export function projectRun(events: readonly JournalEvent[]): RunState {
   const first = events[0];
-  if (!first) throw new ValidationError('the journal is empty', { code: 'invalid_journal' });
+  if (!first) throw new ValidationError('the journal is empty', { code: 'journal_invalid' });
   const state = initialRunState(first);
   for (let i = 1; i < events.length; i++) applyEvent(state, events[i]!);
   return state;

@@ -31,9 +31,17 @@ export function parseBudget(input: unknown): ToolBudget {
 
 export const ZERO_USAGE: Readonly<BudgetUsage> = Object.freeze({ cost: 0, calls: 0, tokens: 0 });
 
+/**
+ * Add two costs as money is added: to the 12th decimal, so 0.1 + 0.2 is 0.3 in every meter,
+ * export and ceiling check instead of 0.30000000000000004.
+ */
+export function addCost(a: number, b: number): number {
+  return Math.round((a + b) * 1e12) / 1e12;
+}
+
 /** Add two usages. */
 export function addUsage(a: BudgetUsage, b: BudgetUsage): BudgetUsage {
-  return { cost: a.cost + b.cost, calls: a.calls + b.calls, tokens: a.tokens + b.tokens };
+  return { cost: addCost(a.cost, b.cost), calls: a.calls + b.calls, tokens: a.tokens + b.tokens };
 }
 
 type Dimension = 'cost' | 'calls' | 'tokens';

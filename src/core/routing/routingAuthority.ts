@@ -39,9 +39,10 @@ export class RoundRobinPolicy implements RoutingPolicy {
   readonly name = 'round_robin';
   #turn = 0;
   select(_request: RoutingRequest, workers: readonly WorkerInfo[]): RoutingDecision {
-    const worker = workers[this.#turn % workers.length]!;
-    const turn = this.#turn++;
-    return { worker: worker.id, policy: this.name, reason: `turn ${turn} of ${workers.length} workers` };
+    const index = this.#turn % workers.length;
+    const dispatch = ++this.#turn;
+    const worker = workers[index]!;
+    return { worker: worker.id, policy: this.name, reason: `in turn: worker ${index + 1} of ${workers.length} (dispatch ${dispatch})` };
   }
 }
 

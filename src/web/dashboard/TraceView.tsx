@@ -186,9 +186,9 @@ function SpanDetail({ span, t0, onFork }: { span: Span; t0: number; onFork?: ((r
         <dt>Kind</dt>
         <dd>{span.kind}</dd>
         <dt>Starts</dt>
-        <dd>+{ms(span.start - t0)} ms</dd>
+        <dd>+{duration(span.start - t0)}</dd>
         <dt>Duration</dt>
-        <dd>{ms(span.end - span.start)} ms</dd>
+        <dd>{duration(span.end - span.start)}</dd>
         {span.seqs.length ? (
           <>
             <dt>Events</dt>
@@ -259,9 +259,15 @@ function ForkForm({ span, onFork }: { span: Span; onFork: (request: ForkRequest)
   );
 }
 
-/** Durations and offsets as people read them: whole milliseconds, or two decimals below 10 ms. */
-export function ms(value: number): string {
-  return value < 10 && !Number.isInteger(value) ? value.toFixed(2) : String(Math.round(value));
+/**
+ * Durations and offsets as people read them, with their unit: milliseconds below a second (two
+ * decimals below 10 ms), seconds with a decimal below a minute, then minutes and seconds.
+ */
+export function duration(value: number): string {
+  if (value < 1000) return `${value < 10 && !Number.isInteger(value) ? value.toFixed(2) : String(Math.round(value))} ms`;
+  if (value < 60_000) return `${(Math.round(value / 100) / 10).toFixed(1)} s`;
+  const seconds = Math.round(value / 1000);
+  return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
 }
 
 /**
@@ -324,7 +330,7 @@ export function SpanTimeline({
     <div className="trace">
       <p className="hint" role="status">
         {events !== undefined ? `${events.toLocaleString('en')} events · ` : ''}
-        {spans.length.toLocaleString('en')} spans over {ms(t1 - t0)} ms · {stats.retries} retried attempt(s) · {stats.errors} error(s) · {stats.approvals}{' '}
+        {spans.length.toLocaleString('en')} spans over {duration(t1 - t0)} · {stats.retries} retried attempt(s) · {stats.errors} error(s) · {stats.approvals}{' '}
         approval(s)
       </p>
       <div className="filters">
@@ -356,13 +362,13 @@ export function SpanTimeline({
                     className={active ? 'span-row active' : 'span-row'}
                     aria-pressed={active}
                     onClick={() => setSelected(active ? null : span)}
-                    title={`${span.label}: ${ms(span.end - span.start)} ms`}
+                    title={`${span.label}: ${duration(span.end - span.start)}`}
                   >
                     <span className="span-label">{span.label}</span>
                     <span className="track">
                       <span className={`bar ${span.kind}`} style={{ left: `${pct(span.start)}%`, width: `max(${pct(span.end) - pct(span.start)}%, 3px)` }} />
                     </span>
-                    <span className="span-ms">{ms(span.end - span.start)} ms</span>
+                    <span className="span-ms">{duration(span.end - span.start)}</span>
                   </button>
                 </li>
               );

@@ -5,7 +5,7 @@ import { sha256Hex } from '../../journal/sha256.ts';
 import { REFLECTION_NAMESPACE } from '../../memory/runMemory.ts';
 import type { ModelAnswer } from '../../models/modelCall.ts';
 import { MAX_RETRY_AFTER_MS } from '../../models/modelErrors.ts';
-import { budgetExceededError, checkReservation } from '../../planning/planningAuthority.ts';
+import { addCost, budgetExceededError, checkReservation } from '../../planning/planningAuthority.ts';
 import { detectToolCalls } from '../../planning/toolCallDetector.ts';
 import type { Random } from '../../ports.ts';
 import type { CallPurpose, ModelToolCall } from '../../schema/agent.ts';
@@ -191,7 +191,7 @@ export function settleAnswer(
       entry('budget_warning', {
         scope: 'run',
         dimensions: check.warnings,
-        usage: { cost: state.usage.cost + cost, calls: state.usage.calls, tokens: state.usage.tokens + usage.tokens },
+        usage: { cost: addCost(state.usage.cost, cost), calls: state.usage.calls, tokens: state.usage.tokens + usage.tokens },
         budget: state.inputs.budget,
       }),
     );
