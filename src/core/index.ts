@@ -132,6 +132,27 @@ export { textStats, type TextStats } from './tools/text.ts';
 export { MAX_WAIT_MS } from './tools/wait.ts';
 export { TOOL_NAMESPACE, loadTools, loadableToolModules } from './tools/loaders.ts';
 
+// Web tools and the SSRF guard
+export { MAX_URL_LENGTH, NetAllowListSchema, SsrfGuard, type NetAllowList, type NetAllowListInput } from './net/ssrfGuard.ts';
+export { FetchFailedError, FetchLimitError, UrlRefusedError, type FetchLimit, type UrlRefusal } from './net/netErrors.ts';
+export { fetchTransport, guardedFetch, readLimited, type FetchLimits, type FetchedBody, type HttpTransport } from './net/guardedFetch.ts';
+export { registerWebTools } from './tools/webTools/webTools.ts';
+export type { WebToolsDeps } from './tools/webTools/webToolsDeps.ts';
+export {
+  WebToolsSettingsSchema,
+  parseWebToolsSettings,
+  webSettingsFromEnv,
+  type WebToolsSettings,
+  type WebToolsSettingsInput,
+} from './tools/webTools/webSettings.ts';
+export { WebSearchInputSchema, webSearchTool, type WebSearchOutput } from './tools/webTools/webSearchTool.ts';
+export { EXTRACT_CONTENT_TYPES, InternetExtractInputSchema, internetExtractTool, type InternetExtractOutput } from './tools/webTools/internetExtractTool.ts';
+export { searchSearxng, type WebSearchResult } from './tools/webTools/searxng.ts';
+export { extractMainText, type ExtractedPage, type TextBlock } from './tools/webTools/htmlExtract.ts';
+export { DEFAULT_HTML_LIMITS, preflightHtml, type HtmlLimits } from './tools/webTools/htmlPreflight.ts';
+export { splitSentences, summarizeExtractive, type ExtractiveSummary } from './tools/webTools/extractiveSummary.ts';
+export { EchoPrefixSchema, createEchoTool, type GeneratedEchoTool } from './tools/webTools/echoTool.ts';
+
 // Planning and policy
 export { Planner, splitClauses, type PlanRequest, type PlannerOptions } from './planning/planner.ts';
 export { checkReservation, parseBudget, transitionPlan, type BudgetCheck } from './planning/planningAuthority.ts';
