@@ -105,6 +105,8 @@ export class SsrfGuard {
     const forms: Address[] = [parsed];
     if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) forms.push((parsed as ipaddr.IPv6).toIPv4Address());
     if (forms.some((form) => this.#cidrs.some(([range, bits]) => range.kind() === form.kind() && form.match(range, bits)))) return true;
+    // ::/96 (IPv4-compatible, deprecated) embeds an IPv4 address that ipaddr.js calls unicast: `::7f00:1` is loopback.
+    if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).parts.slice(0, 6).every((part) => part === 0)) return false;
     return parsed.range() === 'unicast';
   }
 
