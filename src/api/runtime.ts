@@ -10,6 +10,7 @@ import {
   createRandomIds,
   registerBuiltinTools,
   registerMemoryTools,
+  registerWebTools,
   memoryManagerRunMemory,
   systemClock,
   type ApprovalPolicy,
@@ -21,6 +22,7 @@ import {
   type PolicyEnforcer,
   type Secrets,
   type VectorBackend,
+  type WebToolsDeps,
 } from '../core/index.ts';
 
 import type { HostModels } from './models.ts';
@@ -72,6 +74,12 @@ export interface RuntimeOptions {
   otlp?: OtlpSettingsInput;
   /** Where the exporter reports dropped spans. */
   log?: (line: string) => void;
+  /**
+   * The web tools' network access (`web_search`, `internet_extract` in the default profile): the
+   * host's guarded transport and settings. Absent, they are not registered. Whether a profile may
+   * use the network is `policy`'s `allowNetwork`.
+   */
+  web?: Pick<WebToolsDeps, 'transportFor' | 'settings'>;
 }
 
 /** Build a runtime over `store`: the built-in and memory tools in the `demo` profile, one orchestrator. */
@@ -88,6 +96,14 @@ export async function createRuntime(store: HostStore, config: Config, options: R
   if (!options.registry) {
     registerBuiltinTools(registry, config.defaultProfile);
     registerMemoryTools(registry, { memory, retriever }, config.defaultProfile);
+    if (options.web) {
+      const policy = options.policy;
+      registerWebTools(
+        registry,
+        { ...options.web, retriever, memory, networkAllowed: (profile) => policy?.policyFor(profile).allowNetwork ?? false },
+        config.defaultProfile,
+      );
+    }
   }
   const planner = new Planner({ ids, maxSteps: config.plannerMaxSteps, minSimilarity: config.plannerMinSimilarity });
   // One planner for dry runs and every run: each tool is embedded once.

@@ -13,10 +13,12 @@ import {
   envSecrets,
   redactText,
   registerSecretValues,
+  webSettingsFromEnv,
   type Secrets,
   type ApprovalPolicy,
   type Config,
   type ToolBudgetInput,
+  type WebToolsSettingsInput,
 } from '../core/index.ts';
 import { createHeadSigner } from '../core/signing.ts';
 import { createApp } from '../api/app.ts';
@@ -30,6 +32,7 @@ import { mountMcp } from '../mcp/httpRoute.ts';
 import { fileListingCache } from '../mcp/listingCache.ts';
 import { stdioLauncher } from '../mcp/stdio.ts';
 import { installNodeDigest } from './nodeDigest.ts';
+import { nodeTransport } from './nodeFetch.ts';
 import { hostLocalToken, hostSigningKey } from './hostKey.ts';
 import { SqliteStore } from './sqliteStore.ts';
 
@@ -59,6 +62,8 @@ export interface ServeOptions {
   secrets?: Secrets;
   /** Take the client's address from X-Forwarded-For (behind your own proxy only). Default `CUGAR_TRUST_PROXY=1`. */
   trustProxy?: boolean;
+  /** SearXNG endpoint, SSRF allow-list and fetch limits of the web tools; default from `CUGAR_SEARXNG_URL`, `CUGAR_NET_ALLOW`, `CUGAR_FETCH_*`. */
+  web?: WebToolsSettingsInput;
   /** Shared ceilings per profile; default from `CUGAR_PROFILE_BUDGETS`. */
   profileBudgets?: Record<string, ToolBudgetInput>;
   /** How long approvals wait and what they become then. Default: they wait forever. */
@@ -201,6 +206,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     ...(profileBudgets ? { profileBudgets } : {}),
     ...(options.approval ? { approval: options.approval } : {}),
     ...(otlp ? { otlp, log } : {}),
+    web: { settings: options.web ?? webSettingsFromEnv(process.env), transportFor: (guard) => nodeTransport(guard) },
   });
 
   // MCP servers' tools join their profiles before anything is served or resumed.
