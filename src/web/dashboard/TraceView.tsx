@@ -1,152 +1,8 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useMemo, useRef, useState } from 'react';
-// Straight from its module: the core's entry would bring every schema into the first load.
-import { pairToolCalls } from '../../core/journal/projections.ts';
-import type { TraceRecord } from '../../core/index.ts';
+import { spansOf, type Span, type SpanKind, type TraceRow } from './spans.ts';
 
-/** A trace record as the view reads it (the API's `/v1/runs/{id}/trace` rows): typed by `type`, like the journal. */
-export type TraceRow = TraceRecord;
-
-export type SpanKind = 'stage' | 'tool' | 'model' | 'error' | 'approval' | 'budget' | 'resume';
-
-/** One bar of the waterfall: a lifecycle stage, a tool or model call attempt, an approval wait or a budget event. */
-export interface Span {
-  label: string;
-  start: number;
-  end: number;
-  kind: SpanKind;
-  /** The journal events the span covers. */
-  seqs: number[];
-  stepId?: string;
-  tool?: string;
-  attempt?: number;
-  worker?: string;
-  input?: unknown;
-  output?: unknown;
-  error?: unknown;
-  /** Other facts worth showing in the detail panel (approval decision, budget usage, …). */
-  extra?: Record<string, unknown>;
-}
-
-/**
- * Fold trace records into spans in one pass (a 100k-event trace must not go quadratic):
- * stages with their durations, each tool call attempt from its start to its completion or
- * error (paired by the core's `pairToolCalls`, as the OTLP export is), model calls named as the
- * OpenTelemetry GenAI conventions name them (`chat {model}`, with the redacted request and the
- * answer), approval waits, and budget warnings or refusals as instants.
- */
-export function spansOf(records: readonly TraceRow[]): Span[] {
-  const spans: Span[] = [];
-  // What each model call asked (the messages new since the previous call), by call and attempt.
-  const requests = new Map<string, unknown>();
-  // Tool spans sit where their attempt ended, as before: ordered by the journal.
-  const toolSpans = new Map<number, Span>();
-  for (const call of pairToolCalls(records)) {
-    if (!call.end) continue;
-    const failed = call.end.type === 'tool_call_error';
-    toolSpans.set(call.end.seq, {
-      label: `${call.stepId} ${call.tool} #${call.attempt}`,
-      start: call.start.at,
-      end: call.end.at,
-      kind: failed ? 'error' : 'tool',
-      seqs: [call.start.seq, call.end.seq],
-      stepId: call.stepId,
-      tool: call.tool,
-      attempt: call.attempt,
-      worker: call.worker,
-      input: call.input,
-      ...(failed ? { error: call.error } : { output: call.output }),
-      extra: { reserved: call.start.data.reserved },
-    });
-  }
-  for (const record of records) {
-    const stepId = record.stepId !== undefined ? { stepId: record.stepId } : {};
-    switch (record.type) {
-      case 'stage':
-        if (record.durationMs !== undefined)
-          spans.push({ label: `stage ${record.data.stage}`, start: record.at, end: record.at + record.durationMs, kind: 'stage', seqs: [record.seq] });
-        break;
-      case 'tool_call_complete':
-      case 'tool_call_error': {
-        const paired = toolSpans.get(record.seq);
-        if (paired) spans.push(paired);
-        else if (record.type === 'tool_call_error') {
-          // Refused before it started (invalid input, no worker): an instant at the refusal.
-          spans.push({
-            label: `${record.data.stepId} refused`,
-            start: record.at,
-            end: record.at,
-            kind: 'error',
-            seqs: [record.seq],
-            ...stepId,
-            error: record.data.error,
-          });
-        }
-        break;
-      }
-      case 'approval_received':
-      case 'approval_timeout':
-        if (record.durationMs !== undefined) {
-          const decision = record.type === 'approval_received' ? record.data.decision : `timed out: ${record.data.action}`;
-          spans.push({
-            label: `approval (${decision})`,
-            start: record.at - record.durationMs,
-            end: record.at,
-            kind: 'approval',
-            seqs: [record.seq],
-            ...stepId,
-            extra: record.data,
-          });
-        }
-        break;
-      case 'model_call_start':
-        requests.set(`${record.data.callId}:${record.data.attempt}`, record.data.request);
-        break;
-      case 'model_call_complete':
-      case 'model_call_error': {
-        const { callId, attempt, model, turn, durationMs, purpose } = record.data;
-        const failed = record.type === 'model_call_error';
-        spans.push({
-          label: `chat ${model}${purpose ? ` (${purpose})` : ''} #${attempt}`,
-          start: record.at - durationMs,
-          end: record.at,
-          kind: failed ? 'error' : 'model',
-          seqs: [record.seq],
-          attempt,
-          input: requests.get(`${callId}:${attempt}`),
-          ...(record.type === 'model_call_error'
-            ? {
-                error: record.data.error,
-                extra: { turn, next: record.data.next, ...(record.data.delayMs !== undefined ? { delayMs: record.data.delayMs } : {}) },
-              }
-            : {
-                output: { text: record.data.text, toolCalls: record.data.toolCalls },
-                extra: { turn, finishReason: record.data.finishReason, usage: record.data.usage, cost: record.data.cost },
-              }),
-        });
-        break;
-      }
-      case 'run_resumed':
-        spans.push({ label: `resumed (was ${record.data.from})`, start: record.at, end: record.at, kind: 'resume', seqs: [record.seq], extra: record.data });
-        break;
-      case 'budget_warning':
-      case 'budget_exceeded':
-        spans.push({
-          label: record.type === 'budget_warning' ? `budget warning (${record.data.scope})` : `over budget (${record.data.scope})`,
-          start: record.at,
-          end: record.at,
-          kind: 'budget',
-          seqs: [record.seq],
-          ...stepId,
-          extra: record.data,
-        });
-        break;
-      default:
-        break;
-    }
-  }
-  return spans;
-}
+export { spansOf, type Span, type SpanKind, type TraceRow } from './spans.ts';
 
 const FILTERS: ReadonlyArray<{ value: 'all' | SpanKind; label: string }> = [
   { value: 'all', label: 'everything' },
@@ -307,12 +163,14 @@ export function SpanTimeline({
     let retries = 0;
     let errors = 0;
     let approvals = 0;
+    let pending = 0;
     for (const span of spans) {
       if ((span.attempt ?? 1) > 1) retries++;
       if (span.kind === 'error') errors++;
       if (span.kind === 'approval') approvals++;
+      if (span.extra?.['pending'] === true) pending++;
     }
-    return { retries, errors, approvals };
+    return { retries, errors, approvals, pending };
   }, [spans]);
   const scroller = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({
@@ -331,7 +189,7 @@ export function SpanTimeline({
       <p className="hint" role="status">
         {events !== undefined ? `${events.toLocaleString('en')} events · ` : ''}
         {spans.length.toLocaleString('en')} spans over {duration(t1 - t0)} · {stats.retries} retried attempt(s) · {stats.errors} error(s) · {stats.approvals}{' '}
-        approval(s)
+        approval(s){stats.pending ? `, ${stats.pending} pending` : ''}
       </p>
       <div className="filters">
         <label>
