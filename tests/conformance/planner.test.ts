@@ -52,7 +52,8 @@ describe('Planner: ranking', () => {
   it('picks the relevant tool, never all tools, and records every candidate with scores', () => {
     const { plan: p } = plan('add 10 and 5');
     expect(p.source).toBe('ranking');
-    expect(p.steps).toEqual([{ name: 'step-0', tool: 'add', input: { a: 10, b: 5 }, index: 0 }]);
+    expect(p.steps).toMatchObject([{ name: 'step-0', tool: 'add', input: { a: 10, b: 5 }, index: 0 }]);
+    expect(p.steps[0]!.sources).toMatchObject({ a: { start: 4, end: 6 }, b: { start: 11, end: 12 } });
     expect(p.candidates).toHaveLength(8);
     expect(p.candidates.filter((c) => c.selected).map((c) => c.tool)).toEqual(['add']);
     const selected = p.candidates.find((c) => c.selected)!;
@@ -93,18 +94,26 @@ describe('Planner: ranking', () => {
     const { plan: p } = plan('book me a flight to Lisbon');
     expect(p.steps).toEqual([]);
     expect(p.stopReason).toBe('no_relevant_tool');
-    expect(p.candidates.every((c) => !c.selected && c.reason.includes('below the floor'))).toBe(true);
+    expect(p.candidates.every((c) => !c.selected)).toBe(true);
+    expect(p.refusals).toMatchObject([{ clause: 0, text: 'book me a flight to Lisbon', code: 'no_match' }]);
   });
 
   it('weighs cost and latency by preference between equally relevant tools', () => {
     const registry = new ToolRegistry();
-    const params = z.object({ text: z.string() });
-    registry.register('demo', 'fetch_fast', { description: 'fetch a web page', parameters: params, handler: () => 1, cost: 10, latency: 10 });
-    registry.register('demo', 'fetch_cheap', { description: 'fetch a web page', parameters: params, handler: () => 1, cost: 1, latency: 1000 });
+    const params = z.object({ url: z.string() });
+    const meta = { description: 'fetch a web page', parameters: params, handler: () => 1, idempotent: true };
+    registry.register('demo', 'fetch_fast', { ...meta, cost: 10, latency: 10 });
+    registry.register('demo', 'fetch_cheap', { ...meta, cost: 1, latency: 1000 });
     const planner = new Planner({ ids: createSequentialIds() });
     const pick = (costWeight: number, latencyWeight: number) =>
-      planner.plan({ goal: 'fetch the web page', profile: 'demo', registry, traceId: 't', runId: 'r', preferences: { costWeight, latencyWeight } }).steps[0]!
-        .tool;
+      planner.plan({
+        goal: 'fetch the web page https://example.com/a',
+        profile: 'demo',
+        registry,
+        traceId: 't',
+        runId: 'r',
+        preferences: { costWeight, latencyWeight },
+      }).steps[0]!.tool;
     expect(pick(1, 0)).toBe('fetch_cheap');
     expect(pick(0, 1)).toBe('fetch_fast');
   });

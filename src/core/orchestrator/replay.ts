@@ -4,6 +4,7 @@ import { canonicalJson } from '../journal/canonicalJson.ts';
 import { verifyJournal } from '../journal/journal.ts';
 import { deriveEvent, derivedFromOf, type DerivedFrom } from '../journal/redactedJournal.ts';
 import { ZERO_USAGE } from '../planning/planningAuthority.ts';
+import { RecordedPlanner } from '../planning/recordedPlanner.ts';
 import type { Clock } from '../ports.ts';
 import { Worker } from '../routing/coordinator.ts';
 import type { RoutingPolicy } from '../routing/routingAuthority.ts';
@@ -208,6 +209,8 @@ export async function replay(journal: readonly JournalEvent[], registry: ToolReg
         }
       : {}),
     config: { plannerMaxSteps: inputs.maxSteps },
+    // Plans come from the recording too: a planner that has changed since does not make the run diverge.
+    planner: new RecordedPlanner(journal, { ids: { next: (prefix = 'id') => `${prefix}_replay` }, maxSteps: inputs.maxSteps }),
   });
 
   const settle = async (action: () => Promise<unknown>): Promise<ReplayResult | undefined> => {

@@ -1,13 +1,26 @@
-import { HashingEmbedder } from '../embed/hashingEmbedder.ts';
-import { ENGLISH_STOP_WORDS } from '../embed/tokenize.ts';
-import type { Ids } from '../ports.ts';
+import type { Clock, Ids } from '../ports.ts';
 import { DEFAULT_CONFIG } from '../schema/config.ts';
-import { PlanningPreferencesSchema, type Plan, type PlanCandidate, type PlanningPreferencesInput, type PlanStep, type PlanStopReason } from '../schema/plan.ts';
+import {
+  PlanningPreferencesSchema,
+  type InputRequired,
+  type Plan,
+  type PlanCandidate,
+  type PlanningPreferencesInput,
+  type PlanRefusal,
+  type PlanStep,
+} from '../schema/plan.ts';
 import { parseOrThrow } from '../schema/validate.ts';
 import type { ToolDefinition } from '../tools/tool.ts';
 import type { ToolRegistry } from '../tools/toolRegistry.ts';
-import { fillSlots } from './slotFilling.ts';
+import { clausesOf } from './clauses.ts';
+import { decide, type ClauseDecision, type Weights } from './ranking/abstain.ts';
+import { readQuery, scoreTools } from './ranking/bm25f.ts';
+import { indexTools, type ToolIndex } from './ranking/toolIndex.ts';
+import { fold } from './ranking/tokens.ts';
+import { fillArguments } from './slots/fill.ts';
 import { detectToolCalls } from './toolCallDetector.ts';
+
+export { splitClauses } from './clauses.ts';
 
 /** Options of {@link Planner}. */
 export interface PlannerOptions {
@@ -15,10 +28,10 @@ export interface PlannerOptions {
   ids: Ids;
   /** Default most steps (clamped to 1..50). Default 10. */
   maxSteps?: number;
-  /** Default least similarity for a tool to be relevant. Default 0.12. */
+  /** Least relevance (0..1: the share of the request's informative words a tool matches, saturated) for a tool to be chosen. Default 0.12. */
   minSimilarity?: number;
-  /** Embedding dimension for goal/tool similarity. Default 512. */
-  dimension?: number;
+  /** Where relative dates ("tomorrow") are read from when a request carries no `now`. Absent, such dates are left out. */
+  clock?: Clock;
 }
 
 /** What one call to {@link Planner.plan} needs. */
@@ -36,62 +49,49 @@ export interface PlanRequest {
   planId?: string;
   /** Most steps for this plan (clamped to 1..50); default the planner's. `preferences.maxSteps` overrides it. */
   maxSteps?: number;
+  /** The instant relative dates are read against (ms since the epoch); default the planner's clock. */
+  now?: number;
 }
 
-// Clause boundaries: ";", new lines, and sequencing words. Quoted text is never split.
-const CLAUSE_BREAK = /\s*(?:;|\n+|,?\s+and\s+then\s+|,?\s+then\s+|,?\s+after\s+that\s*,?\s+|,?\s+afterwards\s*,?\s+|,?\s+finally\s*,?\s+)\s*/gi;
+type Planned = Omit<Plan, 'planId' | 'goal' | 'profile' | 'traceId'>;
 
-/** Split a goal into the clauses that each become (at most) one step; quoted text stays whole. */
-export function splitClauses(goal: string): string[] {
-  const masked = goal.replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|“[^”]*”/g, (m) => '\u0000'.repeat(m.length));
-  const clauses: string[] = [];
-  let start = 0;
-  for (const match of masked.matchAll(CLAUSE_BREAK)) {
-    clauses.push(goal.slice(start, match.index));
-    start = match.index + match[0].length;
-  }
-  clauses.push(goal.slice(start));
-  return clauses.map((c) => c.trim()).filter((c) => /[\p{L}\p{N}]/u.test(c));
-}
-
-/** Number words say how many, not what to do. */
-const NUMBER_WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'hundred', 'thousand', 'number', 'numbers'];
+/** Candidates kept per clause: every tool when there are few, else the closest. */
+const MAX_CANDIDATES = 12;
 
 function clampSteps(value: number): number {
   return Math.min(50, Math.max(1, Math.floor(value)));
-}
-
-function round(value: number): number {
-  return Math.round(value * 1e6) / 1e6;
 }
 
 /**
  * Turns a goal into an ordered plan over one profile's tools, without a model:
  *
  * 1. **Pattern plan**: tool calls written in the goal (`add(a=10, b=5)`, JSON calls) become steps as written.
- * 2. **Ranking**: otherwise each clause of the goal is embedded and every tool is scored by
- *    cosine similarity to its name and description, combined with cheapness and speed through
- *    the {@link PlanningPreferences} weights. Tools below the similarity floor are never chosen,
- *    so the planner never returns all tools blindly.
- * 3. **Abstain**: when no tool is relevant the plan is empty and says why.
- * 4. **Slot filling** fills each step's inputs from its clause, driven by the tool's JSON Schema.
+ * 2. **Ranking as retrieval**: each clause of the goal is scored against every tool with BM25F
+ *    over the tool's name, aliases, description, parameters and examples (stems in six
+ *    languages, a synonym lexicon, background word weights from everyday English), so a
+ *    tool scores the same among 3 tools or 300.
+ * 3. **Abstention on evidence**: a tool is chosen when the words it matched are informative,
+ *    cover what the clause asks, and stand clear of the runner-up — more so for tools with side
+ *    effects. A clause with no tool empties the plan (`no_relevant_tool`, with `refusals`).
+ * 4. **Slot filling** reads each argument from the clause, with its span and reason; a clearly
+ *    chosen tool whose required arguments are not in the goal stops the plan with
+ *    `input_required`, listing them.
  * 5. The plan is clamped to the step limit.
  *
- * Planning is pure: the same goal and tools give the same plan. One planner serves every run
- * of an orchestrator, so each tool is embedded once (tools are cached by identity).
+ * Planning is pure: the same goal, tools and instant give the same plan. Tools are indexed
+ * once per definition and the index of a tool list is reused while the list is unchanged.
  */
 export class Planner {
   readonly #ids: Ids;
   readonly #maxSteps: number;
   readonly #minSimilarity: number;
-  readonly #embedder: HashingEmbedder;
-  readonly #toolVectors = new WeakMap<ToolDefinition, Float32Array>();
+  readonly #clock: Clock | undefined;
 
   constructor(options: PlannerOptions) {
     this.#ids = options.ids;
     this.#maxSteps = clampSteps(options.maxSteps ?? DEFAULT_CONFIG.plannerMaxSteps);
     this.#minSimilarity = Math.min(1, Math.max(0, options.minSimilarity ?? DEFAULT_CONFIG.plannerMinSimilarity));
-    this.#embedder = new HashingEmbedder({ dimension: options.dimension ?? 512, bigrams: false, stopWords: [...ENGLISH_STOP_WORDS, ...NUMBER_WORDS] });
+    this.#clock = options.clock;
   }
 
   /** Plan `request.goal` over `request.registry`'s tools of `request.profile`. */
@@ -103,7 +103,8 @@ export class Planner {
 
     const excluded = new Set(request.exclude ?? []);
     const tools = request.registry.definitions(request.profile).filter((tool) => !excluded.has(tool.name));
-    const planned = this.#patternPlan(request.goal, tools) ?? this.#rankedPlan(request.goal, tools, preferences, minSimilarity);
+    const now = request.now ?? this.#clock?.now();
+    const planned = this.#patternPlan(request.goal, tools) ?? this.#rankedPlan(request.goal, tools, preferences, minSimilarity, now);
 
     let steps = planned.steps;
     let stopReason = planned.stopReason;
@@ -111,7 +112,7 @@ export class Planner {
       steps = steps.slice(0, maxSteps);
       stopReason = 'max_steps';
     }
-    const plan: Plan = {
+    return {
       planId: request.planId ?? this.#ids.next('plan'),
       goal: request.goal,
       profile: request.profile,
@@ -120,20 +121,21 @@ export class Planner {
       candidates: planned.candidates,
       source: planned.source,
       stopReason,
+      ...(planned.refusals ? { refusals: planned.refusals } : {}),
+      ...(planned.inputRequired ? { inputRequired: planned.inputRequired } : {}),
     };
-    return plan;
   }
 
-  /** Similarity of `text` to each tool, in [-1, 1]; exposed for dry runs and tests. */
+  /** Relevance of `text` to each tool, in [0, 1]; exposed for dry runs and tests. */
   similarities(text: string, tools: readonly ToolDefinition[]): Map<string, number> {
-    // Numbers are data for slot filling, not intent: leave them out of the comparison.
-    const query = this.#embedder.embed(text.replace(/\d+(?:[.,]\d+)?/g, ' '));
-    const scores = new Map<string, number>();
-    for (const tool of tools) scores.set(tool.name, round(dot(query, this.#toolVector(tool))));
+    const index = indexTools(tools);
+    const decision = decide(index, readQuery(text), scoreTools(index, readQuery(text)), { similarityWeight: 1, costWeight: 0, latencyWeight: 0 }, 0);
+    const scores = new Map<string, number>(tools.map((tool) => [tool.name, 0]));
+    for (const ranked of decision.ranked) scores.set(index.tools[ranked.position]!.tool.name, ranked.similarity);
     return scores;
   }
 
-  #patternPlan(goal: string, tools: readonly ToolDefinition[]): Omit<Plan, 'planId' | 'goal' | 'profile' | 'traceId'> | undefined {
+  #patternPlan(goal: string, tools: readonly ToolDefinition[]): Planned | undefined {
     const callable = new Map(tools.map((tool) => [tool.name, Object.keys((tool.inputSchema['properties'] as object | undefined) ?? {})]));
     const calls = detectToolCalls(goal, callable);
     if (calls.length === 0) return undefined;
@@ -155,80 +157,114 @@ export class Planner {
     return { steps, candidates, source: 'pattern', stopReason: 'explicit_calls' };
   }
 
-  #rankedPlan(
-    goal: string,
-    tools: readonly ToolDefinition[],
-    preferences: { similarityWeight: number; costWeight: number; latencyWeight: number },
-    minSimilarity: number,
-  ): Omit<Plan, 'planId' | 'goal' | 'profile' | 'traceId'> {
-    const clauses = splitClauses(goal);
-    const maxCost = Math.max(0, ...tools.map((t) => t.cost)) || 1;
-    const maxLatency = Math.max(0, ...tools.map((t) => t.latency)) || 1;
-    const weightSum = preferences.similarityWeight + preferences.costWeight + preferences.latencyWeight || 1;
+  #rankedPlan(goal: string, tools: readonly ToolDefinition[], weights: Weights, minSimilarity: number, now: number | undefined): Planned {
+    const index = indexTools(tools);
     const candidates: PlanCandidate[] = [];
     const steps: PlanStep[] = [];
+    const refusals: PlanRefusal[] = [];
+    let inputRequired: InputRequired | undefined;
 
-    clauses.forEach((clause, clauseIndex) => {
-      const similarity = this.similarities(clause, tools);
-      const scored = tools.map((tool) => {
-        const sim = similarity.get(tool.name) ?? 0;
-        const score =
-          (preferences.similarityWeight * sim +
-            preferences.costWeight * (1 - tool.cost / maxCost) +
-            preferences.latencyWeight * (1 - tool.latency / maxLatency)) /
-          weightSum;
-        return { tool, similarity: sim, score: round(score), relevant: sim >= minSimilarity && sim > 0 };
+    clausesOf(goal).forEach((clause, clauseIndex) => {
+      const query = readQuery(clause.text);
+      const decision: ClauseDecision =
+        query.words.length === 0
+          ? { accepted: false, code: 'no_words', message: 'the request has no word to match', ranked: [] }
+          : decide(index, query, scoreTools(index, query), weights, minSimilarity);
+      candidates.push(...candidatesOf(index, decision, clauseIndex, tools.length));
+      if (!decision.accepted) {
+        refusals.push(refusalOf(index, decision, clauseIndex, clause.text));
+        return;
+      }
+      const tool = index.tools[decision.best.position]!.tool;
+      const previous = steps.at(-1)?.name;
+      const filled = fillArguments(tool.inputSchema as Record<string, unknown>, {
+        clause: clause.text,
+        offset: clause.start,
+        language: query.language,
+        toolWords: new Set(decision.best.score.matched.map(fold)),
+        description: tool.description,
+        ...(previous ? { previousStep: previous } : {}),
+        ...(now !== undefined ? { now } : {}),
       });
-      const ranked = scored.filter((s) => s.relevant).sort((a, b) => b.score - a.score || b.similarity - a.similarity || (a.tool.name < b.tool.name ? -1 : 1));
-      const best = ranked[0];
-      for (const entry of scored) {
-        const selected = entry === best;
-        const reason = selected
-          ? `highest score among ${ranked.length} relevant tool${ranked.length === 1 ? '' : 's'}`
-          : !entry.relevant
-            ? `similarity ${entry.similarity} is below the floor ${minSimilarity}`
-            : `outscored by ${best!.tool.name} (${best!.score} > ${entry.score})`;
-        candidates.push({
-          tool: entry.tool.name,
-          clause: clauseIndex,
-          similarity: entry.similarity,
-          cost: entry.tool.cost,
-          latency: entry.tool.latency,
-          score: entry.score,
-          selected,
-          reason,
-        });
+      if (filled.missing.length > 0) {
+        const missing = filled.missing.map((p) => ({ name: p.name, type: p.type, ...(p.description ? { description: p.description } : {}) }));
+        if (decision.strong && !inputRequired) {
+          inputRequired = { clause: clauseIndex, tool: tool.name, input: filled.input, sources: filled.sources, missing };
+        } else if (!decision.strong) {
+          refusals.push({
+            clause: clauseIndex,
+            text: clause.text.slice(0, 500),
+            code: 'missing_arguments',
+            message: `${tool.name} fits only loosely and the request does not give ${missing.map((m) => m.name).join(', ')}`.slice(0, 1000),
+            suggestions: [tool.name],
+          });
+        }
+        return;
       }
-      if (best) {
-        const index = steps.length;
-        const previous = steps[index - 1]?.name;
-        const input = fillSlots(best.tool.inputSchema as Record<string, unknown>, {
-          clause,
-          goal,
-          tool: best.tool.name,
-          ...(previous ? { previousStep: previous } : {}),
-        });
-        steps.push({ name: `step-${index}`, tool: best.tool.name, input, index });
-      }
+      const index_ = steps.length;
+      steps.push({ name: `step-${index_}`, tool: tool.name, input: filled.input, index: index_, sources: filled.sources });
     });
 
     candidates.sort((a, b) => a.clause - b.clause || b.score - a.score || (a.tool < b.tool ? -1 : 1));
-    const stopReason: PlanStopReason = steps.length === 0 ? 'no_relevant_tool' : 'planned';
-    return { steps, candidates, source: 'ranking', stopReason };
-  }
-
-  #toolVector(tool: ToolDefinition): Float32Array {
-    let vector = this.#toolVectors.get(tool);
-    if (!vector) {
-      vector = this.#embedder.embed(`${tool.name.replace(/_/g, ' ')} ${tool.name} ${tool.description}`);
-      this.#toolVectors.set(tool, vector);
-    }
-    return vector;
+    if (refusals.length > 0) return { steps: [], candidates: unselect(candidates), source: 'ranking', stopReason: 'no_relevant_tool', refusals };
+    if (inputRequired) return { steps: [], candidates, source: 'ranking', stopReason: 'input_required', inputRequired };
+    return { steps, candidates, source: 'ranking', stopReason: steps.length === 0 ? 'no_relevant_tool' : 'planned' };
   }
 }
 
-function dot(a: Float32Array, b: Float32Array): number {
-  let sum = 0;
-  for (let i = 0; i < a.length; i++) sum += a[i]! * b[i]!;
-  return sum;
+function candidatesOf(index: ToolIndex, decision: ClauseDecision, clause: number, toolCount: number): PlanCandidate[] {
+  const chosen = decision.accepted ? decision.best : undefined;
+  const ranked = decision.ranked.slice(0, MAX_CANDIDATES);
+  const listed = new Set(ranked.map((r) => r.position));
+  // With few tools, every tool is listed, the unmatched ones too.
+  const unmatched = toolCount <= MAX_CANDIDATES ? index.tools.map((_, position) => position).filter((p) => !listed.has(p)) : [];
+  const rows = ranked.map((r): PlanCandidate => {
+    const { tool } = index.tools[r.position]!;
+    const selected = r === chosen;
+    const reason = selected
+      ? `chosen: ${decision.accepted ? decision.evidence : ''}`
+      : decision.accepted
+        ? `outscored by ${index.tools[chosen!.position]!.tool.name}`
+        : `not chosen: ${decision.message}`;
+    return {
+      tool: tool.name,
+      clause,
+      similarity: r.similarity,
+      cost: tool.cost,
+      latency: tool.latency,
+      score: r.preference,
+      selected,
+      reason: reason.slice(0, 1000),
+      matched: r.score.matched,
+    };
+  });
+  for (const position of unmatched) {
+    const { tool } = index.tools[position]!;
+    rows.push({
+      tool: tool.name,
+      clause,
+      similarity: 0,
+      cost: tool.cost,
+      latency: tool.latency,
+      score: 0,
+      selected: false,
+      reason: 'no word of the request matches it',
+      matched: [],
+    });
+  }
+  return rows;
+}
+
+function refusalOf(index: ToolIndex, decision: Extract<ClauseDecision, { accepted: false }>, clause: number, text: string): PlanRefusal {
+  return {
+    clause,
+    text: text.slice(0, 500),
+    code: decision.code,
+    message: decision.message.slice(0, 1000),
+    suggestions: decision.ranked.slice(0, 3).map((r) => index.tools[r.position]!.tool.name),
+  };
+}
+
+function unselect(candidates: PlanCandidate[]): PlanCandidate[] {
+  return candidates.map((c) => (c.selected ? { ...c, selected: false, reason: `${c.reason}; the plan stopped because a part of the goal has no tool` } : c));
 }

@@ -56,6 +56,10 @@ export const ToolMetaSchema = z.object({
   tokens: z.number().int().min(0).max(1e9).default(0),
   /** Names of the host secrets the handler reads through `context.secret(name)`; no other name resolves. */
   secrets: z.array(SecretNameSchema).max(16).default([]),
+  /** Other names people use for the tool ("look up", "put on"), which the lexical planner matches like its name. */
+  aliases: z.array(z.string().trim().min(1).max(100)).max(16).optional(),
+  /** Requests the tool serves, in any language, which the lexical planner matches like its description. */
+  examples: z.array(z.string().trim().min(1).max(500)).max(32).optional(),
   /** The MCP server the tool calls, for tools registered from one (`cugar/mcp`). */
   mcpServer: z
     .string()
@@ -65,10 +69,12 @@ export const ToolMetaSchema = z.object({
 export type ToolMeta = z.output<typeof ToolMetaSchema>;
 
 /** What a caller passes to `register`: a handler, a zod schema of its inputs, and metadata. */
-export interface ToolSpec<S extends z.ZodType = z.ZodType> extends Partial<Omit<ToolMeta, 'capabilities' | 'secrets'>> {
+export interface ToolSpec<S extends z.ZodType = z.ZodType> extends Partial<Omit<ToolMeta, 'capabilities' | 'secrets' | 'aliases' | 'examples'>> {
   description: string;
   capabilities?: readonly string[];
   secrets?: readonly string[];
+  aliases?: readonly string[];
+  examples?: readonly string[];
   parameters: S;
   handler: ToolHandler<z.output<S>>;
   /** Checks each result before it is recorded as the step's output. */

@@ -17,7 +17,9 @@ function sameDefinition(a: ToolDefinition, b: ToolDefinition): boolean {
     a.tokens === b.tokens &&
     a.mcpServer === b.mcpServer &&
     a.secrets.join('\u0000') === b.secrets.join('\u0000') &&
-    a.capabilities.join('\u0000') === b.capabilities.join('\u0000')
+    a.capabilities.join('\u0000') === b.capabilities.join('\u0000') &&
+    (a.aliases ?? []).join('\u0000') === (b.aliases ?? []).join('\u0000') &&
+    (a.examples ?? []).join('\u0000') === (b.examples ?? []).join('\u0000')
   );
 }
 
@@ -75,6 +77,8 @@ export class ToolRegistry {
         tokens: spec.tokens,
         secrets: spec.secrets,
         mcpServer: spec.mcpServer,
+        aliases: spec.aliases,
+        examples: spec.examples,
       },
       `tool "${validName}"`,
       'invalid_tool_spec',
@@ -89,6 +93,8 @@ export class ToolRegistry {
       ...meta,
       capabilities: Object.freeze([...meta.capabilities]) as string[],
       secrets: Object.freeze([...meta.secrets]) as string[],
+      ...(meta.aliases ? { aliases: Object.freeze([...meta.aliases]) as string[] } : {}),
+      ...(meta.examples ? { examples: Object.freeze([...meta.examples]) as string[] } : {}),
       profile: validProfile,
       name: validName,
       parameters: spec.parameters,
@@ -142,6 +148,8 @@ export class ToolRegistry {
       tokens: tool.tokens,
       secrets: [...tool.secrets],
       ...(tool.mcpServer === undefined ? {} : { mcpServer: tool.mcpServer }),
+      ...(tool.aliases ? { aliases: [...tool.aliases] } : {}),
+      ...(tool.examples ? { examples: [...tool.examples] } : {}),
       inputSchema: structuredClone(tool.inputSchema) as Record<string, unknown>,
     }));
   }

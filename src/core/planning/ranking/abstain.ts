@@ -1,0 +1,150 @@
+/**
+ * Deciding on evidence whether a clause has a tool. Not an absolute similarity floor: a tool is
+ * taken when the words it matched are informative enough, cover enough of what the clause
+ * asks (its non-value words), and stand clear of the runner-up; a tool that changes the world
+ * (asks for approval, or is not safe to repeat) needs more of each.
+ */
+import type { PlanRefusalCode } from '../../schema/plan.ts';
+import { SATURATION, type Query, type ToolScore } from './bm25f.ts';
+import type { ToolIndex } from './toolIndex.ts';
+
+/** Thresholds of the decision; the defaults were set on the development half of the labelled set. */
+export interface EvidenceThresholds {
+  /** Least score (weight × saturation) for a read-only tool. */
+  minEvidence: number;
+  /** Least score for a tool with side effects. */
+  minEvidenceSideEffects: number;
+  /** Least share of the clause's intent weight the tool must match. */
+  minCoverage: number;
+  /** The same for a tool with side effects. */
+  minCoverageSideEffects: number;
+  /** Least relative margin over the runner-up, unless the evidence is strong. */
+  minMargin: number;
+  /** Score from which the margin no longer matters. */
+  strongEvidence: number;
+}
+
+export const DEFAULT_THRESHOLDS: Readonly<EvidenceThresholds> = Object.freeze({
+  minEvidence: 3,
+  minEvidenceSideEffects: 5,
+  minCoverage: 0.4,
+  minCoverageSideEffects: 0.55,
+  minMargin: 0.1,
+  strongEvidence: 8,
+});
+
+/** A tool ranked for a clause, with what its choice rests on. */
+export interface RankedTool {
+  position: number;
+  /** Relevance in [0, 1]: the score over the most the clause's intent words could score. */
+  similarity: number;
+  /** Relevance weighed with cheapness and speed by the planning preferences. */
+  preference: number;
+  score: ToolScore;
+  /** Share of the clause's intent weight the tool matched, in [0, 1]. */
+  coverage: number;
+}
+
+/** The outcome for one clause. */
+export type ClauseDecision =
+  | { accepted: true; best: RankedTool; strong: boolean; ranked: RankedTool[]; evidence: string }
+  | { accepted: false; code: PlanRefusalCode; message: string; ranked: RankedTool[] };
+
+/** Preference weights, as the plan schema defines them. */
+export interface Weights {
+  similarityWeight: number;
+  costWeight: number;
+  latencyWeight: number;
+}
+
+function round(value: number): number {
+  return Math.round(value * 1e6) / 1e6;
+}
+
+/** The clause's intent weight: its content words that are not values (all of them when every word is a value). */
+export function intentWeight(query: Query): number {
+  let intent = 0;
+  let all = 0;
+  const seen = new Set<string>();
+  for (const word of query.words) {
+    if (seen.has(word.token.word)) continue;
+    seen.add(word.token.word);
+    all += word.terms.weight;
+    if (!word.value) intent += word.terms.weight;
+  }
+  return intent > 0 ? intent : all;
+}
+
+/**
+ * Rank the tools of `index` for a clause and decide. Preferences (cost, latency) only reorder
+ * tools whose relevance is within a fifth of the best, so cheapness never beats a clearly
+ * better match.
+ */
+export function decide(
+  index: ToolIndex,
+  query: Query,
+  scores: readonly ToolScore[],
+  weights: Weights,
+  minSimilarity: number,
+  thresholds: EvidenceThresholds = DEFAULT_THRESHOLDS,
+): ClauseDecision {
+  const intent = intentWeight(query);
+  const tools = index.tools;
+  const maxCost = Math.max(0, ...tools.map((t) => t.tool.cost)) || 1;
+  const maxLatency = Math.max(0, ...tools.map((t) => t.tool.latency)) || 1;
+  const weightSum = weights.similarityWeight + weights.costWeight + weights.latencyWeight || 1;
+  const ranked: RankedTool[] = scores.map((score) => {
+    const { tool } = tools[score.position]!;
+    const similarity = intent > 0 ? round(Math.min(1, score.score / (SATURATION * intent))) : 0;
+    const preference = round(
+      (weights.similarityWeight * similarity + weights.costWeight * (1 - tool.cost / maxCost) + weights.latencyWeight * (1 - tool.latency / maxLatency)) /
+        weightSum,
+    );
+    return { position: score.position, similarity, preference, score, coverage: intent > 0 ? Math.min(1, score.matchedWeight / intent) : 0 };
+  });
+  const byRelevance = ranked.filter((r) => r.score.score > 0).sort((a, b) => b.score.score - a.score.score || a.position - b.position);
+  const top = byRelevance[0];
+  if (!top) return { accepted: false, code: 'no_match', message: 'no word of the request matches any tool', ranked: [] };
+  const band = byRelevance.filter((r) => r.score.score >= 0.8 * top.score.score);
+  band.sort((a, b) => b.preference - a.preference || b.score.score - a.score.score || a.position - b.position);
+  const order = [...band, ...byRelevance.filter((r) => !band.includes(r))];
+  const best = order[0]!;
+  const runnerUp = order.find((r) => r !== best && tools[r.position]!.tool.description !== tools[best.position]!.tool.description);
+  const evidence = best.score.score;
+  const sideEffects = tools[best.position]!.sideEffects;
+  const margin = runnerUp ? (evidence - runnerUp.score.score) / evidence : 1;
+  const words = best.score.matched.join(', ');
+  const evidenceText = `matched ${words} (evidence ${round(evidence)}, coverage ${round(best.coverage)}, margin ${round(margin)})`;
+  if (best.score.named) return { accepted: true, best, strong: true, ranked: order, evidence: `named in the request; ${evidenceText}` };
+  const minEvidence = sideEffects ? thresholds.minEvidenceSideEffects : thresholds.minEvidence;
+  const minCoverage = sideEffects ? thresholds.minCoverageSideEffects : thresholds.minCoverage;
+  const name = tools[best.position]!.tool.name;
+  if (evidence < minEvidence) {
+    return {
+      accepted: false,
+      code: sideEffects ? 'side_effect_weak_evidence' : 'weak_evidence',
+      message: `${name} matched only ${words} (evidence ${round(evidence)} < ${minEvidence}${sideEffects ? ', a tool with side effects' : ''})`,
+      ranked: order,
+    };
+  }
+  if (best.coverage < minCoverage) {
+    return {
+      accepted: false,
+      code: sideEffects ? 'side_effect_weak_evidence' : 'low_coverage',
+      message: `${name} matched ${words}, ${Math.round(best.coverage * 100)}% of what the request asks (< ${Math.round(minCoverage * 100)}%)`,
+      ranked: order,
+    };
+  }
+  if (margin < thresholds.minMargin && evidence < thresholds.strongEvidence && runnerUp) {
+    return {
+      accepted: false,
+      code: 'ambiguous',
+      message: `${name} and ${tools[runnerUp.position]!.tool.name} match the request about as well (margin ${round(margin)})`,
+      ranked: order,
+    };
+  }
+  if (best.similarity < minSimilarity) {
+    return { accepted: false, code: 'below_floor', message: `${name}: similarity ${best.similarity} is below the floor ${minSimilarity}`, ranked: order };
+  }
+  return { accepted: true, best, strong: evidence >= thresholds.strongEvidence || best.coverage >= 0.75, ranked: order, evidence: evidenceText };
+}

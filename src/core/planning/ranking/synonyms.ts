@@ -1,0 +1,171 @@
+/**
+ * A small hand-written lexicon: groups of request words that mean the same action or thing
+ * ("find", "search", "look up"), and the common verbs and nouns of French, Spanish, German,
+ * Portuguese and Italian requests mapped to English words. Ranking matches a request word to a
+ * tool word when they share a stem, or (more weakly) a group.
+ */
+import { stem, type Language } from './stem.ts';
+import { fold } from './tokens.ts';
+
+/** Each line a group of English words of one meaning; the first names it. */
+const GROUPS = `
+search find look lookup seek query locate discover browse explore hunt
+get retrieve fetch obtain show display view read check see give tell lookup
+list enumerate browse show
+book reserve reservation booking
+buy purchase order shop
+update change modify edit alter adjust amend rename reschedule
+cancel delete remove erase drop discard clear revoke abort unsubscribe
+create make new generate compose draft
+send message text email mail notify dm ping forward
+play stream listen watch
+stop pause halt end
+convert translate transform exchange
+calculate compute evaluate solve math arithmetic
+add sum plus total addition
+subtract minus difference deduct
+multiply times product double triple
+divide quotient ratio halve split
+weather forecast temperature rain sunny climate
+flight fly plane airline airfare
+hotel room accommodation lodging stay
+car vehicle rental
+train rail railway
+taxi cab ride uber
+movie film cinema
+song music track tune album
+picture photo image pic
+price cost fee rate quote cheap expensive
+pay payment transfer wire remit
+balance account funds
+stock share ticker equity
+file document doc folder
+meeting appointment event calendar agenda schedule
+reminder remind alarm alert timer
+remember memorize note save store keep
+switch turn toggle enable disable
+light lamp bulb lighting
+summarize summarise summary digest recap
+count tally
+recipe cook dish meal
+restaurant diner eatery bistro
+news headline article
+direction route navigate map directions
+distance far away
+translate translation
+word words
+contact phone call dial
+task todo chore
+email inbox mail
+time clock hour
+date day calendar
+`;
+
+/** Foreign word → English word, per language (folded). */
+const FOREIGN: Readonly<Record<Exclude<Language, 'en'>, string>> = {
+  fr: `chercher=search rechercher=search trouver=find obtenir=get afficher=show montrer=show voir=see donner=give dire=tell
+réserver=book réservation=booking acheter=buy commander=order annuler=cancel supprimer=delete effacer=delete envoyer=send
+créer=create ajouter=add modifier=change changer=change mettre=set jouer=play écouter=listen arrêter=stop convertir=convert
+traduire=translate calculer=calculate vérifier=check ouvrir=open fermer=close allumer=on éteindre=off rappeler=remind payer=pay
+météo=weather temps=weather prévisions=forecast vol=flight vols=flight avion=plane hôtel=hotel chambre=room message=message
+courriel=email fichier=file calendrier=calendar réunion=meeting rendez-vous=appointment prix=price action=stock chanson=song
+musique=music film=movie température=temperature lumière=light lampe=lamp alarme=alarm réveil=alarm rappel=reminder recette=recipe
+restaurant=restaurant billet=ticket commande=order paiement=payment compte=account solde=balance devise=currency monnaie=currency
+nouvelles=news actualités=news train=train voiture=car taxi=taxi heure=time date=date jour=day demain=tomorrow aujourd'hui=today
+ville=city photo=photo image=image document=document note=note liste=list tâche=task contact=contact téléphone=phone appeler=call
+adresse=address itinéraire=route carte=map distance=distance traduction=translation mot=word texte=text nombre=number somme=sum
+soustraire=subtract multiplier=multiply diviser=divide résumer=summarize compter=count souvenir=remember mémoriser=remember
+rembourser=refund remboursement=refund livraison=delivery colis=package suivre=track`,
+  es: `buscar=search encontrar=find obtener=get mostrar=show ver=see dar=give decir=tell reservar=book reserva=booking comprar=buy
+pedir=order cancelar=cancel eliminar=delete borrar=delete enviar=send mandar=send crear=create añadir=add agregar=add modificar=change
+cambiar=change poner=set reproducir=play tocar=play escuchar=listen parar=stop detener=stop convertir=convert traducir=translate
+calcular=calculate comprobar=check revisar=check abrir=open cerrar=close encender=on apagar=off recordar=remind pagar=pay
+clima=weather tiempo=weather pronóstico=forecast vuelo=flight vuelos=flight avión=plane hotel=hotel habitación=room mensaje=message
+correo=email archivo=file fichero=file calendario=calendar reunión=meeting cita=appointment precio=price acción=stock acciones=stock
+canción=song música=music película=movie temperatura=temperature luz=light luces=light lámpara=lamp alarma=alarm recordatorio=reminder
+receta=recipe restaurante=restaurant billete=ticket boleto=ticket entrada=ticket pedido=order pago=payment cuenta=account saldo=balance
+moneda=currency divisa=currency noticias=news tren=train coche=car carro=car taxi=taxi hora=time fecha=date día=day mañana=tomorrow
+hoy=today ciudad=city foto=photo imagen=image documento=document nota=note lista=list tarea=task contacto=contact teléfono=phone
+llamar=call dirección=address ruta=route mapa=map distancia=distance traducción=translation palabra=word texto=text número=number
+suma=sum sumar=add restar=subtract multiplicar=multiply dividir=divide resumir=summarize contar=count reembolso=refund envío=shipping
+paquete=package rastrear=track`,
+  de: `suchen=search finden=find holen=get abrufen=get zeigen=show anzeigen=show sehen=see geben=give sagen=tell buchen=book
+reservieren=book buchung=booking kaufen=buy bestellen=order stornieren=cancel absagen=cancel löschen=delete entfernen=remove
+senden=send schicken=send erstellen=create hinzufügen=add ändern=change setzen=set abspielen=play spielen=play hören=listen
+stoppen=stop anhalten=stop umrechnen=convert konvertieren=convert übersetzen=translate berechnen=calculate rechnen=calculate
+prüfen=check öffnen=open schließen=close einschalten=on ausschalten=off erinnern=remind bezahlen=pay zahlen=pay wetter=weather
+vorhersage=forecast wettervorhersage=forecast flug=flight flüge=flight flugzeug=plane hotel=hotel zimmer=room nachricht=message
+mail=email datei=file kalender=calendar besprechung=meeting termin=appointment preis=price aktie=stock aktien=stock lied=song
+musik=music film=movie temperatur=temperature licht=light lampe=lamp wecker=alarm alarm=alarm erinnerung=reminder rezept=recipe
+restaurant=restaurant ticket=ticket fahrkarte=ticket bestellung=order zahlung=payment konto=account kontostand=balance
+währung=currency nachrichten=news zug=train auto=car taxi=taxi uhrzeit=time zeit=time datum=date tag=day morgen=tomorrow
+heute=today stadt=city foto=photo bild=image dokument=document notiz=note liste=list aufgabe=task kontakt=contact telefon=phone
+anrufen=call adresse=address route=route karte=map entfernung=distance übersetzung=translation wort=word wörter=words text=text
+zahl=number summe=sum addieren=add subtrahieren=subtract multiplizieren=multiply dividieren=divide teilen=divide
+zusammenfassen=summarize zählen=count merken=remember rückerstattung=refund lieferung=delivery paket=package verfolgen=track`,
+  pt: `procurar=search pesquisar=search buscar=search encontrar=find obter=get mostrar=show ver=see dar=give dizer=tell reservar=book
+reserva=booking comprar=buy pedir=order encomendar=order cancelar=cancel excluir=delete apagar=delete remover=remove enviar=send
+mandar=send criar=create adicionar=add modificar=change mudar=change alterar=change tocar=play reproduzir=play ouvir=listen
+parar=stop converter=convert traduzir=translate calcular=calculate verificar=check abrir=open fechar=close ligar=on desligar=off
+lembrar=remind pagar=pay tempo=weather clima=weather previsão=forecast voo=flight voos=flight avião=plane hotel=hotel quarto=room
+mensagem=message correio=email arquivo=file ficheiro=file calendário=calendar reunião=meeting consulta=appointment preço=price
+ação=stock ações=stock canção=song música=music filme=movie temperatura=temperature luz=light luzes=light lâmpada=lamp
+alarme=alarm despertador=alarm lembrete=reminder receita=recipe restaurante=restaurant bilhete=ticket ingresso=ticket pedido=order
+pagamento=payment conta=account saldo=balance moeda=currency notícias=news trem=train comboio=train carro=car táxi=taxi hora=time
+data=date dia=day amanhã=tomorrow hoje=today cidade=city foto=photo imagem=image documento=document nota=note lista=list
+tarefa=task contato=contact telefone=phone endereço=address rota=route mapa=map distância=distance tradução=translation
+palavra=word texto=text número=number soma=sum somar=add subtrair=subtract multiplicar=multiply dividir=divide resumir=summarize
+contar=count reembolso=refund entrega=delivery pacote=package rastrear=track`,
+  it: `cercare=search trovare=find ottenere=get mostrare=show vedere=see dare=give dire=tell prenotare=book prenotazione=booking
+comprare=buy acquistare=buy ordinare=order annullare=cancel cancellare=delete eliminare=delete inviare=send mandare=send creare=create
+aggiungere=add modificare=change cambiare=change impostare=set riprodurre=play suonare=play ascoltare=listen fermare=stop
+convertire=convert tradurre=translate calcolare=calculate controllare=check verificare=check aprire=open chiudere=close accendere=on
+spegnere=off ricordare=remind pagare=pay meteo=weather tempo=weather previsioni=forecast volo=flight voli=flight aereo=plane
+albergo=hotel hotel=hotel camera=room messaggio=message posta=email file=file calendario=calendar riunione=meeting
+appuntamento=appointment prezzo=price azione=stock azioni=stock canzone=song musica=music film=movie temperatura=temperature
+luce=light luci=light lampada=lamp sveglia=alarm allarme=alarm promemoria=reminder ricetta=recipe ristorante=restaurant
+biglietto=ticket ordine=order pagamento=payment conto=account saldo=balance valuta=currency notizie=news treno=train macchina=car
+auto=car taxi=taxi ora=time data=date giorno=day domani=tomorrow oggi=today città=city foto=photo immagine=image documento=document
+nota=note lista=list elenco=list compito=task contatto=contact telefono=phone chiamare=call indirizzo=address percorso=route
+mappa=map distanza=distance traduzione=translation parola=word testo=text numero=number somma=sum sommare=add sottrarre=subtract
+moltiplicare=multiply dividere=divide riassumere=summarize contare=count rimborso=refund consegna=delivery pacco=package
+tracciare=track`,
+};
+
+/** English stem → the groups it belongs to (by the stem of each group's first word). */
+const groupsOf = new Map<string, string[]>();
+for (const line of GROUPS.trim().split('\n')) {
+  const words = line.trim().split(/\s+/).map(fold);
+  const name = stem(words[0]!);
+  for (const word of words) {
+    const key = stem(word);
+    const list = groupsOf.get(key) ?? [];
+    if (!list.includes(name)) list.push(name);
+    groupsOf.set(key, list);
+  }
+}
+
+/** Per language: stem of the foreign word → stem of the English word. */
+const foreignOf = new Map<Language, Map<string, string>>();
+for (const [language, text] of Object.entries(FOREIGN) as Array<[Exclude<Language, 'en'>, string]>) {
+  const map = new Map<string, string>();
+  for (const pair of text.split(/\s+/)) {
+    const [word, english] = pair.split('=') as [string, string];
+    const folded = fold(word);
+    map.set(folded, stem(fold(english)));
+    map.set(stem(folded, language), stem(fold(english)));
+  }
+  foreignOf.set(language, map);
+}
+
+/** The English stem a word of `language` translates to, if the lexicon knows it. */
+export function translate(word: string, language: Language): string | undefined {
+  if (language === 'en') return undefined;
+  const map = foreignOf.get(language)!;
+  return map.get(word) ?? map.get(stem(word, language));
+}
+
+/** The groups (named by stems) an English stem belongs to; empty when none. */
+export function groups(englishStem: string): readonly string[] {
+  return groupsOf.get(englishStem) ?? [];
+}

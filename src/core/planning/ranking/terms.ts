@@ -1,0 +1,61 @@
+/**
+ * What a word means to ranking: its stems (English, its own language's, the English word the
+ * lexicon translates it to), the synonym groups those belong to, and how informative it is.
+ * Requests and tool texts go through the same function, so both sides meet on the same terms.
+ */
+import { BACKGROUND_CAP, backgroundWeight } from './backgroundIdf.ts';
+import { LANGUAGES, isStopWord, stem, type Language } from './stem.ts';
+import { groups, translate } from './synonyms.ts';
+import { isNumeric } from './tokens.ts';
+
+/** The terms of one content word. */
+export interface WordTerms {
+  /** Exact terms: English stem, translated English stem, `lang:stem` for other languages. */
+  stems: readonly string[];
+  /** Synonym groups, as `g:name`. */
+  groups: readonly string[];
+  /** Background informativeness, 0.2…{@link BACKGROUND_CAP}. */
+  weight: number;
+}
+
+/** Least weight of a content word: the commonest words still break ties. */
+const WEIGHT_FLOOR = 0.2;
+
+const memo = new Map<string, WordTerms | null>();
+const MEMO_LIMIT = 20_000;
+
+/**
+ * The terms of a folded word in `language`, or `null` for function words, numbers and
+ * one-letter words (memoised, bounded).
+ */
+export function termsOf(word: string, language: Language): WordTerms | null {
+  const key = `${language}:${word}`;
+  const known = memo.get(key);
+  if (known !== undefined) return known;
+  if (memo.size >= MEMO_LIMIT) memo.clear();
+  const value = computeTerms(word, language);
+  memo.set(key, value);
+  return value;
+}
+
+function computeTerms(word: string, language: Language): WordTerms | null {
+  if (word.length < 2 || isNumeric(word) || word.length > 40 || isStopWord(word, language)) return null;
+  const english = stem(word);
+  let translated = translate(word, language);
+  // A word the English table does not know may be a foreign word in a request too short to show its language.
+  if (translated === undefined && language === 'en' && backgroundWeight(english) === BACKGROUND_CAP) {
+    for (const other of LANGUAGES) {
+      if (other === 'en') continue;
+      translated = translate(word, other);
+      if (translated !== undefined) break;
+    }
+  }
+  const stems = new Set<string>();
+  if (translated !== undefined) stems.add(translated);
+  stems.add(english);
+  if (language !== 'en') stems.add(`${language}:${stem(word, language)}`);
+  const groupSet = new Set<string>();
+  for (const s of stems) for (const g of groups(s)) groupSet.add(`g:${g}`);
+  const weight = Math.max(WEIGHT_FLOOR, backgroundWeight(translated ?? english));
+  return { stems: [...stems], groups: [...groupSet], weight };
+}

@@ -1,0 +1,68 @@
+/**
+ * Words of requests and tool texts for the lexical planner, with where each came from.
+ * Matching folds case and accents ("Météo" and "meteo" are one word) and splits identifiers
+ * the way people read them: `getWeatherForecast`, `get_weather`, `weather.get` → get, weather, ….
+ */
+
+/** One word of a text: its folded form and its offsets in the text it came from. */
+export interface Token {
+  /** Lower-cased, accents removed. */
+  word: string;
+  /** As written (lower-cased), accents kept: what a stemmer of the word's language expects. */
+  raw: string;
+  start: number;
+  end: number;
+}
+
+const WORD = /[\p{L}\p{M}\p{N}]+(?:['’][\p{L}]+)?/gu;
+const MARKS = /\p{M}+/gu;
+
+/** Lower-case and strip accents: the form words are compared in. */
+export function fold(text: string): string {
+  return text.toLowerCase().normalize('NFD').replace(MARKS, '').normalize('NFC');
+}
+
+/** Most characters of a text that tokenisation reads; a longer request is cut here (its words past this carry no intent a plan could serve). */
+export const MAX_TOKENIZED_CHARS = 8192;
+
+/**
+ * The words of `text`, in order, with offsets into `text`. Contractions stay one word
+ * ("don't", "I'd"); digits form words of their own.
+ *
+ * @example
+ * tokenize('Météo à Paris?'); // [{ word: 'meteo', … }, { word: 'a', … }, { word: 'paris', … }]
+ */
+export function tokenize(text: string): Token[] {
+  const tokens: Token[] = [];
+  const source = text.length > MAX_TOKENIZED_CHARS ? text.slice(0, MAX_TOKENIZED_CHARS) : text;
+  for (const match of source.matchAll(WORD)) {
+    const raw = match[0].toLowerCase();
+    tokens.push({ word: fold(raw).replace(/’/g, "'"), raw, start: match.index, end: match.index + match[0].length });
+  }
+  return tokens;
+}
+
+/**
+ * Split an identifier into its words: camelCase, PascalCase, snake_case, kebab-case, dots and
+ * digits. Returned lower-cased and folded.
+ *
+ * @example
+ * identifierWords('getHTTPStatus_v2.check'); // ['get', 'http', 'status', 'v', '2', 'check']
+ */
+export function identifierWords(name: string): string[] {
+  const spaced = name
+    .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2')
+    .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2')
+    .replace(/(\p{L})(\p{N})/gu, '$1 $2')
+    .replace(/(\p{N})(\p{L})/gu, '$1 $2')
+    .replace(/[^\p{L}\p{M}\p{N}]+/gu, ' ');
+  return spaced
+    .split(' ')
+    .filter((w) => w.length > 0)
+    .map(fold);
+}
+
+/** Whether a token is a number written in digits. */
+export function isNumeric(word: string): boolean {
+  return /^\p{N}+$/u.test(word);
+}

@@ -1,0 +1,49 @@
+/**
+ * Booleans from wording: a parameter is true when the request uses its words ("shuffle",
+ * "make it public", "with breakfast"), false when they are negated ("don't shuffle",
+ * "without breakfast", "not public", "sans", "sin", "ohne", "sem", "senza"), and left out
+ * when the request does not speak to it.
+ */
+import { stem } from '../ranking/stem.ts';
+import type { Token } from '../ranking/tokens.ts';
+import type { Filled, Param } from './types.ts';
+
+const NEGATIONS = new Set(
+  "not no don't dont do_not never without exclude excluding skip non nor isn't aren't shouldn't won't pas sans ne non sin nunca ohne nicht kein keine sem nao não senza".split(
+    ' ',
+  ),
+);
+const YES = new Set('true yes on enabled enable'.split(' '));
+const NO = new Set('false off disabled disable'.split(' '));
+
+/** Words of a boolean's name and description that carry its meaning (not "whether", "include", …). */
+function meaningStems(param: Param): Set<string> {
+  const generic = new Set(['whether', 'include', 'includ', 'is', 'use', 'flag', 'enabl', 'option', 'set', 'true', 'fals', 'default', 'if', 'should', 'make']);
+  const stems = new Set<string>();
+  for (const word of param.nameWords) if (word.length > 2) stems.add(stem(word));
+  for (const s of [...stems]) if (generic.has(s)) stems.delete(s);
+  return stems;
+}
+
+/** The value of boolean `param` the clause speaks to, if any. */
+export function readBoolean(param: Param, tokens: readonly Token[], offset: number): Filled | undefined {
+  const stems = meaningStems(param);
+  if (stems.size === 0) return undefined;
+  for (let i = 0; i < tokens.length; i++) {
+    if (!stems.has(stem(tokens[i]!.word))) continue;
+    const window = tokens.slice(Math.max(0, i - 3), i).map((t) => t.word);
+    const after = tokens[i + 1]?.word;
+    const negated = window.some((w) => NEGATIONS.has(w) || w.endsWith("n't")) || after === 'off';
+    const value = after !== undefined && NO.has(after) ? false : after !== undefined && YES.has(after) ? true : !negated;
+    const start = negated
+      ? (tokens[Math.max(0, i - 3) + window.findIndex((w) => NEGATIONS.has(w) || w.endsWith("n't"))]?.start ?? tokens[i]!.start)
+      : tokens[i]!.start;
+    return {
+      value,
+      start: offset + Math.min(start, tokens[i]!.start),
+      end: offset + tokens[i]!.end,
+      reason: value ? `the request asks for "${tokens[i]!.raw}"` : `"${tokens[i]!.raw}" is negated`,
+    };
+  }
+  return undefined;
+}

@@ -1,0 +1,98 @@
+/**
+ * Dates and times in words and numerals, read by chrono-node in the request's language
+ * (English, French, Spanish, German, Portuguese, Italian, Dutch), relative to a reference
+ * instant the caller passes (the orchestrator's clock), in UTC, so a plan is the same wherever
+ * it is made. Values come out in ISO form: `YYYY-MM-DD`, `HH:MM`, `YYYY-MM-DDTHH:MM:SS`.
+ */
+import * as de from 'chrono-node/de';
+import * as en from 'chrono-node/en';
+import * as es from 'chrono-node/es';
+import * as fr from 'chrono-node/fr';
+import * as it from 'chrono-node/it';
+import * as nl from 'chrono-node/nl';
+import * as pt from 'chrono-node/pt';
+import type { Language } from '../ranking/stem.ts';
+import type { Mention } from './types.ts';
+
+type Parser = typeof en.casual;
+const PARSERS: Readonly<Record<Language | 'nl', Parser>> = {
+  en: en.casual,
+  fr: fr.casual,
+  es: es.casual,
+  de: de.casual,
+  pt: pt.casual,
+  it: it.casual,
+  nl: nl.casual,
+};
+
+type Components = ReturnType<Parser['parse']>[number]['start'];
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+function isoDate(c: Components): string {
+  return `${c.get('year')}-${pad(c.get('month') ?? 1)}-${pad(c.get('day') ?? 1)}`;
+}
+
+function isoTime(c: Components): string {
+  return `${pad(c.get('hour') ?? 0)}:${pad(c.get('minute') ?? 0)}`;
+}
+
+/** Longest text chrono reads; dates are near the words that ask for them. */
+const MAX_TEXT = 2000;
+
+/**
+ * The dates, times and date-times of `text`. A part that names a day (or a relative day:
+ * "tomorrow", "next Friday") gives a date; one that names an hour gives a time; both give a
+ * date-time as well. "from May 3 to May 7" gives two dates. Without a reference instant,
+ * relative expressions are left out (they would depend on when the plan is made).
+ */
+export function dateMentions(text: string, language: Language, now: number | undefined): Mention[] {
+  const source = text.slice(0, MAX_TEXT);
+  const instant = new Date(now ?? Date.UTC(2000, 0, 1));
+  let results: ReturnType<Parser['parse']>;
+  try {
+    results = PARSERS[language].parse(source, { instant, timezone: 0 }, { forwardDate: true });
+    if (results.length === 0 && language !== 'en') results = PARSERS.en.parse(source, { instant, timezone: 0 }, { forwardDate: true });
+  } catch {
+    return [];
+  }
+  const found: Mention[] = [];
+  for (const result of results) {
+    const start = result.index;
+    const end = start + result.text.length;
+    // A bare number ("4") is not a date; chrono reads some as days or hours.
+    if (/^\s*\d{1,4}\s*$/.test(result.text)) continue;
+    const parts: Array<[Components, number, number]> = [[result.start, start, end]];
+    if (result.end) {
+      // "from May 3 to May 7": split the span at the connecting word so each end has its own span.
+      const joint = /\s(?:to|until|till|through|-|–|au|al|bis|até|a)\s/i.exec(result.text);
+      const cut = joint ? start + joint.index : end;
+      parts[0] = [result.start, start, cut];
+      parts.push([result.end, joint ? cut + joint[0].length : start, end]);
+    }
+    for (const [components, from, to] of parts) {
+      const relative = !components.isCertain('day') && !components.isCertain('weekday') && !components.isCertain('month');
+      if (now === undefined && (relative || !components.isCertain('year'))) continue;
+      const hasDay = components.isCertain('day') || components.isCertain('weekday') || components.tags().has('result/relativeDate') || !relative;
+      const hasTime = components.isCertain('hour');
+      const dayKnown = hasDay && !(hasTime && relative && !components.isCertain('day'));
+      if (dayKnown) found.push({ kind: 'date', value: isoDate(components), start: from, end: to });
+      if (hasTime) found.push({ kind: 'time', value: isoTime(components), start: from, end: to });
+      if (hasTime || dayKnown) found.push({ kind: 'datetime', value: `${isoDate(components)}T${isoTime(components)}:00`, start: from, end: to });
+    }
+  }
+  return found;
+}
+
+/** Written times chrono may not see on their own ("19:00", "7.30pm"): kept whole so no colon rule splits them. */
+export function clockTimes(text: string): Mention[] {
+  const found: Mention[] = [];
+  for (const match of text.matchAll(/(?<![\d:])([01]?\d|2[0-3])[:h.]([0-5]\d)(?:\s*([ap])\.?m\.?)?(?![\d:])/gi)) {
+    let hour = Number(match[1]);
+    if (match[3]?.toLowerCase() === 'p' && hour < 12) hour += 12;
+    if (match[3]?.toLowerCase() === 'a' && hour === 12) hour = 0;
+    if (match[0].includes('.') && !match[3]) continue;
+    found.push({ kind: 'time', value: `${pad(hour)}:${match[2]}`, start: match.index, end: match.index + match[0].length });
+  }
+  return found;
+}

@@ -1,0 +1,76 @@
+/**
+ * Enum values by closeness to the request's words: the same word, the same stem, the same
+ * synonym group, or one edit apart (typos) for words of five letters or more.
+ */
+import { stem } from '../ranking/stem.ts';
+import { groups } from '../ranking/synonyms.ts';
+import { fold, tokenize, type Token } from '../ranking/tokens.ts';
+import type { Filled } from './types.ts';
+
+/** Levenshtein distance, stopping early past `limit`. */
+export function editDistance(a: string, b: string, limit = 2): number {
+  if (Math.abs(a.length - b.length) > limit) return limit + 1;
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    let best = i;
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      best = Math.min(best, current[j]!);
+    }
+    if (best > limit) return limit + 1;
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
+/** How close a request word is to an option word: 3 same, 2 same stem, 1.5 typo, 1 same group, 0 none. */
+function closeness(word: string, option: string): number {
+  if (word === option) return 3;
+  const a = stem(word);
+  const b = stem(option);
+  if (a === b) return 2;
+  if (option.length >= 5 && word.length >= 5 && editDistance(word, option, 1) <= 1) return 1.5;
+  const ga = groups(a);
+  if (ga.length && groups(b).some((g) => ga.includes(g))) return 1;
+  return 0;
+}
+
+/** The option of an enum the clause speaks to, if any, with the span that chose it. */
+export function chooseOption(
+  options: readonly string[],
+  tokens: readonly Token[],
+  offset: number,
+  taken: ReadonlyArray<{ start: number; end: number }>,
+): Filled | undefined {
+  let best: { option: string; score: number; start: number; end: number } | undefined;
+  for (const option of options) {
+    const words = tokenize(option).map((t) => t.word);
+    if (words.length === 0) continue;
+    for (let i = 0; i + words.length <= tokens.length; i++) {
+      const span = tokens.slice(i, i + words.length);
+      if (taken.some((t) => span[0]!.start < t.end && span.at(-1)!.end > t.start)) continue;
+      let score = 0;
+      for (let k = 0; k < words.length; k++) {
+        const c = closeness(span[k]!.word, words[k]!);
+        if (c === 0) {
+          score = 0;
+          break;
+        }
+        score += c;
+      }
+      // "sci fi" for "sci-fi", "scifi" for "sci-fi".
+      if (score === 0 && words.length > 1 && tokens[i]!.word === words.join('')) score = 2.5 * words.length;
+      const end = score > 0 && tokens[i]!.word === words.join('') ? tokens[i]!.end : span.at(-1)!.end;
+      if (score > 0 && (!best || score / words.length > best.score)) best = { option, score: score / words.length, start: span[0]!.start, end };
+    }
+  }
+  if (!best) return undefined;
+  const how = best.score >= 3 ? 'written as is' : best.score >= 2 ? 'same word stem' : best.score >= 1.5 ? 'one letter off' : 'a synonym';
+  return { value: best.option, start: offset + best.start, end: offset + best.end, reason: `enum value ${JSON.stringify(best.option)}: ${how}` };
+}
+
+/** Fold an option for comparisons elsewhere. */
+export function foldOption(option: string): string {
+  return fold(option);
+}

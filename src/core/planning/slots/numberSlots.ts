@@ -1,0 +1,120 @@
+/**
+ * Numbers to numeric parameters by what points at them, not by position: the unit after the
+ * number ("3 tickets"), the parameter's words before it ("limit 5"), the preposition the tool's
+ * description puts before the parameter ("Subtract b from a": the number after "from" is `a`),
+ * percent and money for parameters that speak of them, and years kept away from counts.
+ */
+import { isStopWord, stem } from '../ranking/stem.ts';
+import { fold, type Token } from '../ranking/tokens.ts';
+import type { Filled, Mention, Param } from './types.ts';
+
+const REFERENCE =
+  /\b(?:result|it|that|this|previous|answer|output|sum|product|total|difference|quotient|le résultat|el resultado|das ergebnis|o resultado|il risultato)\b/i;
+const COUNTS =
+  /^(count|number|num|tickets?|guests?|people|persons?|passengers?|adults?|children|days|nights|limit|quantity|qty|rooms?|seats?|servings?|k|n|top|max|results?)$/;
+const PERCENT = /^(percent|percentag|rate|tip|discount|pct|vat|tax)/;
+const MONEY = /^(amount|price|budget|cost|total|bill|max_price|fare|sum|salary|value|balance|payment)/;
+
+/** Prepositions the description puts right before the parameter's name: "from a", "by b". */
+function describedPrepositions(param: Param, description: string): Set<string> {
+  const found = new Set<string>();
+  const pattern = new RegExp(`\\b(from|by|into|of|to|per|over|times|divided by|minus|plus|and)\\s+${param.name.replace(/[^\w]/g, '')}\\b`, 'gi');
+  for (const match of description.matchAll(pattern)) found.add(match[1]!.toLowerCase().split(/\s+/).at(-1)!);
+  return found;
+}
+
+function tokenIndexAt(tokens: readonly Token[], offset: number): number {
+  const i = tokens.findIndex((t) => t.start >= offset);
+  return i < 0 ? tokens.length : i;
+}
+
+function cueScore(param: Param, mention: Mention, tokens: readonly Token[], prepositions: ReadonlySet<string>): [number, string] {
+  let score = 0;
+  const reasons: string[] = [];
+  const at = tokenIndexAt(tokens, mention.start);
+  const before = tokens.slice(Math.max(0, at - 3), at).map((t) => t.word);
+  const unit = mention.unit && !isStopWord(mention.unit, 'en') ? stem(mention.unit) : undefined;
+  if (unit && (param.cues.has(unit) || param.nameWords.some((w) => stem(w) === unit))) {
+    score += 3;
+    reasons.push(`followed by "${mention.unit}"`);
+  }
+  if (before.some((w) => param.nameCues.has(stem(w)))) {
+    score += 2;
+    reasons.push(`after the word "${before.find((w) => param.nameCues.has(stem(w)))}"`);
+  }
+  const previous = before.at(-1);
+  if (previous && prepositions.has(previous)) {
+    score += 3;
+    reasons.push(`after "${previous}", as the description puts it`);
+  }
+  const words = [...param.nameWords, ...[...param.cues].filter((c) => !c.startsWith('g:'))];
+  if (mention.kind === 'percent') score += words.some((w) => PERCENT.test(w)) ? 3 : -2;
+  if (mention.kind === 'money') score += words.some((w) => MONEY.test(w)) ? 2 : 0;
+  if (mention.kind !== 'percent' && words.some((w) => PERCENT.test(w)) && !words.some((w) => MONEY.test(w))) score -= 1;
+  const value = mention.value as number;
+  const yearLike = Number.isInteger(value) && value >= 1900 && value <= 2100;
+  if (yearLike && param.nameWords.includes('year')) score += 3;
+  if (yearLike && param.nameWords.some((w) => COUNTS.test(w))) score -= 2;
+  if (param.type === 'integer' && !Number.isInteger(value)) score -= 1;
+  if (mention.implicit) score -= 1;
+  return [score, reasons.join(', ')];
+}
+
+/**
+ * Assign `mentions` to the numeric parameters of `params`. Cued pairs first (best first); then
+ * required parameters take what is left in order; an unfilled first required parameter of a
+ * follow-on clause refers to the previous step's result.
+ */
+export function assignNumbers(
+  params: readonly Param[],
+  mentions: readonly Mention[],
+  tokens: readonly Token[],
+  clause: string,
+  offset: number,
+  previousStep: string | undefined,
+  toolDescription: string,
+): Array<[Param, Filled]> {
+  const numeric = params.filter((p) => p.type === 'number' || p.type === 'integer');
+  if (numeric.length === 0) return [];
+  const out: Array<[Param, Filled]> = [];
+  const used = new Set<Mention>();
+  const done = new Set<Param>();
+  const value = (param: Param, mention: Mention) => (param.type === 'integer' ? Math.trunc(mention.value as number) : (mention.value as number));
+  const fill = (param: Param, mention: Mention, reason: string) => {
+    out.push([param, { value: value(param, mention), start: offset + mention.start, end: offset + mention.end, reason }]);
+    used.add(mention);
+    done.add(param);
+  };
+  const pairs: Array<{ param: Param; mention: Mention; score: number; reason: string }> = [];
+  for (const param of numeric) {
+    const prepositions = describedPrepositions(param, `${fold(toolDescription)} ${fold(param.description)}`);
+    for (const mention of mentions) {
+      const [score, reason] = cueScore(param, mention, tokens, prepositions);
+      pairs.push({ param, mention, score, reason });
+    }
+  }
+  pairs.sort((a, b) => b.score - a.score || a.mention.start - b.mention.start);
+  for (const pair of pairs) {
+    if (pair.score < 2 || done.has(pair.param) || used.has(pair.mention)) continue;
+    fill(pair.param, pair.mention, `number ${pair.reason}`);
+  }
+  const required = numeric.filter((p) => p.required && !done.has(p));
+  const left = mentions.filter((m) => !used.has(m) && !m.implicit && m.kind !== 'percent');
+  const implicit = mentions.filter((m) => !used.has(m) && m.implicit);
+  const wantsReference = previousStep !== undefined && (REFERENCE.test(clause) || left.length + implicit.length < required.length);
+  if (wantsReference && required.length > 0) {
+    const param = required.shift()!;
+    out.push([param, { value: { $ref: previousStep }, start: offset, end: offset, reason: `the result of ${previousStep}` }]);
+    done.add(param);
+  }
+  for (const param of required) {
+    const mention = left.find((m) => !used.has(m)) ?? implicit.find((m) => !used.has(m));
+    if (!mention) break;
+    fill(
+      param,
+      mention,
+      mention.implicit ? `"${clause.slice(mention.start, mention.end)}" read as ${String(mention.value)}` : 'the next number written, in order',
+    );
+  }
+  return out;
+}

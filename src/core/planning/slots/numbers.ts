@@ -1,0 +1,176 @@
+/**
+ * Numbers in a request: digits with thousands separators and decimal marks as each language
+ * writes them ("1,000.5", "1.000,5", "1 000"), signs, `k`/`m` suffixes, percentages, money
+ * (symbols and currency words), number words in the planner's languages, and the unit word that
+ * follows ("3 tickets", "5 km") for matching to parameters.
+ */
+import type { Language } from '../ranking/stem.ts';
+import { fold } from '../ranking/tokens.ts';
+import { overlaps, type Mention } from './types.ts';
+
+const CURRENCY_SYMBOLS: Readonly<Record<string, string>> = { $: 'USD', '€': 'EUR', '£': 'GBP', '¥': 'JPY', '₹': 'INR', '₩': 'KRW', r$: 'BRL', chf: 'CHF' };
+const CURRENCY_WORDS: Readonly<Record<string, string>> = {
+  dollar: 'USD',
+  dollars: 'USD',
+  usd: 'USD',
+  bucks: 'USD',
+  euro: 'EUR',
+  euros: 'EUR',
+  eur: 'EUR',
+  pound: 'GBP',
+  pounds: 'GBP',
+  gbp: 'GBP',
+  yen: 'JPY',
+  jpy: 'JPY',
+  chf: 'CHF',
+  francs: 'CHF',
+  cad: 'CAD',
+  aud: 'AUD',
+  inr: 'INR',
+  rupees: 'INR',
+  brl: 'BRL',
+  reais: 'BRL',
+  mxn: 'MXN',
+  pesos: 'MXN',
+  cny: 'CNY',
+  yuan: 'CNY',
+};
+
+const WORDS: Readonly<Record<string, number>> = {};
+{
+  const lists: ReadonlyArray<readonly string[]> = [
+    'zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen'.split(' '),
+    'zero un deux trois quatre cinq six sept huit neuf dix onze douze'.split(' '),
+    'cero uno dos tres cuatro cinco seis siete ocho nueve diez once doce'.split(' '),
+    'null eins zwei drei vier fünf sechs sieben acht neun zehn elf zwölf'.split(' '),
+    'zero um dois três quatro cinco seis sete oito nove dez onze doze'.split(' '),
+    'zero uno due tre quattro cinque sei sette otto nove dieci undici dodici'.split(' '),
+  ];
+  const table = WORDS as Record<string, number>;
+  for (const list of lists) list.forEach((word, value) => (table[fold(word)] ??= value));
+  const tens = 'twenty thirty forty fifty sixty seventy eighty ninety'.split(' ');
+  tens.forEach((word, i) => (table[word] = (i + 2) * 10));
+  Object.assign(table, { une: 1, una: 1, uma: 1, eine: 1, ein: 1, dozen: 12, hundred: 100, thousand: 1000, million: 1_000_000, a: 1, an: 1 });
+}
+/** Words that say "times N" rather than a number; used only when no number is written. */
+const MULTIPLIERS: Readonly<Record<string, number>> = { double: 2, twice: 2, triple: 3, thrice: 3, halve: 2, half: 2, quadruple: 4 };
+
+const DIGITS =
+  /(?<![\p{L}\p{N}_.,:])([-−+]?)(\d{1,3}(?:(?:,\d{3})+|(?:\.\d{3})+|(?:[  ]\d{3})+)(?:[.,]\d+)?|\d+(?:[.,]\d+)?)(?:\s?([kKmM])(?![\p{L}]))?(?![\p{L}\p{N}_]|[.,:]\d)/gu;
+
+/** Parse digits as the language writes them; `undefined` when they are a list ("1,5" in English reads as 1 and 5). */
+export function parseDigits(text: string, language: Language): number | undefined {
+  const commaDecimal = language !== 'en';
+  let normal = text.replace(/[  ]/g, '');
+  if (/^\d{1,3}(,\d{3})+(\.\d+)?$/.test(normal)) normal = normal.replace(/,/g, '');
+  else if (/^\d{1,3}(\.\d{3})+(,\d+)?$/.test(normal) && (commaDecimal || /\.\d{3}\./.test(normal) || normal.includes(',')))
+    normal = normal.replace(/\./g, '').replace(',', '.');
+  else if (/^\d+,\d+$/.test(normal)) {
+    if (!commaDecimal) return undefined;
+    normal = normal.replace(',', '.');
+  }
+  const value = Number(normal);
+  return Number.isFinite(value) ? value : undefined;
+}
+
+/** The number words of a clause: "twenty five" → 25, "a dozen" → 12, "three hundred" → 300. */
+function wordNumbers(text: string, taken: readonly Mention[]): Mention[] {
+  const found: Mention[] = [];
+  const words = [...text.matchAll(/[\p{L}]+/gu)];
+  for (let i = 0; i < words.length; i++) {
+    const word = fold(words[i]![0]);
+    if (word === 'a' || word === 'an' || WORDS[word] === undefined) continue;
+    if (overlaps(words[i]!.index, words[i]!.index + words[i]![0].length, taken)) continue;
+    let value = WORDS[word]!;
+    let j = i + 1;
+    for (; j < words.length; j++) {
+      const next = fold(words[j]![0]);
+      const gap = text.slice(words[j - 1]!.index + words[j - 1]![0].length, words[j]!.index);
+      if (!/^[\s-]$/.test(gap)) break;
+      const n = WORDS[next];
+      if (n === undefined || next === 'a' || next === 'an') break;
+      if (n >= 100) value = value * n;
+      else if (value >= 20 && value % 10 === 0 && n < 10 && value < 100) value += n;
+      else break;
+    }
+    const start = words[i]!.index;
+    const end = words[j - 1]!.index + words[j - 1]![0].length;
+    found.push({ kind: 'number', value, start, end, ...unitAfter(text, end) });
+    i = j - 1;
+  }
+  return found;
+}
+
+function unitAfter(text: string, end: number): { unit?: string } {
+  const match = /^\s*([\p{L}][\p{L}-]*)/u.exec(text.slice(end, end + 40));
+  return match ? { unit: fold(match[1]!) } : {};
+}
+
+/**
+ * The numbers, money amounts and percentages of `text`, in order, outside the `exclude` spans
+ * (dates, quoted text, URLs).
+ *
+ * @example
+ * numericMentions('add 1,000 and 2', 'en').map((m) => m.value); // [1000, 2]
+ */
+export function numericMentions(text: string, language: Language, exclude: readonly Mention[] = []): Mention[] {
+  const found: Mention[] = [];
+  for (const match of text.matchAll(DIGITS)) {
+    const [all, sign, digits, suffix] = match;
+    let start = match.index;
+    let end = start + all.length;
+    if (overlaps(start, end, exclude)) continue;
+    const parts = parseDigits(digits!, language) === undefined ? digits!.split(',') : [digits!];
+    if (parts.length > 1) {
+      let at = start + sign!.length;
+      for (const part of parts) {
+        found.push({ kind: 'number', value: Number(part), start: at, end: at + part.length });
+        at += part.length + 1;
+      }
+      continue;
+    }
+    let value = parseDigits(digits!, language)!;
+    if (suffix) value *= /k/i.test(suffix) ? 1000 : 1_000_000;
+    if (sign === '-' || sign === '−') value = -value;
+    const before = text.slice(Math.max(0, start - 3), start).toLowerCase();
+    const symbol = /(r\$|[$€£¥₹₩])\s*$/.exec(before);
+    const after = text.slice(end, end + 12);
+    const percent = /^\s*(%|percent\b|per cent\b|pour ?cent\b|por ?ciento\b|prozent\b|por ?cento\b|per ?cento\b)/i.exec(after);
+    if (percent) {
+      end += percent[0].length;
+      found.push({ kind: 'percent', value, start, end });
+      continue;
+    }
+    const symbolAfter = /^\s*([$€£¥₹])/.exec(after);
+    const word = /^\s*([\p{L}]+)/u.exec(after);
+    const currencyWord = word ? CURRENCY_WORDS[fold(word[1]!)] : undefined;
+    if (symbol || symbolAfter || currencyWord) {
+      if (symbol) start -= symbol[0].length;
+      if (symbolAfter) end += symbolAfter[0].length;
+      else if (currencyWord) end += word![0].length;
+      const currency = symbol ? CURRENCY_SYMBOLS[symbol[1]!]! : symbolAfter ? CURRENCY_SYMBOLS[symbolAfter[1]!]! : currencyWord!;
+      found.push({ kind: 'money', value, start, end, unit: currency });
+      continue;
+    }
+    found.push({ kind: 'number', value, start, end, ...unitAfter(text, end) });
+  }
+  const words = wordNumbers(text, [...exclude, ...found]);
+  const all = [...found, ...words].sort((a, b) => a.start - b.start);
+  if (!all.some((m) => m.kind === 'number')) {
+    for (const match of text.matchAll(/[\p{L}]+/gu)) {
+      const value = MULTIPLIERS[fold(match[0])];
+      if (value !== undefined) all.push({ kind: 'number', value, start: match.index, end: match.index + match[0].length, implicit: true });
+    }
+  }
+  return all;
+}
+
+/** The numbers written in `text`, in order (digits and number words; quoted text and URLs left out). */
+export function extractNumbers(text: string, language: Language = 'en'): number[] {
+  const exclude: Mention[] = [];
+  for (const match of text.matchAll(/"[^"]*"|'[^']*'|https?:\/\/\S+/g))
+    exclude.push({ kind: 'quoted', value: '', start: match.index, end: match.index + match[0].length });
+  return numericMentions(text, language, exclude)
+    .filter((m) => !m.implicit)
+    .map((m) => m.value as number);
+}

@@ -1,0 +1,145 @@
+/**
+ * Text values of a request: quoted strings (an apostrophe inside a word, as in "I'd" or
+ * "don't", opens nothing), URLs, e-mail addresses and paths, and the phrase a parameter's
+ * introducing words point at: "to bob", "saying hi", "in New York", "directed by Greta Gerwig",
+ * "called Road trip".
+ */
+import { fold, type Token } from '../ranking/tokens.ts';
+import type { Mention, Param } from './types.ts';
+
+const QUOTED = /(?<![\p{L}\p{N}])(?:"([^"]+)"|“([^”]+)”|«\s?([^»]+?)\s?»|„([^“”]+)[“”]|'(.+?)'|‘(.+?)’)(?![\p{L}\p{N}])/gu;
+const URL = /\bhttps?:\/\/[^\s"'<>]+[^\s"'<>.,;:!?)]/gi;
+const EMAIL = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g;
+const PATH =
+  /(?<![\w@])(?:~|\.{1,2})?\/[\w.\-/]+|(?<![\w@/])[\w-]+(?:\/[\w.-]+)+|(?<![\w@/.])[\w-]+\.(?:txt|md|markdown|json|html?|csv|tsv|ts|js|py|ya?ml|pdf|docx?|xlsx?|pptx?|png|jpe?g|gif|zip|log|mp3|mp4)\b/gi;
+
+/** Quoted strings, URLs, e-mail addresses and paths of `text`, in order. */
+export function textMentions(text: string): Mention[] {
+  const found: Mention[] = [];
+  for (const match of text.matchAll(QUOTED)) {
+    const value = match.slice(1).find((g) => g !== undefined) ?? '';
+    if (value.trim()) found.push({ kind: 'quoted', value, start: match.index, end: match.index + match[0].length });
+  }
+  const inQuote = (at: number) => found.some((m) => m.kind === 'quoted' && at >= m.start && at < m.end);
+  for (const match of text.matchAll(URL))
+    if (!inQuote(match.index)) found.push({ kind: 'url', value: match[0], start: match.index, end: match.index + match[0].length });
+  for (const match of text.matchAll(EMAIL))
+    if (!inQuote(match.index)) found.push({ kind: 'email', value: match[0], start: match.index, end: match.index + match[0].length });
+  for (const match of text.matchAll(PATH)) {
+    const start = match.index;
+    if (inQuote(start) || found.some((m) => start < m.end && start + match[0].length > m.start)) continue;
+    found.push({ kind: 'path', value: match[0], start, end: start + match[0].length });
+  }
+  return found.sort((a, b) => a.start - b.start);
+}
+
+/** What a string parameter holds, from its name and description: it decides which words introduce its value. */
+export type Role = 'text' | 'query' | 'person' | 'place' | 'origin' | 'destination' | 'title' | 'creator' | 'language' | 'sourceLanguage' | 'other';
+
+const ROLE_WORDS: ReadonlyArray<[Role, RegExp]> = [
+  ['origin', /^(from|origin|source|departure|depart|start|pickup|pick)$/],
+  ['destination', /^(to|destination|arrival|dest|dropoff|target)$/],
+  ['sourceLanguage', /^(source_language|from_language|source_lang)$/],
+  ['language', /^(language|lang|locale|target_language|to_language)$/],
+  ['text', /^(text|message|body|content|note|comment|description|prompt|reason|caption|msg|sms|reply|memo|details)$/],
+  ['query', /^(query|q|search|keywords?|terms?|topic|subject|question|about)$/],
+  ['person', /^(recipient|contact|person|attendees?|user|username|who|name|sender|friend|people|invitees?|assignee|phone)$/],
+  ['place', /^(location|city|place|region|address|country|where|venue|area|town|near|cinema|restaurant|airport|station|zone|timezone|state)$/],
+  ['title', /^(title|playlist|song|movie|film|book|album|track|show|event|folder|archive|file|filename|channel|list|item|product|task|label|tag)$/],
+  ['creator', /^(director|author|artist|actor|composer|writer|band|singer|brand|by)$/],
+];
+
+/** The role of a string parameter. */
+export function roleOf(param: Param): Role {
+  const name = param.name.toLowerCase();
+  for (const [role, pattern] of ROLE_WORDS) if (pattern.test(name)) return role;
+  for (const word of [...param.nameWords].reverse()) for (const [role, pattern] of ROLE_WORDS) if (pattern.test(word)) return role;
+  const description = fold(param.description);
+  if (/\b(city|place|location|country|region)\b/.test(description)) return 'place';
+  if (/\b(recipient|phone number|contact|person|e-?mail address)\b/.test(description)) return 'person';
+  if (/\b(text|message|body|content)\b/.test(description)) return 'text';
+  return 'other';
+}
+
+/** Words (folded) after which a value of each role starts. */
+const INTRODUCERS: Readonly<Record<Role, readonly string[]>> = {
+  text: ['saying', 'says', 'say', 'that', 'text', 'message', 'reading', 'with', 'disant', 'diciendo', 'dizendo', 'dicendo', 'sagt', 'mit'],
+  query: ['for', 'about', 'on', 'regarding', 'sur', 'sobre', 'uber', 'su', 'de', 'pour', 'para', 'nach'],
+  person: ['to', 'for', 'with', 'a', 'à', 'an', 'para', 'per', 'pour', 'con', 'mit', 'avec', 'com'],
+  place: ['in', 'at', 'near', 'for', 'around', 'à', 'en', 'a', 'em', 'no', 'na', 'in', 'im', 'bei', 'nach', 'dans', 'para', 'per', 'de'],
+  origin: ['from', 'de', 'desde', 'von', 'da', 'dal', 'ab', 'depuis'],
+  destination: ['to', 'into', 'a', 'à', 'para', 'nach', 'pour', 'per', 'al', 'au', 'towards'],
+  title: ['called', 'named', 'titled', 'entitled', 'appelee', 'appele', 'llamada', 'llamado', 'chamada', 'chamado', 'chiamata', 'chiamato', 'namens', 'heißt'],
+  creator: ['by', 'from', 'de', 'von', 'di', 'por'],
+  language: ['into', 'to', 'in', 'en', 'al', 'auf', 'para', 'in'],
+  sourceLanguage: ['from', 'de', 'desde', 'aus', 'da'],
+  other: [],
+};
+
+/** Words at which a phrase value stops: they introduce something else. */
+const BOUNDARIES = new Set(
+  (
+    'to from in at on for by with about saying says and then but or into near via around before after until when while because so which who that ' +
+    'please tomorrow today tonight pour avec dans sur et de à para con en y sobre mit für nach und von bei com e em per su'
+  ).split(' '),
+);
+
+/** Role-specific phrase length: text runs to the end of the clause; names are short. */
+const MAX_WORDS: Readonly<Record<Role, number>> = {
+  text: 200,
+  query: 12,
+  person: 4,
+  place: 5,
+  origin: 5,
+  destination: 5,
+  title: 8,
+  creator: 4,
+  language: 2,
+  sourceLanguage: 2,
+  other: 8,
+};
+
+/**
+ * The phrase after token `from` (exclusive), for a value of `role`: the words up to the next
+ * boundary word, punctuation, a taken span, or the role's length. Text values run on past
+ * boundary words. Returns token indices `[first, last]` or undefined.
+ */
+export function phraseAfter(
+  text: string,
+  tokens: readonly Token[],
+  from: number,
+  role: Role,
+  taken: ReadonlyArray<{ start: number; end: number }>,
+): [number, number] | undefined {
+  let first = from + 1;
+  // Skip determiners and possessives right after the introducer ("to my mom", "in the Alps").
+  while (
+    first < tokens.length &&
+    /^(the|a|an|my|our|your|his|her|their|le|la|les|el|los|las|der|die|das|o|os|il|mon|ma|mes|mi|mis|meu|minha|mein|meine)$/.test(tokens[first]!.word)
+  )
+    first++;
+  if (first >= tokens.length) return undefined;
+  const isTaken = (i: number) => taken.some((t) => tokens[i]!.start < t.end && tokens[i]!.end > t.start);
+  if (isTaken(first)) return undefined;
+  let last = first;
+  const limit = MAX_WORDS[role];
+  for (let i = first + 1; i < tokens.length && i - first < limit; i++) {
+    const gap = text.slice(tokens[i - 1]!.end, tokens[i]!.start);
+    if (isTaken(i)) break;
+    if (role !== 'text' && /[,;:.!?()\n]/.test(gap)) break;
+    if (role !== 'text' && BOUNDARIES.has(tokens[i]!.word)) break;
+    if (role === 'text' && /[;\n]/.test(gap)) break;
+    last = i;
+  }
+  return [first, last];
+}
+
+/** Indices of tokens in `tokens` that introduce a value of `role` for `param` (its own name words count too). */
+export function introducerIndices(tokens: readonly Token[], param: Param, role: Role): number[] {
+  const words = new Set([...INTRODUCERS[role], ...param.nameWords.filter((w) => w.length > 2 && !BOUNDARIES.has(w))]);
+  const found: number[] = [];
+  tokens.forEach((token, i) => {
+    if (words.has(token.word)) found.push(i);
+  });
+  return found;
+}

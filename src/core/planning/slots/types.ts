@@ -1,0 +1,110 @@
+/**
+ * What slot filling works with: the tool's parameters read from its JSON Schema, and the
+ * values found in a clause ("mentions"), each with its span of the clause.
+ */
+import { stem, type Language } from '../ranking/stem.ts';
+import { groups } from '../ranking/synonyms.ts';
+import { identifierWords, tokenize, type Token } from '../ranking/tokens.ts';
+
+type JsonSchema = Record<string, unknown>;
+
+/** The JSON type of a parameter as slot filling treats it. */
+export type ParamType = 'string' | 'number' | 'integer' | 'boolean' | 'array' | 'enum' | 'unknown';
+
+/** One parameter of a tool. */
+export interface Param {
+  name: string;
+  type: ParamType;
+  schema: JsonSchema;
+  required: boolean;
+  description: string;
+  /** Folded words of the name. */
+  nameWords: readonly string[];
+  /** English stems (and synonym groups) of the name and description: words that point at this parameter. */
+  cues: ReadonlySet<string>;
+  /** Stems of the name alone. */
+  nameCues: ReadonlySet<string>;
+  /** For arrays: the items' type. */
+  itemType?: ParamType;
+  /** For enums: the allowed strings. */
+  options?: readonly string[];
+}
+
+/** A value found in the clause. */
+export interface Mention {
+  kind: 'number' | 'money' | 'percent' | 'date' | 'time' | 'datetime' | 'quoted' | 'url' | 'email' | 'path';
+  value: string | number;
+  /** Offsets in the clause. */
+  start: number;
+  end: number;
+  /** For numbers: the word right after (a unit: "tickets", "km"); for money: the currency code. */
+  unit?: string;
+  /** For numbers written as a multiplier word ("double", "half"): used only when nothing else fits. */
+  implicit?: boolean;
+}
+
+/** A filled value and where it came from. */
+export interface Filled {
+  value: unknown;
+  start: number;
+  end: number;
+  reason: string;
+}
+
+/** The clause being read. */
+export interface Clause {
+  text: string;
+  tokens: readonly Token[];
+  language: Language;
+  /** Offset of the clause in the goal. */
+  offset: number;
+}
+
+function typeOf(schema: JsonSchema): ParamType {
+  if (Array.isArray(schema['enum']) && schema['enum'].some((v) => typeof v === 'string')) return 'enum';
+  let type = schema['type'];
+  if (Array.isArray(type)) type = type.find((t) => t !== 'null');
+  if (type === 'string' || type === 'number' || type === 'integer' || type === 'boolean' || type === 'array') return type;
+  if (Array.isArray(schema['anyOf'])) {
+    const first = (schema['anyOf'] as JsonSchema[]).find((s) => s && s['type'] !== 'null');
+    return first ? typeOf(first) : 'unknown';
+  }
+  return 'unknown';
+}
+
+function cueSet(text: string): Set<string> {
+  const cues = new Set<string>();
+  for (const token of tokenize(text)) {
+    if (token.word.length < 2 || /^\d+$/.test(token.word)) continue;
+    const s = stem(token.word);
+    cues.add(s);
+    for (const g of groups(s)) cues.add(`g:${g}`);
+  }
+  return cues;
+}
+
+/** The parameters of an input schema, in declaration order. */
+export function paramsOf(inputSchema: JsonSchema): Param[] {
+  const properties = inputSchema['properties'];
+  if (typeof properties !== 'object' || properties === null) return [];
+  const required = new Set(Array.isArray(inputSchema['required']) ? (inputSchema['required'] as unknown[]).filter((r) => typeof r === 'string') : []);
+  return Object.entries(properties as Record<string, JsonSchema>)
+    .filter(([, schema]) => typeof schema === 'object' && schema !== null)
+    .map(([name, schema]) => {
+      const type = typeOf(schema);
+      const description = typeof schema['description'] === 'string' ? schema['description'].slice(0, 500) : '';
+      const nameWords = identifierWords(name);
+      const nameCues = cueSet(nameWords.join(' '));
+      const cues = cueSet(`${nameWords.join(' ')} ${description}`);
+      const items = schema['items'];
+      const param: Param = { name, type, schema, required: required.has(name), description, nameWords, cues, nameCues };
+      if (type === 'array' && typeof items === 'object' && items !== null && !Array.isArray(items)) param.itemType = typeOf(items as JsonSchema);
+      if (type === 'enum') param.options = (schema['enum'] as unknown[]).filter((v): v is string => typeof v === 'string');
+      return param;
+    });
+}
+
+/** Whether a mention's span overlaps any of `taken`. */
+export function overlaps(start: number, end: number, taken: ReadonlyArray<{ start: number; end: number }>): boolean {
+  return taken.some((t) => start < t.end && end > t.start);
+}
