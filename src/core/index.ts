@@ -125,7 +125,7 @@ export {
   type ToolVerifier,
 } from './tools/tool.ts';
 export { ToolRegistry } from './tools/toolRegistry.ts';
-export { DEMO_PROFILE, registerBuiltinTools } from './tools/builtins.ts';
+export { DEMO_PROFILE, registerBuiltinTools, registerCodeTools } from './tools/builtins.ts';
 export { registerMemoryTools } from './tools/memoryTools.ts';
 export { MAX_EXPRESSION_LENGTH, evaluateExpression } from './tools/calculator.ts';
 export { textStats, type TextStats } from './tools/text.ts';
@@ -152,6 +152,25 @@ export { extractMainText, type ExtractedPage, type TextBlock } from './tools/web
 export { DEFAULT_HTML_LIMITS, preflightHtml, type HtmlLimits } from './tools/webTools/htmlPreflight.ts';
 export { splitSentences, summarizeExtractive, type ExtractiveSummary } from './tools/webTools/extractiveSummary.ts';
 export { EchoPrefixSchema, createEchoTool, type GeneratedEchoTool } from './tools/webTools/echoTool.ts';
+
+// The code analyzer, the patch auditor and the sandbox port
+export { AnalyzeCodeInputSchema, analyzeCode, type CodeAnalysis } from './tools/codeAnalyzer/analyzeCode.ts';
+export { CodeLanguageSchema, type CodeLanguage } from './tools/codeAnalyzer/parseSource.ts';
+export { FindingSchema, type Finding, type Severity } from './tools/codeAnalyzer/finding.ts';
+export { codeAnalyzerTool } from './tools/codeAnalyzer/codeAnalyzerTool.ts';
+export { TOOL_GLOBALS, assertAudited, auditRefusal, auditToolSource, type AuditLimits, type AuditReport } from './sandbox/patchAuditor.ts';
+export { SandboxError, type SandboxErrorCode } from './sandbox/sandboxError.ts';
+export {
+  SandboxLimitsSchema,
+  WORKERD_SANDBOX_REASON,
+  refusingSandbox,
+  type Sandbox,
+  type SandboxCallOptions,
+  type SandboxLimits,
+  type SandboxLoadOptions,
+  type SandboxedTool,
+} from './sandbox/sandbox.ts';
+export { createWorkerSandbox, type SandboxWorker, type SpawnSandboxWorker, type WorkerFailure } from './sandbox/workerSandbox.ts';
 
 // Planning and policy
 export { Planner, splitClauses, type PlanRequest, type PlannerOptions } from './planning/planner.ts';

@@ -47,6 +47,13 @@ describe('guardrails (code as policy)', () => {
       [`const f = Function('return 1');`, 'no-eval'],
       [`globalThis.eval('1');`, 'no-eval'],
       [`setTimeout('alert(1)', 1);`, 'no-eval'],
+      [`import vm from 'node:vm';`, 'no-eval'],
+      [`const { runInNewContext } = await import('vm');`, 'no-eval'],
+      [`import { Worker } from 'node:worker_threads';`, 'no-eval'],
+      [`const w = new Worker(new URL('data:text/javascript,postMessage(1)'));`, 'no-eval'],
+      [`const w = new Worker(URL.createObjectURL(blob), { name: 'x' });`, 'no-eval'],
+      [`const w = new SharedWorker('/worker.js');`, 'no-eval'],
+      [`const tool = await loadWithoutAudit(sandbox, factory);`, 'no-eval'],
     ] as const;
     for (const [code, rule] of bad) {
       expect(
@@ -70,6 +77,11 @@ describe('guardrails (code as policy)', () => {
     // Host code may import Node, but never eval.
     expect(checkSource('src/edge/server.ts', `import { readFile } from 'node:fs';`, false)).toEqual([]);
     expect(checkSource('src/edge/server.ts', `eval(code)`, false).map((v) => v.rule)).toEqual(['no-eval']);
+    // The sandbox's loaders are the one place that starts a worker from a script; the routing pool's workers are objects.
+    expect(checkSource('src/edge/nodeSandbox.ts', `import { Worker } from 'node:worker_threads';\nnew Worker(url, { env: {} });`, false)).toEqual([]);
+    expect(checkSource('src/web/sandbox/browserSandbox.ts', `new Worker(URL.createObjectURL(blob));`, false)).toEqual([]);
+    expect(checkSource('src/core/orchestrator/x.ts', `const pool = [new Worker({ id: 'local' })];`, true)).toEqual([]);
+    expect(checkSource('src/edge/nodeSandbox.ts', `import vm from 'node:vm';`, false).map((v) => v.rule)).toEqual(['no-eval']);
     // Words in strings, comments and property names are not uses.
     expect(checkSource('src/core/x/ok.ts', `// the document window\nconst s = 'process the document'; const o = { document: 1 }; o.document;`, true)).toEqual(
       [],

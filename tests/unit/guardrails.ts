@@ -29,6 +29,8 @@ const FORBIDDEN_GLOBALS = new Set([
   'global',
   'module',
 ]);
+/** The only files that start a worker from a script or load `worker_threads`: the sandbox's host loaders. */
+export const SANDBOX_LOADERS: ReadonlySet<string> = new Set(['src/edge/nodeSandbox.ts', 'src/web/sandbox/browserSandbox.ts']);
 const HOST_FOLDERS = /(?:^|\/)src\/(?:api|edge|web|cli)(?:\/|$)/;
 /**
  * Folders of the core that sit below others: the journal's projections and the routing policies
@@ -105,21 +107,37 @@ export function checkSource(file: string, text: string, isCore: boolean): Guardr
       if (HOST_FOLDERS.test(resolved) || !resolved.startsWith('src/core/')) add(node, 'core-import', `imports ${specifier} from outside src/core`);
       for (const rule of CORE_FOLDER_RULES)
         if (rule.from.test(file) && rule.forbidden.test(resolved)) add(node, 'core-folder', `imports ${specifier}: ${rule.detail}`);
-    } else if (!/^(?:zod|@noble\/hashes|@noble\/curves)(?:\/|$)/.test(specifier)) {
-      add(node, 'core-import', `imports package ${specifier}; the core depends on zod, @noble/hashes and @noble/curves only`);
+    } else if (!/^(?:zod|@noble\/hashes|@noble\/curves|@babel\/parser)(?:\/|$)/.test(specifier)) {
+      add(node, 'core-import', `imports package ${specifier}; the core depends on zod, @noble/hashes, @noble/curves and @babel/parser only`);
     }
+  };
+  // Code that was not shipped with CUGAr reaches a realm only through the sandbox's loaders.
+  const isSandboxLoader = SANDBOX_LOADERS.has(file);
+  const checkDynamicCode = (node: ts.Node, specifier: string) => {
+    if (/^(?:node:)?vm$/.test(specifier)) add(node, 'no-eval', `imports ${specifier}: code runs in a realm only through the sandbox`);
+    if (/^(?:node:)?worker_threads$/.test(specifier) && !isSandboxLoader) add(node, 'no-eval', `imports ${specifier} outside the sandbox loaders`);
   };
 
   const visit = (node: ts.Node): void => {
     if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
       checkSpecifier(node, node.moduleSpecifier.text);
+      checkDynamicCode(node, node.moduleSpecifier.text);
     }
+    // A thread started from a script URL (not the routing pool's `new Worker({ id })`) runs code: only the sandbox loaders start one.
+    if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && /^(?:Shared)?Worker$/.test(node.expression.text) && !isSandboxLoader) {
+      const first = node.arguments?.[0];
+      if (first && !ts.isObjectLiteralExpression(first)) add(node, 'no-eval', `starts a ${node.expression.text} from a script outside the sandbox loaders`);
+    }
+    if (ts.isIdentifier(node) && node.text === 'loadWithoutAudit' && file !== 'src/core/sandbox/workerSandbox.ts')
+      add(node, 'no-eval', 'uses the audit-free sandbox loader, which exists for the escape tests only');
     if (ts.isCallExpression(node)) {
       const callee = node.expression;
       const first = node.arguments[0];
       if (callee.kind === ts.SyntaxKind.ImportKeyword) {
-        if (first && ts.isStringLiteralLike(first)) checkSpecifier(node, first.text);
-        else if (isCore) add(node, 'core-import', 'dynamic import of a computed specifier');
+        if (first && ts.isStringLiteralLike(first)) {
+          checkSpecifier(node, first.text);
+          checkDynamicCode(node, first.text);
+        } else if (isCore) add(node, 'core-import', 'dynamic import of a computed specifier');
       }
       if (ts.isIdentifier(callee) && callee.text === 'eval') add(node, 'no-eval', 'calls eval');
       if (ts.isIdentifier(callee) && callee.text === 'Function') add(node, 'no-eval', 'calls Function()');

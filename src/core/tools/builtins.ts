@@ -1,6 +1,7 @@
 import { tools as arithmeticTools } from './arithmetic.ts';
 import { tools as textTools } from './text.ts';
 import { tools as waitTools } from './wait.ts';
+import { codeAnalyzerTool } from './codeAnalyzer/codeAnalyzerTool.ts';
 import type { ToolRegistry } from './toolRegistry.ts';
 
 /** The profile the built-in tools are registered in by default. */
@@ -15,4 +16,14 @@ export function registerBuiltinTools(registry: ToolRegistry, profile: string = D
   const names = Object.keys(all).sort();
   for (const name of names) registry.register(profile, name, all[name]!);
   return names;
+}
+
+/**
+ * Register the code tools — `code_analyzer` — in `profile` (default `demo`). Kept apart from
+ * {@link registerBuiltinTools} so recorded runs of the demo tools keep their tool lists; hosts
+ * call both. Returns the names registered.
+ */
+export function registerCodeTools(registry: ToolRegistry, profile: string = DEMO_PROFILE): string[] {
+  registry.register(profile, 'code_analyzer', codeAnalyzerTool);
+  return ['code_analyzer'];
 }
