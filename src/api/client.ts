@@ -118,16 +118,18 @@ const SETTLED = new Set(['run_completed', 'run_cancelled', 'run_paused']);
 
 /**
  * Follow a run's events until it completes, fails, is cancelled or pauses for an approval,
- * then return it. `onEvent` sees every journal event type and its sequence number as it lands;
+ * then return it (with `after`, the events after that sequence number: a paused run is followed
+ * until it moves on and settles again). `onEvent` sees every journal event type and its sequence number as it lands;
  * a dropped stream is reopened after the last event seen.
  */
 export async function followRun(
   client: ApiClient,
   runId: string,
-  options: { onEvent?: (type: string, seq: number) => void; signal?: AbortSignal } = {},
+  options: { onEvent?: (type: string, seq: number) => void; signal?: AbortSignal; after?: number } = {},
 ): Promise<RunOutcome> {
   const param = { runId: encodeURIComponent(runId) };
-  let last = -1;
+  // `after`: the last event already seen (a paused run's head), so only what follows counts.
+  let last = options.after ?? -1;
   for (;;) {
     let settled = false;
     const response = await client.v1.runs[':runId'].events.$get(

@@ -7,7 +7,11 @@
 // Events (bubbling, composed): `cugar-result` (detail: the run), `cugar-approval` (the run is
 // paused for a person; detail: the run), `cugar-error` (detail: { code, message }).
 //
-// The API accepts a run at once (202) and the element follows its event stream to the end.
+// The API accepts a run at once (202) and the element follows its event stream to the end. A
+// run paused for a person stays followed: once someone decides (in the dashboard's inbox, the
+// CLI, or here), the element shows where the run ended. It offers Approve and Reject only where
+// the embedding page says the person at it may decide (`allow-approve`), and otherwise links to
+// the inbox (`inbox`, default the server's dashboard inbox in remote mode).
 
 import type * as Api from '../../api/client.ts';
 import type { ApiClient, RunOutcome } from '../../api/client.ts';
@@ -27,17 +31,24 @@ button { font: inherit; padding: 0.4rem 0.9rem; border-radius: 6px; border: 1px 
 button:disabled { opacity: 0.6; }
 :focus-visible { outline: 3px solid var(--cugar-accent, #0b57d0); outline-offset: 2px; }
 output { display: block; margin-top: 0.5rem; white-space: pre-wrap; font-family: ui-monospace, monospace; font-size: 0.9em; }
+.decide { display: flex; flex-wrap: wrap; gap: 0.5rem; align-items: center; margin-top: 0.5rem; }
+.decide[hidden] { display: none; }
+.decide button.reject { background: transparent; color: var(--cugar-accent, #0b57d0); }
+a { color: var(--cugar-accent, #0b57d0); }
 .failed { color: var(--cugar-error, #b3261e); }
 `;
 
 type LocalFetch = (path: string, init: RequestInit) => Promise<Response>;
 
 export class CugarAgent extends HTMLElement {
-  static observedAttributes = ['mode', 'profile', 'api', 'token', 'label'];
+  static observedAttributes = ['mode', 'profile', 'api', 'token', 'label', 'allow-approve', 'inbox'];
   #root: ShadowRoot;
   #input!: HTMLInputElement;
   #button!: HTMLButtonElement;
   #output!: HTMLOutputElement;
+  #decide!: HTMLDivElement;
+  /** The run this element follows; a new run lets go of the one before (which goes on, elsewhere). */
+  #following: AbortController | undefined;
   #local: Promise<{ fetch: LocalFetch; token: string }> | undefined;
 
   constructor() {
@@ -48,10 +59,11 @@ export class CugarAgent extends HTMLElement {
   connectedCallback(): void {
     if (this.#input) return;
     const id = `goal-${Math.random().toString(36).slice(2)}`;
-    this.#root.innerHTML = `<style>${STYLE}</style><div class="box" part="box"><form part="form"><label for="${id}"><span></span><input id="${id}" part="input" autocomplete="off" required></label><button part="button" type="submit">Run</button></form><output part="result" aria-live="polite"></output></div>`;
+    this.#root.innerHTML = `<style>${STYLE}</style><div class="box" part="box"><form part="form"><label for="${id}"><span></span><input id="${id}" part="input" autocomplete="off" required></label><button part="button" type="submit">Run</button></form><output part="result" aria-live="polite"></output><div class="decide" part="approval" hidden></div></div>`;
     this.#input = this.#root.querySelector('input')!;
     this.#button = this.#root.querySelector('button')!;
     this.#output = this.#root.querySelector('output')!;
+    this.#decide = this.#root.querySelector('.decide')!;
     this.#root.querySelector('label span')!.textContent = this.getAttribute('label') ?? 'Goal';
     this.#root.querySelector('form')!.addEventListener('submit', (event) => {
       event.preventDefault();
@@ -64,37 +76,101 @@ export class CugarAgent extends HTMLElement {
     if (name === 'mode') this.#local = undefined;
   }
 
-  /** Run `goal`; resolves to the run once it completes, fails or pauses, and dispatches the matching event. */
+  /**
+   * Run `goal`; resolves to the run once it completes, fails or is cancelled, and dispatches the
+   * matching event. A pause for a person dispatches `cugar-approval` and waits for the decision.
+   */
   async run(goal: string): Promise<RunOutcome | undefined> {
     if (!goal.trim()) return undefined;
+    this.#following?.abort();
+    const following = (this.#following = new AbortController());
+    const signal = following.signal;
     this.#button.disabled = true;
     this.#output.className = '';
     this.#output.textContent = 'Running…';
+    this.#decide.hidden = true;
     try {
       const { followRun, unwrap } = await loadClient();
       const client = await this.#client();
       const answer = await unwrap(client.v1.runs.$post({ json: { goal, profile: this.getAttribute('profile') ?? 'demo' }, query: {}, header: {} }));
-      const outcome = 'links' in answer ? await followRun(client, answer.runId) : answer;
+      let outcome = 'links' in answer ? await followRun(client, answer.runId) : answer;
+      let announced = -1;
+      while (outcome.status === 'paused') {
+        // While it waits, the person may run something else (and this run is let go).
+        this.#button.disabled = false;
+        if (outcome.head.seq !== announced) {
+          announced = outcome.head.seq;
+          this.#paused(client, outcome);
+          this.dispatchEvent(new CustomEvent('cugar-approval', { detail: outcome, bubbles: true, composed: true }));
+        } else await new Promise((resolve) => setTimeout(resolve, 1000));
+        // Someone decides here, in the inbox or elsewhere: the run's events say so.
+        outcome = await followRun(client, outcome.runId, { after: outcome.head.seq, signal });
+      }
+      this.#decide.hidden = true;
       this.#output.className = outcome.status === 'failed' ? 'failed' : '';
-      this.#output.textContent =
-        outcome.status === 'paused'
-          ? `Waiting for approval of ${outcome.pendingApproval?.tool}`
-          : outcome.error
-            ? `${outcome.error.code}: ${outcome.error.message}`
-            : Object.values(outcome.outputs)
-                .map((value) => (typeof value === 'string' ? value : JSON.stringify(value)))
-                .join('\n');
-      this.dispatchEvent(new CustomEvent(outcome.status === 'paused' ? 'cugar-approval' : 'cugar-result', { detail: outcome, bubbles: true, composed: true }));
+      this.#output.textContent = outcome.error
+        ? `${outcome.error.code}: ${outcome.error.message}`
+        : Object.values(outcome.outputs)
+            .map((value) => (typeof value === 'string' ? value : JSON.stringify(value)))
+            .join('\n');
+      this.dispatchEvent(new CustomEvent('cugar-result', { detail: outcome, bubbles: true, composed: true }));
       return outcome;
     } catch (error) {
+      if (signal.aborted) return undefined;
       const detail = { code: (error as { code?: string }).code ?? 'error', message: (error as Error).message };
+      this.#decide.hidden = true;
       this.#output.className = 'failed';
       this.#output.textContent = detail.message;
       this.dispatchEvent(new CustomEvent('cugar-error', { detail, bubbles: true, composed: true }));
       return undefined;
     } finally {
-      this.#button.disabled = false;
+      if (!signal.aborted) this.#button.disabled = false;
     }
+  }
+
+  /** Say what the run waits for, and offer the decision (where the page allows it) or the inbox. */
+  #paused(client: ApiClient, outcome: RunOutcome): void {
+    const approval = outcome.pendingApproval;
+    this.#output.className = '';
+    this.#output.textContent = `Waiting for approval of ${approval?.tool ?? 'a step'}${approval ? ` ${JSON.stringify(approval.args)}` : ''}`;
+    this.#decide.replaceChildren();
+    if (approval && this.hasAttribute('allow-approve')) {
+      for (const decision of ['approve', 'reject'] as const) {
+        const button = document.createElement('button');
+        button.type = 'button';
+        button.className = decision;
+        button.textContent = decision === 'approve' ? 'Approve' : 'Reject';
+        button.addEventListener('click', () => {
+          for (const b of this.#decide.querySelectorAll('button')) b.disabled = true;
+          void loadClient()
+            .then(({ unwrap }) =>
+              unwrap(
+                client.v1.approvals[':approvalId'].$post({
+                  param: { approvalId: encodeURIComponent(approval.approvalId) },
+                  json: { decision, reason: `${decision === 'approve' ? 'approved' : 'rejected'} in the page` },
+                }),
+              ),
+            )
+            .catch((error: unknown) => {
+              this.#output.className = 'failed';
+              this.#output.textContent = (error as Error).message;
+              for (const b of this.#decide.querySelectorAll('button')) b.disabled = false;
+            });
+        });
+        this.#decide.append(button);
+      }
+    } else {
+      const inbox = this.getAttribute('inbox') ?? (this.getAttribute('mode') === 'local' ? null : `${this.getAttribute('api') ?? ''}/#/approvals`);
+      if (inbox) {
+        const link = document.createElement('a');
+        link.href = inbox;
+        link.target = '_blank';
+        link.rel = 'noopener';
+        link.textContent = 'Open the approvals inbox';
+        this.#decide.append(link);
+      }
+    }
+    this.#decide.hidden = this.#decide.childElementCount === 0;
   }
 
   async #client(): Promise<ApiClient> {
