@@ -19,6 +19,7 @@ import {
   type ToolBudgetInput,
   type HeadSigner,
   type HostStore,
+  type OrchestratorOptions,
   type PolicyEnforcer,
   type Secrets,
   type VectorBackend,
@@ -80,6 +81,8 @@ export interface RuntimeOptions {
    * use the network is `policy`'s `allowNetwork`.
    */
   web?: Pick<WebToolsDeps, 'transportFor' | 'settings'>;
+  /** The configuration file's retry policy, routing policy and worker pool, and default run budget. */
+  orchestrator?: Pick<OrchestratorOptions, 'retry' | 'routing' | 'workers' | 'budget'>;
 }
 
 /** Build a runtime over `store`: the built-in and memory tools in the `demo` profile, one orchestrator. */
@@ -108,6 +111,7 @@ export async function createRuntime(store: HostStore, config: Config, options: R
   const planner = new Planner({ ids, maxSteps: config.plannerMaxSteps, minSimilarity: config.plannerMinSimilarity });
   // One planner for dry runs and every run: each tool is embedded once.
   const orchestrator = new Orchestrator({
+    ...options.orchestrator,
     registry,
     ...(options.signer ? { signer: options.signer } : {}),
     ...(options.secrets ? { secrets: options.secrets } : {}),

@@ -11,7 +11,6 @@ import {
   registerBuiltinTools,
   type JournalEvent,
 } from '../core/index.ts';
-import { parseApprovalPolicy } from '../api/approvalSettings.ts';
 import { createOutput, paint, type Output } from './output.ts';
 import { dataCommand, readJournalFile, withBackend } from './commands.ts';
 
@@ -48,6 +47,9 @@ Usage:
   cugar demo                       run a few goals in memory and show their traces
   cugar mcp [--data-dir D]         serve a profile of the local data as an MCP server on stdio
                                    (its tools, run_goal, runs as resources)
+  cugar config check [--file F]    validate the configuration file ($CUGAR_CONFIG, else
+                                   configs/orchestrator.yaml when present) and print the effective
+                                   configuration of \`cugar serve\`, secrets masked (exit 2 on errors)
 
 Options:
   --profile, -p     profile to use (default: $CUGAR_PROFILE or demo)
@@ -136,6 +138,7 @@ export async function main(argv: readonly string[], output: Output = createOutpu
         model: { type: 'string' },
         reason: { type: 'string' },
         raw: { type: 'boolean' },
+        file: { type: 'string' },
       },
     });
   } catch (error) {
@@ -167,19 +170,32 @@ export async function main(argv: readonly string[], output: Output = createOutpu
   try {
     switch (command) {
       case 'serve': {
-        const { startServer, parseTokens, parseRateLimit } = await import('../edge/nodeServer.ts');
+        const { startServer, parseRateLimit } = await import('../edge/nodeServer.ts');
+        const { loadHostSettings, orchestratorOptionsOf } = await import('./hostConfig.ts');
+        // The configuration file with the environment over it ($CUGAR_CONFIG, else configs/orchestrator.yaml when present).
+        const settings = await loadHostSettings({ env: process.env });
+        for (const warning of settings.warnings.filter((w) => !warnings.includes(w))) output.err(`warning: ${warning}`);
+        if (settings.file) output.err(`configuration: ${settings.file}`);
         const rateLimit = parseRateLimit(process.env['CUGAR_RATE_LIMIT']);
-        const approval = parseApprovalPolicy(process.env);
+        const { approval, orchestrator: fromFile } = settings;
         const port = parsed.values.port === undefined ? 8787 : Number(parsed.values.port);
         if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CugarError(`--port must be 0-65535`, { code: 'invalid_port', failureMode: 'USER' });
         const server = await startServer({
           port,
           hostname: parsed.values.host ?? process.env['CUGAR_HOST'] ?? '127.0.0.1',
           dataDir: parsed.values['data-dir'] ?? process.env['CUGAR_DATA_DIR'] ?? '.cugar',
-          tokens: parseTokens(process.env['CUGAR_TOKENS']),
+          tokens: settings.tokens,
           ...(rateLimit ? { rateLimit } : {}),
           ...(approval ? { approval } : {}),
-          config,
+          config: settings.config,
+          ...(settings.profileBudgets ? { profileBudgets: settings.profileBudgets } : {}),
+          ...(settings.otlp ? { otlp: settings.otlp } : {}),
+          mcp: settings.mcp,
+          modelEnv: settings.modelEnv,
+          secrets: settings.secrets,
+          orchestrator: orchestratorOptionsOf(fromFile),
+          ...(fromFile.dbPath ? { databasePath: fromFile.dbPath } : {}),
+          ...(fromFile.retentionDays ? { retentionDays: fromFile.retentionDays } : {}),
           log: (line) => output.err(line),
         });
         await new Promise<void>((resolve) => {
@@ -233,6 +249,8 @@ export async function main(argv: readonly string[], output: Output = createOutpu
           );
         return difference ? EXIT.failed : EXIT.ok;
       }
+      case 'config':
+        return await (await import('./configCommand.ts')).configCommand(rest, { ...parsed.values, json }, output);
       case 'mcp':
         // stdout is the protocol's: everything else goes to stderr.
         await (await import('./mcp.ts')).mcpCommand(parsed.values, profile, config, output);

@@ -192,6 +192,7 @@ export {
   auditHeadLog,
   type HeadLogAudit,
   type HeadLogFinding,
+  type PrunedRun,
   type LogSignatureCheck,
   type LogSignatureState,
   type StoredRunHead,

@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { serveStatic } from '@hono/node-server/serve-static';
@@ -24,7 +24,7 @@ import { createHeadSigner } from '../core/signing.ts';
 import { createApp } from '../api/app.ts';
 import { otlpSettingsFromEnv, type OtlpSettingsInput } from '../api/otlpExport.ts';
 import { hostModels } from '../api/models.ts';
-import { createRuntime, type Runtime } from '../api/runtime.ts';
+import { createRuntime, type Runtime, type RuntimeOptions } from '../api/runtime.ts';
 import { RAW_JOURNAL_SCOPE, type TokenMap } from '../api/security.ts';
 import { parseTokenMap } from '../api/tokens.ts';
 import { connectMcpServers, mcpPolicyEnforcer, mcpSettingsFromEnv, type McpHostSettings } from '../mcp/hostSetup.ts';
@@ -34,6 +34,7 @@ import { stdioLauncher } from '../mcp/stdio.ts';
 import { installNodeDigest } from './nodeDigest.ts';
 import { nodeTransport } from './nodeFetch.ts';
 import { hostLocalToken, hostSigningKey } from './hostKey.ts';
+import { startRetention } from './retention.ts';
 import { SqliteStore } from './sqliteStore.ts';
 
 /** Options of {@link startServer}. */
@@ -66,8 +67,14 @@ export interface ServeOptions {
   web?: WebToolsSettingsInput;
   /** Shared ceilings per profile; default from `CUGAR_PROFILE_BUDGETS`. */
   profileBudgets?: Record<string, ToolBudgetInput>;
-  /** How long approvals wait and what they become then. Default: they wait forever. */
-  approval?: Pick<ApprovalPolicy, 'timeoutMs' | 'onTimeout'>;
+  /** How long approvals wait, what they become then, and which extra calls need one. Default: they wait forever. */
+  approval?: ApprovalPolicy;
+  /** Retry, routing, worker pool and default run budget (the configuration file's). */
+  orchestrator?: RuntimeOptions['orchestrator'];
+  /** The SQLite file; default `<dataDir>/cugar.db`. */
+  databasePath?: string;
+  /** Delete the journals of runs finished more than this many days ago (`audit.retention_days`); absent keeps them all. */
+  retentionDays?: number;
   /** How often expired approvals are swept, in milliseconds. Default 1 s. */
   sweepIntervalMs?: number;
   /**
@@ -183,7 +190,9 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   // WAL with synchronous=NORMAL survives process crashes (every SIGKILL test runs this way) and
   // halves the cost of a commit; CUGAR_SQLITE_SYNC=FULL also survives power loss. The store signs
   // its log of heads with the key that signs the runs' heads.
-  const store = new SqliteStore(join(dataDir, 'cugar.db'), {
+  const databasePath = resolve(options.databasePath ?? join(dataDir, 'cugar.db'));
+  mkdirSync(dirname(databasePath), { recursive: true });
+  const store = new SqliteStore(databasePath, {
     synchronous: options.synchronous ?? (process.env['CUGAR_SQLITE_SYNC'] === 'FULL' ? 'FULL' : 'NORMAL'),
     signer,
   });
@@ -206,6 +215,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     ...(profileBudgets ? { profileBudgets } : {}),
     ...(options.approval ? { approval: options.approval } : {}),
     ...(otlp ? { otlp, log } : {}),
+    ...(options.orchestrator ? { orchestrator: options.orchestrator } : {}),
     web: { settings: options.web ?? webSettingsFromEnv(process.env), transportFor: (guard) => nodeTransport(guard) },
   });
 
@@ -264,19 +274,21 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const address = server.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;
   const url = `http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${actualPort}`;
-  log(`CUGAr API and dashboard on ${url} (data in ${dataDir})`);
+  log(`CUGAr API and dashboard on ${url} (data in ${databasePath === join(dataDir, 'cugar.db') ? dataDir : databasePath})`);
   if (localToken) {
     log(`local token: ${localToken}`);
     log(`dashboard: ${url}/#token=${localToken}`);
   }
 
   const sweeper = sweepApprovals(runtime, options.sweepIntervalMs ?? 1000, log);
+  const retention = options.retentionDays ? startRetention(store, { days: options.retentionDays, log }) : undefined;
   await resumeInterrupted(runtime, log);
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= new Promise<void>((done) => {
       // Stop taking requests and sweeping, let in-flight appends commit, then close the database.
       clearInterval(sweeper);
+      retention?.stop();
       server.close(() => undefined);
       for (const registration of mcpServers) void registration.close();
       // Spans of finished runs go out first, for at most two seconds.

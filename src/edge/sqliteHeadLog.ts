@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { HeadSigner, RunStatus, RunSummary } from '../core/index.ts';
-import { HeadLogWriter, logHeadAfter, type AppendBatch, type HeadLog, type HeadLogEntry, type LogHead } from '../core/stores.ts';
+import { HeadLogWriter, logHeadAfter, nextLogEntry, type AppendBatch, type HeadLog, type HeadLogEntry, type LogHead } from '../core/stores.ts';
 
 /** The tables of the log of heads (see `journal/headLog.ts`); a database without them starts its log with its next append. */
 export const HEAD_LOG_SCHEMA = `
@@ -18,6 +18,7 @@ type LogRow = { idx: number; run_id: string; profile: string; seq: number; hash:
 const REST = 1;
 const PREDATES = 2;
 const FINAL = 4;
+const PRUNED = 8;
 
 function entryOf(row: LogRow): HeadLogEntry {
   return {
@@ -29,6 +30,7 @@ function entryOf(row: LogRow): HeadLogEntry {
     ...(row.flags & REST ? { rest: true as const } : {}),
     ...(row.flags & FINAL ? { final: true as const } : {}),
     ...(row.flags & PREDATES ? { predates: true as const } : {}),
+    ...(row.flags & PRUNED ? { pruned: true as const } : {}),
     logHash: row.log_hash,
   };
 }
@@ -95,6 +97,25 @@ export class SqliteHeadLog {
     log.take(entry);
   }
 
+  /**
+   * Record that retention deleted `run`'s journal: an entry at its final head marked `pruned`,
+   * taken as a checkpoint so the transaction signs the new head (see `journal/headLog.ts`).
+   */
+  writePruned(run: Pick<RunSummary, 'runId' | 'profile' | 'head'>, log: HeadLogWriter): HeadLogEntry {
+    const entry = nextLogEntry(log.tail, {
+      runId: run.runId,
+      profile: run.profile,
+      seq: run.head.seq,
+      hash: run.head.hash,
+      rest: true,
+      final: true,
+      pruned: true,
+    });
+    this.#insert(entry);
+    log.take(entry, true);
+    return entry;
+  }
+
   /** At the end of the transaction: sign the new head when it holds a checkpoint. */
   seal(log: HeadLogWriter): void {
     const signed = log.seal();
@@ -125,7 +146,7 @@ export class SqliteHeadLog {
   }
 
   #insert(entry: HeadLogEntry): void {
-    const flags = (entry.rest ? REST : 0) | (entry.predates ? PREDATES : 0) | (entry.final ? FINAL : 0);
+    const flags = (entry.rest ? REST : 0) | (entry.predates ? PREDATES : 0) | (entry.final ? FINAL : 0) | (entry.pruned ? PRUNED : 0);
     this.#statements.insert.run(entry.index, entry.runId, entry.profile, entry.seq, entry.hash, flags, entry.logHash);
   }
 }

@@ -10,6 +10,7 @@ import {
   filterFacts,
   isWellFormed,
   type HeadLog,
+  type HeadLogEntry,
   type HeadLogOptions,
   type HeadLogWriter,
 } from '../core/stores.ts';
@@ -29,6 +30,9 @@ import { SqliteHeadLog } from './sqliteHeadLog.ts';
 import { SqliteVectorRows, parseRow } from './sqliteVectorRows.ts';
 
 type Usage = NonNullable<AppendBatch['profileUsage']>['delta'];
+
+/** Statuses a run never leaves: only these runs' journals are pruned. */
+const FINISHED: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
 
 /** Options of {@link SqliteStore}. */
 export interface SqliteStoreOptions extends HeadLogOptions {
@@ -124,6 +128,13 @@ export class SqliteStore implements HostStore {
       approval: db.prepare<[string], { record: string }>('SELECT record FROM approvals WHERE approval_id = ?'),
       approvalOwner: db.prepare<[string], { run_id: string }>('SELECT run_id FROM approvals WHERE approval_id = ?'),
       usage: db.prepare<[string], Usage>('SELECT cost, calls, tokens FROM profile_usage WHERE profile = ?'),
+      // A run finishes after it starts: runs created before the cut-off are the only candidates (the index on status and created_at finds them).
+      finishedBefore: db.prepare<[number, number], { run_id: string; summary: string }>(
+        "SELECT run_id, summary FROM runs WHERE status IN ('completed', 'failed', 'cancelled') AND created_at < ? ORDER BY created_at, run_id LIMIT ?",
+      ),
+      deleteEvents: db.prepare('DELETE FROM events WHERE run_id = ?'),
+      deleteApprovals: db.prepare('DELETE FROM approvals WHERE run_id = ?'),
+      deleteRun: db.prepare('DELETE FROM runs WHERE run_id = ?'),
       savepoint: db.prepare('SAVEPOINT batch'),
       release: db.prepare('RELEASE batch'),
       rollbackTo: db.prepare('ROLLBACK TO batch'),
@@ -220,6 +231,36 @@ export class SqliteStore implements HostStore {
     if (batch.profileUsage) this.#statements.addUsage.run({ profile: batch.profileUsage.profile, ...batch.profileUsage.delta });
     this.#log.write(batch, log);
     this.#heads.stage(batch);
+  }
+
+  /**
+   * Retention: delete the journals (events, run row, approvals) of up to `limit` runs that
+   * finished (completed, failed or cancelled) before `finishedBefore` (ms since the epoch),
+   * oldest first, never a running or paused run. Each deletion leaves a `pruned` entry in the
+   * log of heads at the run's final head, signed with the log's new head in the same
+   * transaction, so an audit tells a pruned run from a deleted one. Spending stays counted.
+   */
+  pruneFinishedRuns(finishedBefore: number, limit: number): { pruned: HeadLogEntry[]; more: boolean } {
+    const candidates = this.#statements.finishedBefore.all(finishedBefore, limit + 1);
+    const pruned: HeadLogEntry[] = [];
+    try {
+      this.#db.transaction(() => {
+        const log = this.#log.open();
+        for (const row of candidates.slice(0, limit)) {
+          const run = parseRow<RunSummary>(row.summary, `run ${row.run_id}`);
+          if (!FINISHED.has(run.status) || run.updatedAt >= finishedBefore) continue;
+          pruned.push(this.#log.writePruned(run, log));
+          for (const statement of [this.#statements.deleteEvents, this.#statements.deleteApprovals, this.#statements.deleteRun]) statement.run(run.runId);
+          this.#heads.forget(run.runId);
+        }
+        this.#log.seal(log);
+      })();
+    } catch (error) {
+      this.#log.forget();
+      throw new SystemError('pruning finished runs failed', { code: 'prune_failed', cause: error });
+    }
+    this.#log.commit();
+    return { pruned, more: candidates.length > limit && pruned.length > 0 };
   }
 
   readHeadLog(): Promise<HeadLog> {

@@ -45,6 +45,11 @@ export const HeadLogEntrySchema = z.object({
   final: z.literal(true).optional(),
   /** Entered when the log started: the run was written before the store kept a log, and its history before this head is not covered. */
   predates: z.literal(true).optional(),
+  /**
+   * A `run_pruned` record: retention deleted the finished run's journal, which stood at this
+   * head (its final entry's seq and hash, repeated). The run is gone on purpose, not missing.
+   */
+  pruned: z.literal(true).optional(),
   /** The fold of every entry up to this one: SHA-256 of the previous `logHash` and this entry. */
   logHash: Hex64,
 });
@@ -76,7 +81,7 @@ const encoder = new TextEncoder();
  * append, so it skips the canonical-JSON walk an object would need).
  */
 export function logEntryHash(prev: string, entry: Omit<HeadLogEntry, 'logHash'>): string {
-  const flags = (entry.rest ? 1 : 0) | (entry.predates ? 2 : 0) | (entry.final ? 4 : 0);
+  const flags = (entry.rest ? 1 : 0) | (entry.predates ? 2 : 0) | (entry.final ? 4 : 0) | (entry.pruned ? 8 : 0);
   return bytesToHex(sha256(encoder.encode(JSON.stringify(['cugar-log-1', prev, entry.index, entry.runId, entry.profile, entry.seq, entry.hash, flags]))));
 }
 
@@ -91,6 +96,7 @@ export function nextLogEntry(tail: LogHead, fields: LogEntryFields): HeadLogEntr
     ...(fields.rest ? { rest: true as const } : {}),
     ...(fields.final ? { final: true as const } : {}),
     ...(fields.predates ? { predates: true as const } : {}),
+    ...(fields.pruned ? { pruned: true as const } : {}),
   };
   return { ...entry, logHash: logEntryHash(tail.hash, entry) };
 }

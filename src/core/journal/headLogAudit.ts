@@ -48,7 +48,24 @@ export interface HeadLogAudit {
   problem?: string;
   /** Runs entered when the log started: written before the store kept a log, covered from that head on. */
   predating: number;
+  /**
+   * Runs retention deleted on purpose: the log's last entry for each is a `pruned` record at
+   * the final head it had logged, and the store holds no such run. Their heads (seq and hash)
+   * stay in the log, so a copy of the journal exported before can still be checked against it.
+   */
+  pruned: PrunedRun[];
   findings: HeadLogFinding[];
+}
+
+/** A run whose journal retention deleted, as the log of heads remembers it. */
+export interface PrunedRun {
+  runId: string;
+  profile: string;
+  /** The run's final head when it was pruned. */
+  seq: number;
+  hash: string;
+  /** Whether the `pruned` record is covered by a valid signature. */
+  signed: boolean;
 }
 
 /** Checks a log head's signature: a host's signer port, or a public key through `cugar/signing`. */
@@ -129,13 +146,25 @@ export function auditHeadLog(log: HeadLog, runs: readonly StoredRunHead[], check
     problem ??= `the log is not signed up to its last checkpoint (entry ${lastRest}; signed: ${signature.signedSize})`;
   }
   const latest = new Map<string, HeadLogEntry>();
-  for (const entry of entries) latest.set(entry.runId, entry);
+  const before = new Map<string, HeadLogEntry>();
+  for (const entry of entries) {
+    const last = latest.get(entry.runId);
+    if (last) before.set(entry.runId, last);
+    latest.set(entry.runId, entry);
+  }
   const stored = new Map(runs.map((run) => [run.runId, run]));
   const findings: HeadLogFinding[] = [];
+  const pruned: PrunedRun[] = [];
   for (const [runId, entry] of latest) {
     const signed = state === 'signed' && entry.index < signature.signedSize;
     const named = `the ${signed ? 'signed ' : ''}log of heads names this run at seq ${entry.seq}`;
     const run = stored.get(runId);
+    if (entry.pruned) {
+      const problem = prunedProblem(entry, before.get(runId), run !== undefined);
+      if (problem) findings.push({ runId, profile: entry.profile, kind: run ? 'head_differs' : 'missing', signed, reason: `${named}, pruned, but ${problem}` });
+      else pruned.push({ runId, profile: entry.profile, seq: entry.seq, hash: entry.hash, signed });
+      continue;
+    }
     if (!run) {
       findings.push({ runId, profile: entry.profile, kind: 'missing', signed, reason: `${named}, but the store has no such run: it was deleted` });
       continue;
@@ -164,6 +193,18 @@ export function auditHeadLog(log: HeadLog, runs: readonly StoredRunHead[], check
     signature: state,
     ...(problem ? { problem } : {}),
     predating,
+    pruned,
     findings,
   };
+}
+
+/**
+ * What is wrong with a `pruned` record, if anything: only a finished run is pruned, at the
+ * final head the log recorded for it, and once pruned it is gone from the store.
+ */
+function prunedProblem(entry: HeadLogEntry, last: HeadLogEntry | undefined, stillStored: boolean): string | undefined {
+  if (stillStored) return 'the store still holds the run';
+  if (!last?.final) return 'the log never recorded the run as finished';
+  if (last.seq !== entry.seq || last.hash !== entry.hash) return `the run finished at seq ${last.seq}, another head than the one pruned`;
+  return undefined;
 }

@@ -78,17 +78,19 @@ const FALSE_WORDS = new Set(['0', 'false', 'no', 'off']);
 
 /**
  * Parse an env-like record into a {@link Config}. Never throws for bad values: an
- * unparsable value falls back to its default and an out-of-range one is clamped, each with
- * a warning. Throws a `ValidationError` only when `env` is not a record of strings.
+ * unparsable value falls back to its default (`base`'s value: the configuration file's, when a
+ * host lays the environment over one) and an out-of-range one is clamped, each with a
+ * warning. Throws a `ValidationError` only when `env` is not a record of strings.
  *
  * @example
  * const { config, warnings } = parseConfig({ PLANNER_MAX_STEPS: '99' });
  * config.plannerMaxSteps; // 50
  * warnings; // ['PLANNER_MAX_STEPS=99 is above 50; clamped to 50']
  */
-export function parseConfig(env: EnvRecord = {}): ConfigParseResult {
+export function parseConfig(env: EnvRecord = {}, base: Readonly<Config> = DEFAULT_CONFIG): ConfigParseResult {
   const record = parseOrThrow(EnvRecordSchema, env, 'environment record');
-  const config: Config = { ...DEFAULT_CONFIG };
+  const config: Config = { ...parseOrThrow(ConfigSchema, base, 'base configuration') };
+  const fallback = base === DEFAULT_CONFIG ? 'the default' : 'the configured';
   const warnings: string[] = [];
 
   for (const { env: name, key, min, max, integer } of NUMBER_KEYS) {
@@ -96,7 +98,7 @@ export function parseConfig(env: EnvRecord = {}): ConfigParseResult {
     if (raw === undefined || raw === '') continue;
     const value = Number(raw);
     if (!Number.isFinite(value) || (integer && !Number.isInteger(value))) {
-      warnings.push(`${name}=${JSON.stringify(raw)} is not a${integer ? 'n integer' : ' finite number'}; using the default ${DEFAULT_CONFIG[key]}`);
+      warnings.push(`${name}=${JSON.stringify(raw)} is not a${integer ? 'n integer' : ' finite number'}; using ${fallback} ${config[key]}`);
       continue;
     }
     if (value < min) {
@@ -120,13 +122,13 @@ export function parseConfig(env: EnvRecord = {}): ConfigParseResult {
     if (word === undefined || word === '') continue;
     if (TRUE_WORDS.has(word)) config[key] = true;
     else if (FALSE_WORDS.has(word)) config[key] = false;
-    else warnings.push(`${name}=${JSON.stringify(word)} is not a boolean; using the default ${DEFAULT_CONFIG[key]}`);
+    else warnings.push(`${name}=${JSON.stringify(word)} is not a boolean; using ${fallback} ${config[key]}`);
   }
 
   const profile = record['CUGAR_PROFILE']?.trim();
   if (profile !== undefined && profile !== '') {
     if (ProfileNameSchema.safeParse(profile).success) config.defaultProfile = profile;
-    else warnings.push(`CUGAR_PROFILE=${JSON.stringify(profile)} is not a valid profile name; using the default ${DEFAULT_CONFIG.defaultProfile}`);
+    else warnings.push(`CUGAR_PROFILE=${JSON.stringify(profile)} is not a valid profile name; using ${fallback} ${config.defaultProfile}`);
   }
 
   return { config: ConfigSchema.parse(config), warnings };
