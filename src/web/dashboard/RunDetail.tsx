@@ -5,6 +5,7 @@ import { updateRunStatus } from './history.ts';
 import { ApprovalCard } from './Approvals.tsx';
 import { BudgetMeters, ProfileBudget } from './Budget.tsx';
 import type { TraceRecord } from '../../core/index.ts';
+import { RunPlan } from './RunPlan.tsx';
 import { TraceView, type ForkRequest } from './TraceView.tsx';
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
@@ -160,6 +161,8 @@ export function RunDetail({ token, runId }: { token: string; runId: string }) {
         </p>
       ) : null}
       {outcome.pendingApproval ? <ApprovalCard token={token} approval={outcome.pendingApproval} /> : null}
+      {/* The client types the rows as JSON (hono's JSONValue for recorded metadata); they are the core's trace records. */}
+      <RunPlan goal={outcome.goal} records={(trace.data?.records ?? []) as readonly TraceRecord[]} />
       <h2>Budget</h2>
       <div className="side-by-side">
         <BudgetMeters title="This run" usage={outcome.usage} budget={outcome.budget?.run} />

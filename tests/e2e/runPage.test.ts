@@ -1,0 +1,81 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
+import type { Browser, Page } from 'playwright';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type RunningServer } from '../../src/edge/nodeServer.ts';
+import { launchChromium } from './support.ts';
+
+const root = join(import.meta.dirname, '..', '..');
+const shots = join(root, 'test-results', 'run-page');
+const dir = mkdtempSync(join(tmpdir(), 'cugar-run-page-'));
+let server: RunningServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!existsSync(join(root, 'dist/web/index.html'))) throw new Error('build the dashboard first: npx vite build');
+  mkdirSync(shots, { recursive: true });
+  server = await startServer({ port: 0, dataDir: dir, corpusDir: join(dir, 'none'), staticDir: join(root, 'dist/web'), log: () => undefined });
+  browser = await launchChromium();
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function start(goal: string): Promise<{ runId: string; status: string }> {
+  const response = await fetch(`${server.url}/v1/runs`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${server.localToken}`, 'content-type': 'application/json', prefer: 'wait=20' },
+    body: JSON.stringify({ goal, profile: 'demo' }),
+  });
+  return (await response.json()) as { runId: string; status: string };
+}
+
+async function open(runId: string): Promise<Page> {
+  const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+  await page.goto(`${server.url}/#token=${server.localToken}`);
+  await page.getByRole('heading', { name: 'Runs' }).waitFor();
+  await page.goto(`${server.url}/#/runs/${runId}`);
+  await page.getByRole('heading', { name: 'Plan' }).waitFor();
+  return page;
+}
+
+describe('the run page', () => {
+  it('shows the goal, the plan and why each tool was chosen', { timeout: 60_000 }, async () => {
+    const goal = 'add 2 and 3, then multiply the result by 4';
+    const run = await start(goal);
+    expect(run.status).toBe('completed');
+    const page = await open(run.runId);
+    // The goal as written, its argument spans marked (each names its argument in a subscript).
+    const text = await page.locator('.goal-text').evaluate((node) => {
+      const copy = node.cloneNode(true) as HTMLElement;
+      for (const sub of copy.querySelectorAll('sub')) sub.remove();
+      return copy.textContent;
+    });
+    expect(text).toBe(goal);
+    const rows = page.locator('table.plan-steps tbody tr');
+    expect(await rows.count()).toBe(2);
+    expect(await rows.nth(0).textContent()).toContain('add');
+    expect(await rows.nth(1).textContent()).toContain('multiply');
+    // Each ranked step says why its tool was chosen.
+    for (const i of [0, 1]) expect((await rows.nth(i).locator('td').nth(3).textContent())?.trim()).not.toBe('—');
+    const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+    expect(results.violations.map((v) => `${v.id} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+    await page.screenshot({ path: join(shots, 'run-page.png'), fullPage: true });
+    await page.context().close();
+  });
+
+  it('draws a paused run’s pending approval as a span and counts it', { timeout: 60_000 }, async () => {
+    const run = await start('send_message(to="ops", text="deploy finished")');
+    expect(run.status).toBe('paused');
+    const page = await open(run.runId);
+    await expect.poll(() => page.locator('.trace p.hint[role=status]').textContent()).toContain('1 approval(s), 1 pending');
+    await page.getByRole('button', { name: /approval pending \(send_message\)/ }).click();
+    await expect.poll(() => page.getByRole('region', { name: 'Span detail' }).textContent()).toContain('"pending": true');
+    expect(await page.getByRole('table').first().textContent()).toContain('send_message');
+    await page.context().close();
+  });
+});
