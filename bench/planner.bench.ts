@@ -1,0 +1,330 @@
+// `npm run bench -- planner`: the planner without a model on the labelled set of
+// tests/fixtures/plannerSet, side by side with a plain BM25 baseline and the planner as it was
+// before issue 13 (commit 83066be), each revision exported from git into a temporary folder.
+//   PLANNER_BENCH_HEAD=worktree  measures the working tree's planner instead of HEAD's.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type * as z from 'zod';
+import { toolParameters } from '../src/mcp/jsonSchema.ts';
+import { registeredName } from '../src/mcp/register.ts';
+import {
+  COMPARISON_RULES,
+  REFERENCE_DATE,
+  REQUESTS,
+  TOOLS,
+  checkArguments,
+  splitOf,
+  type SetRequest,
+  type SetTool,
+} from '../tests/fixtures/plannerSet/index.ts';
+import { Bm25Baseline } from './plannerBaselines.ts';
+import { machineDescription, type BenchResult } from './report.ts';
+import { fmt, percentile } from './stats.ts';
+
+/** The planner as it was before issue 13. */
+const BEFORE = '83066be';
+const PROFILE = 'set';
+const SPEED_TOOLS = 300;
+const ROUNDS = 9;
+const root = new URL('..', import.meta.url).pathname;
+
+/** What the bench uses of a revision's core; structural, so any revision with this API loads. */
+interface PlanLike {
+  steps: Array<{ tool: string; input: Record<string, unknown> }>;
+  stopReason: string;
+  candidates?: Array<{ tool: string; selected?: boolean }>;
+  /** A plan that stops for input names the tool and what the goal gave it. */
+  inputRequired?: { tool: string; input: Record<string, unknown> };
+}
+interface RegistryLike {
+  register(profile: string, name: string, spec: Record<string, unknown>): unknown;
+}
+interface CoreLike {
+  ToolRegistry: new () => RegistryLike;
+  Planner: new (options: { ids: unknown; clock?: unknown }) => { plan(request: Record<string, unknown>): PlanLike };
+  createSequentialIds(seed: string): unknown;
+}
+
+/** A planner under test: the tool it picks for a request (a set name, or null) and the input it fills. */
+interface Contestant {
+  label: string;
+  fillsArguments: boolean;
+  plan(text: string): { tool: string | null; input: Record<string, unknown>; stopReason: string };
+}
+
+/** `src` and `package.json` of `revision`, exported once into a temporary folder that shares this checkout's node_modules. */
+function exportRevision(revision: string): { dir: string; sha: string } {
+  const sha = execFileSync('git', ['rev-parse', '--verify', `${revision}^{commit}`], { cwd: root, encoding: 'utf8' }).trim();
+  const dir = join(tmpdir(), `cugar-planner-${sha.slice(0, 12)}`);
+  if (!existsSync(join(dir, '.exported'))) {
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    const archive = execFileSync('git', ['archive', '--format=tar', sha, 'src', 'package.json'], { cwd: root, maxBuffer: 1 << 28 });
+    execFileSync('tar', ['-x', '-C', dir], { input: archive });
+    symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
+    writeFileSync(join(dir, '.exported'), `${sha}\n`);
+  }
+  return { dir, sha };
+}
+
+async function loadCore(dir: string): Promise<CoreLike> {
+  const core = (await import(pathToFileURL(join(dir, 'src/core/index.ts')).href)) as Record<string, unknown>;
+  const testing = (await import(pathToFileURL(join(dir, 'src/core/testing.ts')).href)) as Record<string, unknown>;
+  return { ...core, ...testing } as unknown as CoreLike;
+}
+
+/** The registry name of a set tool: what registering it from an MCP server without a prefix gives. */
+const registryName = (tool: SetTool) => registeredName({ name: PROFILE, prefix: '' }, tool.name);
+
+/** The set's tools in a revision's registry, converted from JSON Schema like MCP tools; aliases and examples go along. */
+function registryOf(core: CoreLike, tools: readonly SetTool[], schemas: Map<SetTool, z.ZodType>): RegistryLike {
+  const registry = new core.ToolRegistry();
+  for (const tool of tools) {
+    let parameters = schemas.get(tool);
+    if (!parameters) schemas.set(tool, (parameters = toolParameters(tool.parameters, tool.name)));
+    registry.register(PROFILE, registryName(tool), {
+      description: tool.description,
+      parameters,
+      handler: () => null,
+      ...(tool.aliases ? { aliases: tool.aliases } : {}),
+      ...(tool.examples ? { examples: tool.examples } : {}),
+    });
+  }
+  return registry;
+}
+
+/** The product planner of one revision, over `tools`; a plan that stops for input still names its tool. */
+function productPlanner(core: CoreLike, label: string, tools: readonly SetTool[], schemas: Map<SetTool, z.ZodType>): Contestant {
+  const registry = registryOf(core, tools, schemas);
+  const byRegistryName = new Map(tools.map((tool) => [registryName(tool), tool.name]));
+  const planner = new core.Planner({ ids: core.createSequentialIds('plan'), clock: { now: () => Date.parse(REFERENCE_DATE) } });
+  return {
+    label,
+    fillsArguments: true,
+    plan(text) {
+      const plan = planner.plan({ goal: text, profile: PROFILE, registry, traceId: 'trace', runId: 'run' });
+      const step = plan.steps[0] ?? (plan.stopReason === 'input_required' ? plan.inputRequired : undefined);
+      const named = step?.tool;
+      return { tool: named === undefined ? null : (byRegistryName.get(named) ?? named), input: step?.input ?? {}, stopReason: plan.stopReason };
+    },
+  };
+}
+
+function baseline(tools: readonly SetTool[]): Contestant {
+  const bm25 = new Bm25Baseline(tools.map((tool) => ({ name: tool.name, description: tool.description })));
+  return {
+    label: 'BM25 baseline',
+    fillsArguments: false,
+    plan(text) {
+      const tool = bm25.choose(text);
+      return { tool, input: {}, stopReason: tool ? 'planned' : 'no_relevant_tool' };
+    },
+  };
+}
+
+/** What one contestant did with one request. */
+interface Outcome {
+  request: SetRequest;
+  tool: string | null;
+  input: Record<string, unknown>;
+  stopReason: string;
+  error?: string;
+}
+
+function outcomesOf(contestant: Contestant): Outcome[] {
+  return REQUESTS.map((request) => {
+    try {
+      return { request, ...contestant.plan(request.text) };
+    } catch (error) {
+      return { request, tool: null, input: {}, stopReason: 'exception', error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
+    }
+  });
+}
+
+const byName = new Map(TOOLS.map((tool) => [tool.name, tool]));
+
+/** Counts over a group of requests; the rates' denominators are named in DEFINITIONS. */
+interface Tally {
+  answerable: number;
+  unanswerable: number;
+  top1: number;
+  correctRefusals: number;
+  wrongRefusals: number;
+  exact: number;
+  strict: number;
+  errors: number;
+}
+
+function tally(outcomes: readonly Outcome[]): Tally {
+  const t: Tally = { answerable: 0, unanswerable: 0, top1: 0, correctRefusals: 0, wrongRefusals: 0, exact: 0, strict: 0, errors: 0 };
+  for (const { request, tool, input, error } of outcomes) {
+    if (error) t.errors++;
+    if (request.tool === null) {
+      t.unanswerable++;
+      if (tool === null && !error) t.correctRefusals++;
+      continue;
+    }
+    t.answerable++;
+    if (tool === null) {
+      if (!error) t.wrongRefusals++;
+      continue;
+    }
+    if (tool !== request.tool) continue;
+    t.top1++;
+    const check = checkArguments(request, byName.get(tool)!, input);
+    if (check.labelledRight && check.inventedRequired.length === 0) {
+      t.exact++;
+      if (check.extraOptional.length === 0) t.strict++;
+    }
+  }
+  return t;
+}
+
+const percent = (part: number, whole: number) => (whole === 0 ? 'n/a' : `${((100 * part) / whole).toFixed(1)} %`);
+
+const DEFINITIONS = [
+  'Top-1: of the requests a tool serves, the share whose plan’s first step calls that tool (a plan that stops with input_required counts with the tool it names and the arguments it filled).',
+  'Correct refusals: of the requests no tool serves, the share answered with no step. Wrong refusals: of the requests a tool serves, the share answered with no step.',
+  'Exact arguments: of the requests a tool serves, the share where the tool is right, every labelled argument matches (comparison rules below), and no required parameter the request does not give is filled in. Strict arguments: the same, and no optional parameter the request does not speak to is set (to anything but its declared default).',
+  'An exception thrown by a planner counts as neither a refusal nor a tool (so it is wrong either way); the number of exceptions is its own row.',
+];
+
+/** The set's tools widened to `count` distinct tools: regional, premium and legacy variants with their own names and descriptions. */
+function widened(count: number): SetTool[] {
+  const variants = [
+    ['eu', 'EU region endpoint.'],
+    ['pro', 'Premium tier, higher rate limits.'],
+    ['legacy', 'Legacy v1 endpoint, kept for older integrations.'],
+  ] as const;
+  const tools: SetTool[] = [...TOOLS];
+  for (const [suffix, note] of variants)
+    for (const tool of TOOLS) if (tools.length < count) tools.push({ ...tool, name: `${tool.name}_${suffix}`, description: `${tool.description} ${note}` });
+  return tools;
+}
+
+/** Plans per second of each contestant over every request: median of interleaved rounds after one warm-up pass. */
+function speeds(contestants: readonly Contestant[]): number[] {
+  const samples = contestants.map(() => [] as number[]);
+  for (const contestant of contestants) for (const request of REQUESTS) contestant.plan(request.text);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let k = 0; k < contestants.length; k++) {
+      const index = (round + k) % contestants.length;
+      const start = performance.now();
+      for (const request of REQUESTS) contestants[index]!.plan(request.text);
+      samples[index]!.push((REQUESTS.length / (performance.now() - start)) * 1000);
+    }
+  }
+  return samples.map((values) => percentile(values, 50));
+}
+
+export async function run(): Promise<BenchResult> {
+  const loadBefore = loadavg()[0]!;
+  const useWorktree = process.env['PLANNER_BENCH_HEAD'] === 'worktree';
+  const before = exportRevision(BEFORE);
+  const head = useWorktree ? { dir: root, sha: 'working tree' } : exportRevision('HEAD');
+  const headLabel = useWorktree ? 'planner (working tree)' : `planner at HEAD (${head.sha.slice(0, 7)})`;
+  const beforeLabel = `today's planner (${BEFORE})`;
+  const [beforeCore, headCore] = [await loadCore(before.dir), await loadCore(head.dir)];
+  const schemas = new Map<SetTool, z.ZodType>();
+
+  const contestants = [baseline(TOOLS), productPlanner(beforeCore, beforeLabel, TOOLS, schemas), productPlanner(headCore, headLabel, TOOLS, schemas)];
+  const outcomes = contestants.map(outcomesOf);
+  const detailsFile = join(tmpdir(), 'cugar-planner-bench-details.json');
+  writeFileSync(
+    detailsFile,
+    JSON.stringify(
+      outcomes[2]!.map(({ request, tool, input, stopReason, error }) => ({
+        id: request.id,
+        split: splitOf(request),
+        text: request.text,
+        expected: request.tool,
+        args: request.args,
+        tool,
+        input,
+        stopReason,
+        error,
+      })),
+      null,
+      1,
+    ),
+  );
+
+  const rows: Array<Array<string | number>> = [];
+  const groups = { dev: (o: Outcome) => splitOf(o.request) === 'dev', test: (o: Outcome) => splitOf(o.request) === 'test', all: () => true };
+  const tallies = Object.fromEntries(Object.entries(groups).map(([split, keep]) => [split, outcomes.map((list) => tally(list.filter(keep)))])) as Record<
+    string,
+    Tally[]
+  >;
+  const metric = (name: string, value: (t: Tally, c: Contestant) => string) => {
+    for (const split of Object.keys(groups)) rows.push([name, split, ...contestants.map((c, i) => value(tallies[split]![i]!, c))]);
+  };
+  metric('top-1 tool accuracy', (t) => percent(t.top1, t.answerable));
+  metric('correct refusals', (t) => percent(t.correctRefusals, t.unanswerable));
+  metric('wrong refusals', (t) => percent(t.wrongRefusals, t.answerable));
+  metric('exact arguments', (t, c) => (c.fillsArguments ? percent(t.exact, t.answerable) : 'n/a (fills none)'));
+  metric('strict arguments', (t, c) => (c.fillsArguments ? percent(t.strict, t.answerable) : 'n/a (fills none)'));
+  rows.push(['exceptions', 'all', ...tallies['all']!.map((t) => String(t.errors))]);
+
+  const tags = [...new Set(REQUESTS.flatMap((request) => request.tags))].sort();
+  for (const tag of tags) {
+    const cells = outcomes.map((list, i) => {
+      const t = tally(list.filter((o) => o.request.tags.includes(tag)));
+      const parts: string[] = [];
+      if (t.answerable > 0) parts.push(`top-1 ${percent(t.top1, t.answerable)}`);
+      if (t.answerable > 0 && contestants[i]!.fillsArguments) parts.push(`args ${percent(t.exact, t.answerable)}`);
+      if (t.unanswerable > 0) parts.push(`refused ${percent(t.correctRefusals, t.unanswerable)}`);
+      return parts.join(' · ');
+    });
+    rows.push([`tag \`${tag}\` (${REQUESTS.filter((r) => r.tags.includes(tag)).length})`, 'all', ...cells]);
+  }
+
+  const wide = widened(SPEED_TOOLS);
+  const fast = speeds([baseline(wide), productPlanner(beforeCore, beforeLabel, wide, schemas), productPlanner(headCore, headLabel, wide, schemas)]);
+  rows.push([`plans/s, ${wide.length} tools (median of ${ROUNDS} rounds)`, 'all', ...fast.map((value) => fmt(value, 0))]);
+  const loadAfter = loadavg()[0]!;
+
+  const all = tallies['all']![2]!;
+  const result: BenchResult = {
+    name: 'planner',
+    title: `Planner without a model: ${TOOLS.length} tools, ${REQUESTS.length} labelled requests`,
+    method: `The labelled set of tests/fixtures/plannerSet: ${TOOLS.length} tools of ${new Set(TOOLS.map((t) => t.domain)).size} domains and ${REQUESTS.length} requests (${REQUESTS.filter((r) => r.tool === null).length} that no tool serves, ${REQUESTS.filter((r) => !r.tags.includes('en')).length} not in English), split by a hash of the text into dev (${REQUESTS.filter((r) => splitOf(r) === 'dev').length}) and test (${REQUESTS.filter((r) => splitOf(r) === 'test').length}). Each tool is registered in a ToolRegistry the way an MCP tool is (JSON Schema through the MCP schema conversion, name lowercased with other characters as "_", so calendar.createEvent becomes calendar_createevent; aliases and examples are passed along), and each request is planned alone by \`new Planner({ ids, clock }).plan({ goal, profile, registry, traceId, runId })\`, the clock fixed at the set's reference date ${REFERENCE_DATE}. Three contestants in one process: Okapi BM25 over name and description (bench/plannerBaselines.ts: lowercase word tokens, k1 = 1.2, b = 0.75, top tool, refuses only when every score is 0, fills no arguments), the planner at ${BEFORE} and the planner at ${useWorktree ? 'the working tree' : 'HEAD'}, both exported from git into a temporary folder. Speed: the ${REQUESTS.length} requests planned over ${wide.length} distinct tools (the set plus regional, premium and legacy variants), contestants interleaved, median of ${ROUNDS} rounds after a warm-up pass.`,
+    columns: ['metric', 'split', ...contestants.map((c) => c.label)],
+    rows,
+    targets: [
+      { label: `top-1 (${headLabel}, all)`, measured: percent(all.top1, all.answerable), target: '≥ 95 %', met: all.top1 >= 0.95 * all.answerable },
+      {
+        label: `correct refusals (${headLabel}, all)`,
+        measured: percent(all.correctRefusals, all.unanswerable),
+        target: '≥ 90 %',
+        met: all.correctRefusals >= 0.9 * all.unanswerable,
+      },
+      {
+        label: `wrong refusals (${headLabel}, all)`,
+        measured: percent(all.wrongRefusals, all.answerable),
+        target: '≤ 5 %',
+        met: all.wrongRefusals <= 0.05 * all.answerable,
+      },
+      { label: `exact arguments (${headLabel}, all)`, measured: percent(all.exact, all.answerable), target: '≥ 70 %', met: all.exact >= 0.7 * all.answerable },
+      { label: `plans/s with ${wide.length} tools (${headLabel})`, measured: fmt(fast[2]!, 0), target: '≥ 5,000', met: fast[2]! >= 5000 },
+    ],
+    notes: [
+      ...DEFINITIONS,
+      ...COMPARISON_RULES.split('\n').map((rule) => `Comparison: ${rule}`),
+      'Tag rows (all splits): top-1 and exact arguments over the requests with that tag that a tool serves, and correct refusals over those with that tag that no tool serves.',
+      `Load average (1 min) ${loadBefore.toFixed(2)} before and ${loadAfter.toFixed(2)} after the run, on ${cpus().length} cores shared with other work; the speeds are indicative.`,
+      `Command: \`npm run bench -- planner\`${useWorktree ? ' with PLANNER_BENCH_HEAD=worktree' : ''}; per-request outcomes of the ${headLabel} are written to ${detailsFile}.`,
+    ],
+    measuredAt: new Date().toISOString().slice(0, 10),
+    machine: machineDescription(),
+  };
+  console.log(markdown(result));
+  return result;
+}
+
+function markdown(result: BenchResult): string {
+  const line = (cells: Array<string | number>) => `| ${cells.join(' | ')} |`;
+  return [line(result.columns), line(result.columns.map(() => '---')), ...result.rows.map(line)].join('\n');
+}
