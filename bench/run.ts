@@ -12,7 +12,6 @@ const BENCHMARKS: Record<string, () => Promise<{ run: () => Promise<BenchResult>
   bundles: () => import('./bundles.bench.ts'),
   'trace-view': () => import('./traceView.bench.ts'),
   agent: () => import('./agent.bench.ts'),
-  extract: () => import('./extract.bench.ts'),
   planner: () => import('./planner.bench.ts'),
 };
 
