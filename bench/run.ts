@@ -12,7 +12,7 @@ const BENCHMARKS: Record<string, () => Promise<{ run: () => Promise<BenchResult>
   bundles: () => import('./bundles.bench.ts'),
   'trace-view': () => import('./traceView.bench.ts'),
   agent: () => import('./agent.bench.ts'),
-  planner: () => import('./planner.bench.ts'),
+  extract: () => import('./extract.bench.ts'),
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
