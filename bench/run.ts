@@ -13,6 +13,7 @@ const BENCHMARKS: Record<string, () => Promise<{ run: () => Promise<BenchResult>
   'trace-view': () => import('./traceView.bench.ts'),
   agent: () => import('./agent.bench.ts'),
   extract: () => import('./extract.bench.ts'),
+  planner: () => import('./planner.bench.ts'),
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
