@@ -217,7 +217,7 @@ export {
   type ModelCallSpan,
   type ToolCallSpan,
 } from './journal/projections.ts';
-export { readOtlp, toOtlp, type OtlpTraceExport } from './journal/otlp.ts';
+export { OTLP_VALUE_LIMIT, readOtlp, toOtlp, type OtlpTraceExport } from './journal/otlp.ts';
 
 // Storage (the port; adapter authors use `cugar/stores`)
 export { InMemoryStore } from './store/inMemoryStore.ts';

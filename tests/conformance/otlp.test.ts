@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InMemoryStore, Orchestrator, ToolRegistry, ValidationError, readOtlp, registerBuiltinTools, toOtlp } from '../../src/core/index.ts';
+import * as z from 'zod';
+import { InMemoryStore, OTLP_VALUE_LIMIT, Orchestrator, ToolRegistry, ValidationError, readOtlp, registerBuiltinTools, toOtlp } from '../../src/core/index.ts';
 import { createSequentialIds } from '../../src/core/testing.ts';
 
 describe('reading OTLP JSON', () => {
@@ -24,7 +25,29 @@ describe('reading OTLP JSON', () => {
     const add = spans.find((s) => s.name === 'execute_tool add')!;
     expect(add.attributes['gen_ai.tool.name']).toBe('add');
     expect(add.attributes['cugar.attempt']).toBe(1);
+    expect(JSON.parse(add.attributes['gen_ai.tool.call.arguments'] as string)).toEqual({ a: 2, b: 3 });
+    expect(JSON.parse(add.attributes['gen_ai.tool.call.result'] as string)).toBe(5);
     expect(spans.every((s) => s.statusCode === 1 && s.endMs >= s.startMs)).toBe(true);
+  });
+
+  it('carries tool arguments and results redacted and bounded', async () => {
+    const registry = new ToolRegistry();
+    registry.register('demo', 'login', {
+      description: 'log in somewhere',
+      parameters: z.object({ user: z.string(), password: z.string() }),
+      handler: ({ user }) => ({ user, session: 'x'.repeat(20_000) }),
+    });
+    const store = new InMemoryStore();
+    const orchestrator = new Orchestrator({ registry, store, ids: createSequentialIds('otlp-redact') });
+    const outcome = await orchestrator.start('login(user="ana", password="hunter2-very-secret")', 'demo');
+    expect(outcome.status).toBe('completed');
+    const [call] = readOtlp(JSON.parse(JSON.stringify(toOtlp(await store.readJournal(outcome.runId))))).filter((s) => s.name === 'execute_tool login');
+    const args = call!.attributes['gen_ai.tool.call.arguments'] as string;
+    expect(args).toContain('"user":"ana"');
+    expect(args).not.toContain('hunter2');
+    const result = call!.attributes['gen_ai.tool.call.result'] as string;
+    expect(result.length).toBeLessThan(OTLP_VALUE_LIMIT + 40);
+    expect(result).toMatch(/… \(\d+ characters\)$/);
   });
 
   it('accepts other producers: numeric times, enum status names, nested attribute values, orphans and cycles', () => {

@@ -88,7 +88,9 @@ describe('live OpenTelemetry export', () => {
       otlp: { url: sink.url, headers: { 'x-api-key': 'otel-backend-key-5d4c3b2a' }, serviceName: 'cugar-test', batchDelayMs: 20 },
     });
     try {
-      const run = (await (await post(server.url, { goal: 'add 2 and 3 then multiply the result by 4; password=hunter2otel', profile: 'demo' })).json()) as {
+      const run = (await (
+        await post(server.url, { goal: 'add 2 and 3 then multiply the result by 4 then echo "password=hunter2otel"', profile: 'demo' })
+      ).json()) as {
         runId: string;
         status: string;
       };
@@ -101,7 +103,11 @@ describe('live OpenTelemetry export', () => {
         ['initialize', 'plan', 'route', 'execute', 'aggregate', 'complete'].map((stage) => `stage ${stage}`),
       );
       for (const stage of spans.filter((span) => span.name.startsWith('stage '))) expect(stage.parentSpanId).toBe(root.spanId);
-      expect(tools.map((span) => span.name).sort()).toEqual(['execute_tool add', 'execute_tool multiply']);
+      expect(tools.map((span) => span.name).sort()).toEqual(['execute_tool add', 'execute_tool echo', 'execute_tool multiply']);
+      // Tool arguments travel with their spans, redacted like everything else.
+      const echoed = tools.find((span) => span.name === 'execute_tool echo')!;
+      expect(echoed.attributes).toContainEqual({ key: 'gen_ai.tool.call.arguments', value: { stringValue: '{"message":"password=[REDACTED]"}' } });
+      expect(echoed.attributes).toContainEqual({ key: 'gen_ai.tool.call.result', value: { stringValue: '"password=[REDACTED]"' } });
       for (const tool of tools) expect(tool).toMatchObject({ traceId: root.traceId, parentSpanId: root.spanId });
       expect(root.attributes).toContainEqual({ key: 'cugar.run.id', value: { stringValue: run.runId } });
       expect(new Set(spans.map((span) => span.spanId)).size).toBe(spans.length);

@@ -5,6 +5,15 @@ import type { JournalEvent } from '../schema/journalEvent.ts';
 import { pairApprovals, pairModelCalls, pairToolCalls, runInputsOf } from './projections.ts';
 import { redact } from '../policy/redaction.ts';
 
+/** Most characters of a tool's arguments or result on a span: backends cap attributes anyway, and a span stays small. */
+export const OTLP_VALUE_LIMIT = 8192;
+
+/** JSON of `value`, cut at {@link OTLP_VALUE_LIMIT} characters with a marker saying how long it was. */
+function boundedJson(value: unknown): string {
+  const text = JSON.stringify(value) ?? 'null';
+  return text.length <= OTLP_VALUE_LIMIT ? text : `${text.slice(0, OTLP_VALUE_LIMIT)}… (${text.length} characters)`;
+}
+
 type AttributeValue = { stringValue: string } | { intValue: string } | { doubleValue: number } | { boolValue: boolean };
 interface OtlpAttribute {
   key: string;
@@ -100,6 +109,9 @@ export function toOtlp(journal: readonly JournalEvent[], serviceName = 'cugar'):
         attribute('cugar.step.id', call.stepId),
         attribute('cugar.attempt', call.attempt),
         ...(call.worker ? [attribute('cugar.worker', call.worker)] : []),
+        // The call's arguments and result, redacted and bounded, as the GenAI conventions name them.
+        attribute('gen_ai.tool.call.arguments', boundedJson(redact(call.input))),
+        ...(call.end.type === 'tool_call_complete' ? [attribute('gen_ai.tool.call.result', boundedJson(redact(call.output)))] : []),
       ],
       status: call.error ? { code: 2, message: `${call.error.code}: ${call.error.message}` } : { code: 1 },
     });
