@@ -80,14 +80,12 @@ async function loadCore(dir: string): Promise<CoreLike> {
 const registryName = (tool: SetTool) => registeredName({ name: PROFILE, prefix: '' }, tool.name);
 
 /** The set's tools in a revision's registry, converted from JSON Schema like MCP tools; aliases and examples go along. */
-function registryOf(core: CoreLike, tools: readonly SetTool[], schemas: Map<SetTool, z.ZodType>): RegistryLike {
+function registryOf(core: CoreLike, tools: readonly SetTool[]): RegistryLike {
   const registry = new core.ToolRegistry();
   for (const tool of tools) {
-    let parameters = schemas.get(tool);
-    if (!parameters) schemas.set(tool, (parameters = toolParameters(tool.parameters, tool.name)));
     registry.register(PROFILE, registryName(tool), {
       description: tool.description,
-      parameters,
+      parameters: schemaOf(tool),
       handler: () => null,
       ...(tool.aliases ? { aliases: tool.aliases } : {}),
       ...(tool.examples ? { examples: tool.examples } : {}),
@@ -97,8 +95,8 @@ function registryOf(core: CoreLike, tools: readonly SetTool[], schemas: Map<SetT
 }
 
 /** The product planner of one revision, over `tools`; a plan that stops for input still names its tool. */
-function productPlanner(core: CoreLike, label: string, tools: readonly SetTool[], schemas: Map<SetTool, z.ZodType>): Contestant {
-  const registry = registryOf(core, tools, schemas);
+function productPlanner(core: CoreLike, label: string, tools: readonly SetTool[]): Contestant {
+  const registry = registryOf(core, tools);
   const byRegistryName = new Map(tools.map((tool) => [registryName(tool), tool.name]));
   const planner = new core.Planner({ ids: core.createSequentialIds('plan'), clock: { now: () => Date.parse(REFERENCE_DATE) } });
   return {
@@ -145,6 +143,13 @@ function outcomesOf(contestant: Contestant): Outcome[] {
 }
 
 const byName = new Map(TOOLS.map((tool) => [tool.name, tool]));
+const schemas = new Map<SetTool, z.ZodType>();
+/** A set tool's parameters as zod, converted once the way MCP tools are. */
+function schemaOf(tool: SetTool): z.ZodType {
+  let schema = schemas.get(tool);
+  if (!schema) schemas.set(tool, (schema = toolParameters(tool.parameters, tool.name)));
+  return schema;
+}
 
 /** Counts over a group of requests; the rates' denominators are named in DEFINITIONS. */
 interface Tally {
@@ -156,12 +161,19 @@ interface Tally {
   exact: number;
   strict: number;
   errors: number;
+  /** Plans with a first step (not stopped for input), and those whose step input passes the tool's schema. */
+  stepped: number;
+  valid: number;
 }
 
 function tally(outcomes: readonly Outcome[]): Tally {
-  const t: Tally = { answerable: 0, unanswerable: 0, top1: 0, correctRefusals: 0, wrongRefusals: 0, exact: 0, strict: 0, errors: 0 };
-  for (const { request, tool, input, error } of outcomes) {
+  const t: Tally = { answerable: 0, unanswerable: 0, top1: 0, correctRefusals: 0, wrongRefusals: 0, exact: 0, strict: 0, errors: 0, stepped: 0, valid: 0 };
+  for (const { request, tool, input, stopReason, error } of outcomes) {
     if (error) t.errors++;
+    if (tool !== null && stopReason !== 'input_required' && byName.has(tool)) {
+      t.stepped++;
+      if (schemaOf(byName.get(tool)!).safeParse(input).success) t.valid++;
+    }
     if (request.tool === null) {
       t.unanswerable++;
       if (tool === null && !error) t.correctRefusals++;
@@ -189,6 +201,7 @@ const DEFINITIONS = [
   'Top-1: of the requests a tool serves, the share whose plan’s first step calls that tool (a plan that stops with input_required counts with the tool it names and the arguments it filled).',
   'Correct refusals: of the requests no tool serves, the share answered with no step. Wrong refusals: of the requests a tool serves, the share answered with no step.',
   'Exact arguments: of the requests a tool serves, the share where the tool is right, every labelled argument matches (comparison rules below), and no required parameter the request does not give is filled in. Strict arguments: the same, and no optional parameter the request does not speak to is set (to anything but its declared default).',
+  'Step inputs valid: of the plans whose first step calls a tool (right or wrong), the share whose input passes that tool’s own schema (the zod conversion of its JSON Schema that a run validates against), e.g. RFC 3339 times for format: time.',
   'An exception thrown by a planner counts as neither a refusal nor a tool (so it is wrong either way); the number of exceptions is its own row.',
 ];
 
@@ -228,9 +241,8 @@ export async function run(): Promise<BenchResult> {
   const headLabel = useWorktree ? 'planner (working tree)' : `planner at HEAD (${head.sha.slice(0, 7)})`;
   const beforeLabel = `today's planner (${BEFORE})`;
   const [beforeCore, headCore] = [await loadCore(before.dir), await loadCore(head.dir)];
-  const schemas = new Map<SetTool, z.ZodType>();
 
-  const contestants = [baseline(TOOLS), productPlanner(beforeCore, beforeLabel, TOOLS, schemas), productPlanner(headCore, headLabel, TOOLS, schemas)];
+  const contestants = [baseline(TOOLS), productPlanner(beforeCore, beforeLabel, TOOLS), productPlanner(headCore, headLabel, TOOLS)];
   const outcomes = contestants.map(outcomesOf);
   const detailsFile = join(tmpdir(), 'cugar-planner-bench-details.json');
   writeFileSync(
@@ -266,6 +278,7 @@ export async function run(): Promise<BenchResult> {
   metric('wrong refusals', (t) => percent(t.wrongRefusals, t.answerable));
   metric('exact arguments', (t, c) => (c.fillsArguments ? percent(t.exact, t.answerable) : 'n/a (fills none)'));
   metric('strict arguments', (t, c) => (c.fillsArguments ? percent(t.strict, t.answerable) : 'n/a (fills none)'));
+  metric('step inputs valid against the tool schema', (t, c) => (c.fillsArguments ? percent(t.valid, t.stepped) : 'n/a (fills none)'));
   rows.push(['exceptions', 'all', ...tallies['all']!.map((t) => String(t.errors))]);
 
   const tags = [...new Set(REQUESTS.flatMap((request) => request.tags))].sort();
@@ -282,7 +295,7 @@ export async function run(): Promise<BenchResult> {
   }
 
   const wide = widened(SPEED_TOOLS);
-  const fast = speeds([baseline(wide), productPlanner(beforeCore, beforeLabel, wide, schemas), productPlanner(headCore, headLabel, wide, schemas)]);
+  const fast = speeds([baseline(wide), productPlanner(beforeCore, beforeLabel, wide), productPlanner(headCore, headLabel, wide)]);
   rows.push([`plans/s, ${wide.length} tools (median of ${ROUNDS} rounds)`, 'all', ...fast.map((value) => fmt(value, 0))]);
   const loadAfter = loadavg()[0]!;
 
