@@ -38,6 +38,8 @@ export const LogAuditSchema = z
     problem: z.string().optional(),
     /** Runs written before the store kept a log, covered from the head they had when it started (for a token of every profile). */
     predating: z.number().int().optional(),
+    /** Runs whose journals retention deleted: the log keeps each one's final head and a signed `pruned` record (for a token of every profile). */
+    pruned: z.number().int().optional(),
     note: z.string().optional(),
   })
   .openapi('LogAudit');

@@ -170,6 +170,7 @@ function logSummary(log: ReturnType<typeof verifyStoreHeads>['log'], headLog: He
     size: log.size,
     signedSize: log.signedSize,
     predating: log.predating,
+    pruned: log.pruned.length,
     ...(log.problem ? { problem: log.problem } : {}),
     ...(signed ? { since: signed } : {}),
   };
@@ -253,6 +254,13 @@ export async function verifyWithKey(args: readonly string[], options: VerifyOpti
         `log of heads: ${log.ok ? paint(output, 'green', log.signature) : paint(output, 'red', log.signature)} (${log.signedSize} of ${log.size} entries signed)${log.problem ? ` — ${log.problem}` : ''}`,
       );
       if (log.predating) output.out(`  ${log.predating} run(s) predate the log: it covers them from the head they had when it started`);
+      if (log.pruned.length)
+        output.out(
+          `  ${log.pruned.length} run(s) pruned by retention: their journals are gone, their final heads stay in the log (${log.pruned
+            .slice(0, 10)
+            .map((p) => p.runId)
+            .join(', ')}${log.pruned.length > 10 ? ', …' : ''})`,
+        );
       if (summary.since) output.out(`  to check next time that the log only grew: --since ${summary.since}`);
       for (const run of runs)
         output.out(

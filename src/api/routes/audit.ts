@@ -139,7 +139,7 @@ export function auditRoutes(runtime: Runtime) {
         const summary = {
           ok: log.ok,
           signature: log.signature,
-          ...(everyProfile ? { size: log.size, signedSize: log.signedSize, predating: log.predating } : {}),
+          ...(everyProfile ? { size: log.size, signedSize: log.signedSize, predating: log.predating, pruned: log.pruned.length } : {}),
           ...(log.problem ? { problem: log.problem } : {}),
           ...(note ? { note } : {}),
         };
