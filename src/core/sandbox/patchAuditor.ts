@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { inspectProgram, reportOf } from '../tools/codeAnalyzer/analyzeCode.ts';
 import { findingAt, type Finding } from '../tools/codeAnalyzer/finding.ts';
 import { parseSource } from '../tools/codeAnalyzer/parseSource.ts';
-import { isNode, isReference, memberName, walk, type AstNode, type NodePath } from '../tools/codeAnalyzer/walk.ts';
+import { isNode, isReference, memberName, staticString, walk, type AstNode, type NodePath } from '../tools/codeAnalyzer/walk.ts';
 import { FUNCTIONS } from '../tools/codeAnalyzer/structure.ts';
 import { SandboxError } from './sandboxError.ts';
 import { toolFactory, toolShape } from './toolSource.ts';
@@ -147,6 +147,11 @@ function toolRules(file: AstNode, source: string, limits: z.output<typeof AuditL
       found.push(
         findingAt(node, 'regex_too_long', 'high', `a regular expression of ${(node['pattern'] as string).length} characters (over ${limits.maxRegexChars})`),
       );
+    if (
+      (node.type === 'StringLiteral' || node.type === 'TemplateLiteral' || node.type === 'BinaryExpression') &&
+      FORBIDDEN_MEMBERS.has(staticString(node) ?? '')
+    )
+      found.push(findingAt(node, 'member_not_allowed', 'critical', `a string that spells "${staticString(node)}", a way to reach .${staticString(node)}`));
     if (node.type === 'DebuggerStatement') found.push(findingAt(node, 'member_not_allowed', 'high', 'debugger statements are not allowed'));
   });
   for (const path of references) {

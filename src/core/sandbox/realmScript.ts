@@ -89,7 +89,7 @@ export const HANDLER_BINDING = '__cugarHandler';
 const PRELUDE = `(function cugarSandboxRealm(factory, allowed, network) {
   'use strict';
   var g = globalThis;
-  var getProto = Object.getPrototypeOf, ownKeys = Reflect.ownKeys, defineProp = Object.defineProperty;
+  var getProto = Object.getPrototypeOf, ownKeys = Reflect.ownKeys, defineProp = Object.defineProperty, deleteProp = Reflect.deleteProperty;
   var getDesc = Object.getOwnPropertyDescriptor, freeze = Object.freeze, isFrozen = Object.isFrozen;
   var parse = JSON.parse, stringify = JSON.stringify, PromiseCtor = Promise, StringCtor = String;
   var ErrorCtor = Error, TypeErrorCtor = TypeError, WeakSetCtor = WeakSet, objectProto = Object.prototype;
@@ -109,10 +109,12 @@ const PRELUDE = `(function cugarSandboxRealm(factory, allowed, network) {
     throw new TypeErrorCtor('code generation from strings is not available in the sandbox');
   }
   function strip(o, name) {
-    delete o[name];
+    deleteProp(o, name);
     var left = getDesc(o, name);
     if (left === undefined) return;
     if (left.writable) { o[name] = undefined; return; }
+    // A constant that cannot be removed (a browser's TEMPORARY = 0) reaches nothing; anything else fails closed.
+    if ('value' in left && (left.value === null || (typeof left.value !== 'object' && typeof left.value !== 'function'))) return;
     throw new TypeErrorCtor('the sandbox cannot remove the global ' + StringCtor(name));
   }
   for (var o = g; o !== null && o !== objectProto; o = getProto(o)) {
