@@ -159,17 +159,17 @@ export async function guardedFetch(
       }
       if (REDIRECTS.has(response.status)) {
         await response.body?.cancel().catch(() => undefined);
-        const location = response.headers.get('location');
-        if (!location) throw new UrlRefusedError('redirect_without_location', `a ${response.status} redirect without a Location`, { url: url.href });
+        const target = response.headers.get('location');
+        if (!target) throw new UrlRefusedError('redirect_without_location', `a ${response.status} redirect without a Location`, { url: url.href });
         if (redirects.length >= limits.maxRedirects) {
           throw new UrlRefusedError('too_many_redirects', `more than ${limits.maxRedirects} redirects`, { redirects: [...redirects, url.href] });
         }
         redirects.push(url.href);
         let next: URL;
         try {
-          next = new URL(location, url);
+          next = new URL(target, url);
         } catch {
-          throw new UrlRefusedError('invalid_url', 'the redirect target is not a URL', { location: location.slice(0, 200) });
+          throw new UrlRefusedError('invalid_url', 'the redirect target is not a URL', { location: target.slice(0, 200) });
         }
         url = guard.checkUrl(next);
         continue;

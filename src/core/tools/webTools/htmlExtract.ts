@@ -80,11 +80,11 @@ interface Candidate {
   linkDensity: number;
 }
 
-function dropBoilerplate(document: DomDocument): void {
-  for (const element of Array.from(document.querySelectorAll(JUNK))) element.remove();
+function dropBoilerplate(dom: DomDocument): void {
+  for (const element of Array.from(dom.querySelectorAll(JUNK))) element.remove();
   // A page header outside the article (logo, menu) is boilerplate; an article's own header holds its title.
-  for (const element of Array.from(document.querySelectorAll('header'))) if (!element.closest('article, main')) element.remove();
-  for (const element of Array.from(document.querySelectorAll('[class], [id]'))) {
+  for (const element of Array.from(dom.querySelectorAll('header'))) if (!element.closest('article, main')) element.remove();
+  for (const element of Array.from(dom.querySelectorAll('[class], [id]'))) {
     if (element.tagName === 'BODY' || element.tagName === 'HTML' || element.tagName === 'ARTICLE' || element.tagName === 'MAIN') continue;
     const words = `${element.getAttribute('class') ?? ''} ${element.getAttribute('id') ?? ''}`;
     if (NEGATIVE.test(words) && !POSITIVE.test(words)) element.remove();
@@ -171,11 +171,11 @@ export async function extractMainText(html: string, limits: HtmlLimits = DEFAULT
   const { parseHTML } = await loadLinkedom();
   // linkedom needs a root element to build a document from a fragment.
   const source = /<html[\s>]/i.test(html) ? html : `<!doctype html><html><body>${html}</body></html>`;
-  const document = parseHTML(source).document as DomDocument;
-  const h1 = document.querySelectorAll('h1')[0];
-  const title = clean(document.title) || clean(h1?.textContent ?? null);
-  dropBoilerplate(document);
-  const root = document.body ?? document.documentElement;
+  const dom = parseHTML(source).document as DomDocument;
+  const h1 = dom.querySelectorAll('h1')[0];
+  const title = clean(dom.title) || clean(h1?.textContent ?? null);
+  dropBoilerplate(dom);
+  const root = dom.body ?? dom.documentElement;
   if (!root) return { title, text: '', blocks: [], words: 0 };
   const candidates = collectCandidates(root);
   const container = bestContainer(candidates, root);
