@@ -328,7 +328,7 @@ export async function run(): Promise<BenchResult> {
       ...COMPARISON_RULES.split('\n').map((rule) => `Comparison: ${rule}`),
       'Tag rows (all splits): top-1 and exact arguments over the requests with that tag that a tool serves, and correct refusals over those with that tag that no tool serves.',
       `Load average (1 min) ${loadBefore.toFixed(2)} before and ${loadAfter.toFixed(2)} after the run, on ${cpus().length} cores shared with other work; the speeds are indicative.`,
-      `Command: \`npm run bench -- planner\`${useWorktree ? ' with PLANNER_BENCH_HEAD=worktree' : ''}; per-request outcomes of the ${headLabel} are written to ${detailsFile}.`,
+      `Command: \`npm run bench -- planner\` (the same as \`node --import tsx bench/run.ts planner\` after the bench dependencies are installed)${useWorktree ? ' with PLANNER_BENCH_HEAD=worktree' : ''}; the ${headLabel}’s outcome for each request is written to ${detailsFile}.`,
     ],
     measuredAt: new Date().toISOString().slice(0, 10),
     machine: machineDescription(),
