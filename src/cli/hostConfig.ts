@@ -175,7 +175,8 @@ function fileMcpAllow(file: ConfigFile): McpAllow {
  * references are registered for redaction.
  */
 export async function loadHostSettings(options: { file?: string; env: Env; cwd?: string }): Promise<HostSettings> {
-  const { env } = options;
+  // A plain copy: `process.env` is no plain object, and the core's parsers check their input as records.
+  const env: Record<string, string | undefined> = { ...options.env };
   const path = configFilePath(options.file, env, options.cwd);
   const warnings: string[] = [];
   let file: ConfigFile = {};
