@@ -339,5 +339,6 @@ export async function run(): Promise<BenchResult> {
 
 function markdown(result: BenchResult): string {
   const line = (cells: Array<string | number>) => `| ${cells.join(' | ')} |`;
-  return [line(result.columns), line(result.columns.map(() => '---')), ...result.rows.map(line)].join('\n');
+  const table = [line(result.columns), line(result.columns.map(() => '---')), ...result.rows.map(line)];
+  return [...table, '', ...(result.notes ?? []).map((note) => `- ${note}`)].join('\n');
 }
