@@ -4,6 +4,7 @@ import { loadavg } from 'node:os';
 import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
 import { extractMainText, tokenize } from '../src/core/index.ts';
+import { linkedomParser } from '../src/edge/linkedomParser.ts';
 import { pageSet } from '../tests/fixtures/pages/pageSet.ts';
 import { measureIsolated } from './isolate.ts';
 import { machineDescription, type BenchResult } from './report.ts';
@@ -33,7 +34,7 @@ async function measure(extract: (html: string) => Promise<string>): Promise<Meas
 }
 
 export const engines: Record<string, () => Promise<Measurement>> = {
-  CUGAr: () => measure(async (html) => (await extractMainText(html)).text),
+  CUGAr: () => measure(async (html) => (await extractMainText(html, linkedomParser)).text),
   'readability + linkedom': () =>
     measure(async (html) => {
       const { document } = parseHTML(html);

@@ -80,7 +80,7 @@ export interface RuntimeOptions {
    * host's guarded transport and settings. Absent, they are not registered. Whether a profile may
    * use the network is `policy`'s `allowNetwork`.
    */
-  web?: Pick<WebToolsDeps, 'transportFor' | 'settings'>;
+  web?: Pick<WebToolsDeps, 'transportFor' | 'parseHtml' | 'settings'>;
   /** The configuration file's retry policy, routing policy and worker pool, and default run budget. */
   orchestrator?: Pick<OrchestratorOptions, 'retry' | 'routing' | 'workers' | 'budget'>;
 }

@@ -148,7 +148,7 @@ export {
 export { WebSearchInputSchema, webSearchTool, type WebSearchOutput } from './tools/webTools/webSearchTool.ts';
 export { EXTRACT_CONTENT_TYPES, InternetExtractInputSchema, internetExtractTool, type InternetExtractOutput } from './tools/webTools/internetExtractTool.ts';
 export { searchSearxng, type WebSearchResult } from './tools/webTools/searxng.ts';
-export { extractMainText, type ExtractedPage, type TextBlock } from './tools/webTools/htmlExtract.ts';
+export { extractMainText, type ExtractedPage, type HtmlParser, type TextBlock } from './tools/webTools/htmlExtract.ts';
 export { DEFAULT_HTML_LIMITS, preflightHtml, type HtmlLimits } from './tools/webTools/htmlPreflight.ts';
 export { splitSentences, summarizeExtractive, type ExtractiveSummary } from './tools/webTools/extractiveSummary.ts';
 export { EchoPrefixSchema, createEchoTool, type GeneratedEchoTool } from './tools/webTools/echoTool.ts';

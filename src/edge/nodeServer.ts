@@ -32,6 +32,7 @@ import { mountMcp } from '../mcp/httpRoute.ts';
 import { fileListingCache } from '../mcp/listingCache.ts';
 import { stdioLauncher } from '../mcp/stdio.ts';
 import { installNodeDigest } from './nodeDigest.ts';
+import { linkedomParser } from './linkedomParser.ts';
 import { nodeTransport } from './nodeFetch.ts';
 import { hostLocalToken, hostSigningKey } from './hostKey.ts';
 import { startRetention } from './retention.ts';
@@ -216,7 +217,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     ...(options.approval ? { approval: options.approval } : {}),
     ...(otlp ? { otlp, log } : {}),
     ...(options.orchestrator ? { orchestrator: options.orchestrator } : {}),
-    web: { settings: options.web ?? webSettingsFromEnv(process.env), transportFor: (guard) => nodeTransport(guard) },
+    web: { settings: options.web ?? webSettingsFromEnv(process.env), transportFor: (guard) => nodeTransport(guard), parseHtml: linkedomParser },
   });
 
   // MCP servers' tools join their profiles before anything is served or resumed.

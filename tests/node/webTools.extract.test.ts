@@ -18,6 +18,7 @@ import {
 } from '../../src/core/index.ts';
 import { InMemoryMemoryStore } from '../../src/core/stores.ts';
 import { createSequentialIds, steppingClock } from '../../src/core/testing.ts';
+import { linkedomParser } from '../../src/edge/linkedomParser.ts';
 import { nodeTransport } from '../../src/edge/nodeFetch.ts';
 import { savedPages, startFixtureServer, type FixtureServer } from '../fixtures/pages/fixtureServer.ts';
 
@@ -107,27 +108,28 @@ beforeAll(async () => {
       retriever,
       memory,
       transportFor: (guard) => nodeTransport(guard),
+      parseHtml: linkedomParser,
       networkAllowed: (profile) => policy.policyFor(profile).allowNetwork,
       settings: { allow: { cidrs: ['127.0.0.1/32'] }, timeoutMs: 1500, maxBytes: 1024 * 1024 },
     },
     PROFILE,
   );
   tool = registry.resolve(PROFILE, 'internet_extract');
-  registerWebTools(registry, { retriever, transportFor: (guard) => nodeTransport(guard) }, 'offline');
+  registerWebTools(registry, { retriever, transportFor: (guard) => nodeTransport(guard), parseHtml: linkedomParser }, 'offline');
   offline = registry.resolve('offline', 'internet_extract');
 });
 afterAll(() => server.close());
 
 describe('main text extraction', () => {
   it.each(Object.keys(EXPECTED))('keeps the main text of %s and drops its boilerplate', async (name) => {
-    const page = await extractMainText(savedPages()[name]!);
+    const page = await extractMainText(savedPages()[name]!, linkedomParser);
     for (const phrase of EXPECTED[name]!.keep) expect(page.text).toContain(phrase);
     for (const phrase of EXPECTED[name]!.drop) expect(page.text).not.toContain(phrase);
   });
 
   it('is deterministic and summarises with sentences of the page, best first by frequency and position', async () => {
     const html = savedPages()['news-article']!;
-    const [a, b] = [await extractMainText(html), await extractMainText(html)];
+    const [a, b] = [await extractMainText(html, linkedomParser), await extractMainText(html, linkedomParser)];
     expect(a).toEqual(b);
     expect(a.title).toBe('City council approves river restoration plan | The Valley Ledger');
     const summary = summarizeExtractive(a.text, { count: 2, title: a.title });

@@ -18,6 +18,7 @@ import {
 } from '../../src/core/index.ts';
 import { InMemoryStore } from '../../src/core/stores.ts';
 import { createRuntime } from '../../src/api/runtime.ts';
+import { linkedomParser } from '../../src/edge/linkedomParser.ts';
 import { nodeTransport } from '../../src/edge/nodeFetch.ts';
 import { startFixtureServer, type FixtureServer } from '../fixtures/pages/fixtureServer.ts';
 
@@ -57,6 +58,7 @@ function searchTool(endpoint: string | undefined, profile: string): ToolDefiniti
     {
       retriever,
       transportFor: (guard) => nodeTransport(guard),
+      parseHtml: linkedomParser,
       networkAllowed: (name) => policy.policyFor(name).allowNetwork,
       settings: { ...(endpoint ? { searxngUrl: endpoint } : {}), maxResults: 5, timeoutMs: 2000 },
     },
@@ -127,7 +129,7 @@ describe('web_search', () => {
   });
 
   it('validates its settings and inputs', async () => {
-    expect(() => registerWebTools(new ToolRegistry(), { retriever, settings: { searxngUrl: 'ftp://x' } })).toThrow(ValidationError);
+    expect(() => registerWebTools(new ToolRegistry(), { retriever, parseHtml: linkedomParser, settings: { searxngUrl: 'ftp://x' } })).toThrow(ValidationError);
     expect(webSettingsFromEnv({ CUGAR_SEARXNG_URL: 'http://127.0.0.1:8888', CUGAR_NET_ALLOW: '127.0.0.1/32, intranet.example ,::1' })).toMatchObject({
       searxngUrl: 'http://127.0.0.1:8888',
       allow: { hosts: ['intranet.example'], cidrs: ['127.0.0.1/32', '::1'] },
@@ -154,7 +156,7 @@ describe('the runtime with web tools', () => {
     const config = parseConfig({}).config;
     const runtime = await createRuntime(new InMemoryStore(), config, {
       policy: new PolicyEnforcer({ [config.defaultProfile]: { allowNetwork: true } }),
-      web: { transportFor: (guard) => nodeTransport(guard), settings: { allow: { cidrs: ['127.0.0.1/32'] } } },
+      web: { transportFor: (guard) => nodeTransport(guard), parseHtml: linkedomParser, settings: { allow: { cidrs: ['127.0.0.1/32'] } } },
     });
     const listed = runtime.registry.list(config.defaultProfile).filter((tool) => tool.name === 'web_search' || tool.name === 'internet_extract');
     expect(listed.map(({ name, allowNetwork, capabilities }) => ({ name, allowNetwork, capabilities }))).toEqual([
@@ -165,7 +167,7 @@ describe('the runtime with web tools', () => {
     expect(done.status).toBe('completed');
     expect(JSON.stringify(done.outputs)).toContain('incremental compilation');
 
-    const closed = await createRuntime(new InMemoryStore(), config, { web: { transportFor: (guard) => nodeTransport(guard) } });
+    const closed = await createRuntime(new InMemoryStore(), config, { web: { transportFor: (guard) => nodeTransport(guard), parseHtml: linkedomParser } });
     const before = server.connections();
     const refused = await closed.orchestrator.start(`internet_extract(url="${server.origin}/page/blog-post")`, config.defaultProfile);
     expect(refused.status).toBe('failed');

@@ -65,13 +65,12 @@ const LOOSE_TEXT = new Set(['DIV', 'SECTION', 'ARTICLE', 'MAIN', 'BODY', 'TD']);
 
 const clean = (text: string | null) => (text ?? '').replace(/\s+/g, ' ').trim();
 
-type LinkedomModule = { parseHTML(html: string): { document: unknown } };
-let linkedom: Promise<LinkedomModule> | undefined;
-/** linkedom, loaded on first use so bundles that never extract a page do not carry it. */
-function loadLinkedom(): Promise<LinkedomModule> {
-  linkedom ??= import('linkedom') as Promise<LinkedomModule>;
-  return linkedom;
-}
+/**
+ * Turns markup into a document: linkedom on Node and Workers (`linkedomParser` in `src/edge`), or a
+ * native `DOMParser` where the host has one. Injected, so a bundle that never extracts a page
+ * carries no DOM implementation.
+ */
+export type HtmlParser = (html: string) => unknown;
 
 interface Candidate {
   element: DomElement;
@@ -160,18 +159,20 @@ function within(element: DomElement, container: DomElement): boolean {
 }
 
 /**
- * Parse `html` with linkedom and keep its main text: scripts, styles, navigation, headers,
+ * Parse `html` with `parse` and keep its main text: scripts, styles, navigation, headers,
  * footers, asides, forms and containers named like boilerplate are dropped; the container
  * richest in long, link-poor paragraphs is chosen; within it, headings, paragraphs, list
  * items, quotes and code are kept, except link lists and short fragments. Refuses HTML bombs
  * first ({@link preflightHtml}). Deterministic: the same markup gives the same text.
+ *
+ * @example
+ * const page = await extractMainText(html, (markup) => new DOMParser().parseFromString(markup, 'text/html'));
  */
-export async function extractMainText(html: string, limits: HtmlLimits = DEFAULT_HTML_LIMITS): Promise<ExtractedPage> {
+export async function extractMainText(html: string, parse: HtmlParser, limits: HtmlLimits = DEFAULT_HTML_LIMITS): Promise<ExtractedPage> {
   preflightHtml(html, limits);
-  const { parseHTML } = await loadLinkedom();
-  // linkedom needs a root element to build a document from a fragment.
+  // A fragment gets a root element, so every parser builds the same full document from it.
   const source = /<html[\s>]/i.test(html) ? html : `<!doctype html><html><body>${html}</body></html>`;
-  const dom = parseHTML(source).document as DomDocument;
+  const dom = (await parse(source)) as DomDocument;
   const h1 = dom.querySelectorAll('h1')[0];
   const title = clean(dom.title) || clean(h1?.textContent ?? null);
   dropBoilerplate(dom);

@@ -70,7 +70,9 @@ export function internetExtractTool(deps: WebToolsDeps, settings: WebToolsSettin
         signal: context.signal,
       });
       const page =
-        fetched.contentType === 'text/plain' ? { title: '', text: fetched.text.replace(/\r\n?/g, '\n').trim() } : await extractMainText(fetched.text);
+        fetched.contentType === 'text/plain'
+          ? { title: '', text: fetched.text.replace(/\r\n?/g, '\n').trim() }
+          : await extractMainText(fetched.text, deps.parseHtml);
       const summary = summarizeExtractive(page.text, { count: sentences, title: page.title }).summary;
       const truncated = page.text.length > maxChars;
       const text = truncated ? page.text.slice(0, maxChars) : page.text;

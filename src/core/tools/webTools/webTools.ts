@@ -12,7 +12,7 @@ import type { WebToolsDeps } from './webToolsDeps.ts';
  * before anything is registered.
  *
  * @example
- * registerWebTools(registry, { retriever, memory, transportFor: (guard) => fetchTransport(), networkAllowed: (p) => policy.policyFor(p).allowNetwork });
+ * registerWebTools(registry, { retriever, memory, parseHtml: linkedomParser, transportFor: () => fetchTransport(), networkAllowed: (p) => policy.policyFor(p).allowNetwork });
  */
 export function registerWebTools(registry: ToolRegistry, deps: WebToolsDeps, profile = 'demo'): string[] {
   const settings = parseWebToolsSettings(deps.settings);

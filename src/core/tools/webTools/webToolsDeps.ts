@@ -1,6 +1,7 @@
 import type { MemoryManager } from '../../memory/memoryManager.ts';
 import type { HttpTransport } from '../../net/guardedFetch.ts';
 import type { SsrfGuard } from '../../net/ssrfGuard.ts';
+import type { HtmlParser } from './htmlExtract.ts';
 import type { RagRetriever } from '../../rag/ragRetriever.ts';
 import type { WebToolsSettingsInput } from './webSettings.ts';
 
@@ -16,6 +17,8 @@ export interface WebToolsDeps {
    * Absent, the web tools never reach the network.
    */
   transportFor?: (guard: SsrfGuard) => HttpTransport;
+  /** Turns fetched HTML into a document: `linkedomParser` (src/edge) on Node and Workers, a native `DOMParser` in a browser. */
+  parseHtml: HtmlParser;
   /** Whether `profile` allows the network (the host's `PolicyEnforcer`); default: no profile does. */
   networkAllowed?: (profile: string) => boolean;
   /** SearXNG endpoint, allow-list and limits (`webSettingsFromEnv`). */
