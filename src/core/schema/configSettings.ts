@@ -133,14 +133,14 @@ export function orchestratorSettingsFrom(file: ConfigFile): OrchestratorFileSett
   );
   const budget = budgetFrom(file.budget);
   const policy = routing?.policy === 'capability_based' ? 'capability' : routing?.policy;
-  const require = approval?.require_approval;
+  const required = approval?.require_approval;
   return {
     ...(Object.keys(retryInput).length ? { retry: retryInput } : {}),
     ...(policy ? { routing: policy } : {}),
     ...(routing?.worker_pool_size != null && routing.worker_pool_size > 1 ? { workerPoolSize: routing.worker_pool_size } : {}),
     ...(budget ? { budget } : {}),
     ...(Object.keys(profileBudgets).length ? { profileBudgets } : {}),
-    ...(require === true ? { requireApproval: true as const } : Array.isArray(require) && require.length ? { requireApproval: require } : {}),
+    ...(required === true ? { requireApproval: true as const } : Array.isArray(required) && required.length ? { requireApproval: required } : {}),
     ...(audit?.db_path ? { dbPath: audit.db_path } : {}),
     ...(audit?.retention_days ? { retentionDays: audit.retention_days } : {}),
   };
