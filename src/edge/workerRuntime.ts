@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { envSecrets, parseConfig, redactText, registerSecretValues } from '../core/index.ts';
+import { envSecrets, fetchTransport, parseConfig, redactText, registerSecretValues, webSettingsFromEnv } from '../core/index.ts';
 import { createHeadSigner } from '../core/signing.ts';
 import { createApp } from '../api/app.ts';
 import { parseApprovalPolicy } from '../api/approvalSettings.ts';
@@ -10,6 +10,7 @@ import { parseTokenMap } from '../api/tokens.ts';
 import { connectMcpServers, mcpPolicyEnforcer, mcpSettingsFromEnv } from '../mcp/hostSetup.ts';
 import { mountMcp } from '../mcp/httpRoute.ts';
 import { DurableObjectStore, staleRunMs, type DurableObjectBindings } from './durableObjectStore.ts';
+import { linkedomParser } from './linkedomParser.ts';
 
 /** The Worker's bindings (see wrangler.jsonc). */
 export interface Env extends DurableObjectBindings {
@@ -44,6 +45,12 @@ export interface Env extends DurableObjectBindings {
   CUGAR_MCP_SERVERS?: string;
   /** What each profile allows of MCP, e.g. `{"ops":{"network":true}}`. */
   CUGAR_MCP_ALLOW?: string;
+  /** A SearXNG instance `web_search` may query in profiles that allow the network. */
+  CUGAR_SEARXNG_URL?: string;
+  /** Hosts and CIDR ranges `internet_extract` may reach although private, comma-separated. */
+  CUGAR_NET_ALLOW?: string;
+  CUGAR_FETCH_TIMEOUT_MS?: string;
+  CUGAR_FETCH_MAX_BYTES?: string;
 }
 
 /** The model settings among a Worker's vars and secrets. */
@@ -91,6 +98,17 @@ export function workerRuntime(env: Env): Promise<Runtime> {
       policy: mcpPolicyEnforcer(mcp.allow),
       ...(approval ? { approval } : {}),
       ...(signer ? { signer } : {}),
+      // A Worker cannot resolve names or pin addresses: its web tools get the URL checks and re-checked redirects only.
+      web: {
+        transportFor: () => fetchTransport(),
+        parseHtml: linkedomParser,
+        settings: webSettingsFromEnv({
+          CUGAR_SEARXNG_URL: env.CUGAR_SEARXNG_URL,
+          CUGAR_NET_ALLOW: env.CUGAR_NET_ALLOW,
+          CUGAR_FETCH_TIMEOUT_MS: env.CUGAR_FETCH_TIMEOUT_MS,
+          CUGAR_FETCH_MAX_BYTES: env.CUGAR_FETCH_MAX_BYTES,
+        }),
+      },
     });
     // MCP servers' tools join their profiles; a stdio server cannot start here and is logged and left out.
     await connectMcpServers(built.registry, mcp, { secrets, log: (line) => console.error(redactText(line)) });
