@@ -174,7 +174,9 @@ export async function main(argv: readonly string[], output: Output = createOutpu
         const { loadHostSettings, orchestratorOptionsOf } = await import('./hostConfig.ts');
         // The configuration file with the environment over it ($CUGAR_CONFIG, else configs/orchestrator.yaml when present).
         const settings = await loadHostSettings({ env: process.env });
-        for (const warning of settings.warnings.filter((w) => !warnings.includes(w))) output.err(`warning: ${warning}`);
+        // A bad variable was reported above already (against the defaults); say it once.
+        const reported = new Set(warnings.map((w) => w.split(' ')[0]));
+        for (const warning of settings.warnings.filter((w) => !reported.has(w.split(' ')[0]))) output.err(`warning: ${warning}`);
         if (settings.file) output.err(`configuration: ${settings.file}`);
         const rateLimit = parseRateLimit(process.env['CUGAR_RATE_LIMIT']);
         const { approval, orchestrator: fromFile } = settings;

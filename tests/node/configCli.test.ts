@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -74,6 +74,11 @@ describe('cugar config check', () => {
         '  - token_env: TEST_UNSET_TOKEN',
         'secrets:',
         '  SLACK_TOKEN: { secret_env: TEST_MODEL_KEY }',
+        'mcp:',
+        '  servers:',
+        '    - name: remote',
+        '      profile: demo',
+        '      transport: { type: http, url: "http://127.0.0.1:9/mcp", headers: { Authorization: "Bearer ${env:TEST_OTLP_KEY}" } }',
       ].join('\n'),
     );
     const env = { TEST_MODEL_KEY: MODEL_KEY, TEST_OTLP_KEY: OTLP_KEY, TEST_API_TOKEN: API_TOKEN, PLANNER_MAX_STEPS: '3' };
@@ -86,6 +91,7 @@ describe('cugar config check', () => {
     expect(effective['otlp']).toMatchObject({ url: 'http://127.0.0.1:9/v1/traces', headers: { 'x-api-key': '[REDACTED]' } });
     expect(effective['tokens']).toEqual([{ from: 'TEST_API_TOKEN', profiles: ['demo'] }]);
     expect(effective['secrets']).toEqual(['SLACK_TOKEN']);
+    expect(effective['mcp']).toMatchObject({ servers: [{ name: 'remote', transport: { type: 'http', headers: { Authorization: '[REDACTED]' } } }] });
     expect(warnings).toEqual(['tokens[1]: TEST_UNSET_TOKEN is not set; this token is left out']);
   });
 
@@ -157,6 +163,7 @@ describe('cugar serve with a configuration file', () => {
         'routing: { policy: load_balanced, worker_pool_size: 3 }',
         'budget: { call_ceiling: 40, warn_threshold: 0.5 }',
         'approval: { require_approval: [multiply] }',
+        `audit: { db_path: "${join(dir, 'elsewhere', 'audit.db')}", retention_days: 30 }`,
         'tokens:',
         '  - token_env: TEST_API_TOKEN',
         '    profiles: "*"',
@@ -183,6 +190,9 @@ describe('cugar serve with a configuration file', () => {
     // `multiply` is on the file's require_approval list: the run stops for a person there.
     const multiplied = (await (await call('POST', '/v1/runs', API_TOKEN, { goal: 'multiply 6 by 7', profile: 'demo' })).json()) as { status: string };
     expect(multiplied.status).toBe('paused');
+    // The database is where audit.db_path says.
+    expect(existsSync(join(dir, 'elsewhere', 'audit.db'))).toBe(true);
+    expect(existsSync(join(dir, 'served', 'cugar.db'))).toBe(false);
     child.kill('SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));
   });
