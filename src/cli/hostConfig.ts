@@ -44,7 +44,7 @@ export function configFilePath(explicit: string | undefined, env: Env, cwd = pro
     return path;
   }
   const fallback = resolve(cwd, DEFAULT_CONFIG_PATH);
-  return existsSync(fallback) ? fallback : undefined;
+  return existsSync(fallback) && statSync(fallback).isFile() ? fallback : undefined;
 }
 
 /** Everything the Node host takes from its configuration file and environment together. */

@@ -11,7 +11,7 @@ import { logHeadAfter, nextLogEntry } from '../../src/core/journal/headLog.ts';
 import { createHeadSigner, generateSigningKey } from '../../src/core/signing.ts';
 import { parseTokenMap } from '../../src/api/tokens.ts';
 import { startServer, type RunningServer } from '../../src/edge/nodeServer.ts';
-import { pruneOnce } from '../../src/edge/retention.ts';
+import { pruneOnce, startRetention } from '../../src/edge/retention.ts';
 import type { SqliteStore } from '../../src/edge/sqliteStore.ts';
 import { ADMIN, TOKENS, WAIT, caller, type Call } from '../support/apiConformance.ts';
 
@@ -166,6 +166,20 @@ describe('audit retention on the Node host', () => {
     expect(rewritten).toMatchObject({ ok: false, signature: 'unsigned' });
     expect(rewritten.pruned.find((p) => p.runId === deleted)).toMatchObject({ signed: false });
     db.close();
+  });
+
+  it('keeps passing while old runs remain, on a timer that can be stopped', async () => {
+    const h = await host();
+    const ids = [await h.start('add 1 and 2'), await h.start('add 3 and 4'), await h.start('add 5 and 6')];
+    const lines: string[] = [];
+    const retention = startRetention(h.store, { days: 1, now: later(2), batch: 1, catchUpMs: 10, intervalMs: 60_000, log: (line) => lines.push(line) });
+    cleanup.push(() => retention.stop());
+    await expect.poll(async () => (await Promise.all(ids.map((id) => h.status(id)))).every((code) => code === 404)).toBe(true);
+    expect(lines).toEqual(Array(3).fill('retention: deleted the journals of 1 run(s) finished more than 1 day(s) ago; their heads stay in the log'));
+    retention.stop();
+    const late = await h.start('add 7 and 8');
+    expect(pruneOnce(h.store, { days: 1 })).toEqual({ pruned: 0, more: false });
+    expect(await runState(h.call, late)).toBe('completed');
   });
 
   it('bounds each pass, and the host enforces retention at start; cugar verify reports the pruned runs', async () => {
