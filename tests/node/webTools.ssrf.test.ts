@@ -1,4 +1,5 @@
 import net from 'node:net';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CugarError, SsrfGuard, UrlRefusedError, ValidationError, guardedFetch, type FetchLimits } from '../../src/core/index.ts';
 import { nodeTransport, pinAddress, type HostResolver, type ResolvedAddress } from '../../src/edge/nodeFetch.ts';
@@ -160,6 +161,54 @@ describe('SSRF guard (Node transport)', () => {
     await expect(guardedFetch(`${base}/no-location`, { guard, transport, limits: LIMITS })).rejects.toMatchObject({ reason: 'redirect_without_location' });
     const relative = await guardedFetch(`${base}/redirect?status=308&to=${encodeURIComponent('/page/docs-page')}`, { guard, transport, limits: LIMITS });
     expect(relative.url).toBe(`${base}/page/docs-page`);
+  });
+
+  it('refuses every forbidden IPv4 address in every spelling, and passes public ones (property)', () => {
+    const guard = new SsrfGuard();
+    const range = (from: number, to: number) => fc.integer({ min: from, max: to });
+    const forbidden = fc.oneof(
+      range(0x7f000000, 0x7fffffff), // 127/8
+      range(0x0a000000, 0x0affffff), // 10/8
+      range(0xac100000, 0xac1fffff), // 172.16/12
+      range(0xc0a80000, 0xc0a8ffff), // 192.168/16
+      range(0xa9fe0000, 0xa9feffff), // 169.254/16
+      range(0x64400000, 0x647fffff), // 100.64/10
+      range(0x00000000, 0x00ffffff), // 0/8
+      range(0xe0000000, 0xffffffff), // multicast, reserved, broadcast
+    );
+    const octets = (n: number) => [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255];
+    const spellings: Array<(n: number) => string> = [
+      (n) => octets(n).join('.'),
+      (n) => String(n),
+      (n) => `0x${n.toString(16)}`,
+      (n) => `0${n.toString(8)}`,
+      (n) =>
+        octets(n)
+          .map((o) => `0x${o.toString(16)}`)
+          .join('.'),
+      (n) =>
+        octets(n)
+          .map((o) => `0${o.toString(8)}`)
+          .join('.'),
+      (n) => `${octets(n)[0]}.${n & 0xffffff}`,
+      (n) => `[::ffff:${octets(n).join('.')}]`,
+      (n) => `${octets(n).join('.')}.`,
+    ];
+    const spelled = fc.tuple(fc.integer({ min: 0, max: spellings.length - 1 }), fc.constantFrom('http', 'https'), fc.integer({ min: 1, max: 65535 }));
+    fc.assert(
+      fc.property(forbidden, spelled, (n, [spelling, scheme, port]) => {
+        expect(() => guard.checkUrl(`${scheme}://${spellings[spelling]!(n)}:${port}/x`)).toThrow(UrlRefusedError);
+      }),
+      { numRuns: 2000 },
+    );
+    // 8/8 and 45/8 are public unicast space: every spelling of their addresses is let through.
+    fc.assert(
+      fc.property(fc.oneof(range(0x08000000, 0x08ffffff), range(0x2d000000, 0x2dffffff)), spelled, (n, [spelling, scheme, port]) => {
+        if (spelling === spellings.length - 2) return; // the mapped IPv6 form is refused for every address
+        expect(guard.checkUrl(`${scheme}://${spellings[spelling]!(n)}:${port}/x`).hostname).toBe(octets(n).join('.'));
+      }),
+      { numRuns: 1000 },
+    );
   });
 
   it('refuses an invalid allow-list with a typed error', () => {
