@@ -3,7 +3,10 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
+import { EVERYTHING } from '../support/mcpFixtures.ts';
+import { startModelServer } from '../support/modelServer.ts';
 
 // `cugar config check` and `cugar serve` with a configuration file, as real processes.
 
@@ -133,8 +136,8 @@ describe('cugar config check', () => {
 });
 
 /** Start `cugar serve` and resolve with its URL once it listens. */
-function serve(env: Record<string, string>): Promise<{ url: string; child: ChildProcess; stderr: () => string }> {
-  const child = spawn(process.execPath, [join(root, 'src/cli/bin.mjs'), 'serve', '--port', '0', '--data-dir', join(dir, 'served')], {
+function serve(env: Record<string, string>, dataDir = join(dir, 'served')): Promise<{ url: string; child: ChildProcess; stderr: () => string }> {
+  const child = spawn(process.execPath, [join(root, 'src/cli/bin.mjs'), 'serve', '--port', '0', '--data-dir', dataDir], {
     cwd: root,
     env: { ...process.env, NO_COLOR: '1', ...env },
   });
@@ -195,5 +198,71 @@ describe('cugar serve with a configuration file', () => {
     expect(existsSync(join(dir, 'served', 'cugar.db'))).toBe(false);
     child.kill('SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));
+  });
+
+  it('takes its model, its MCP servers and its OpenTelemetry export from the file, keys by reference', async () => {
+    const models = await startModelServer([{ calls: [{ name: 'add', args: { a: 2, b: 3 } }] }, { text: 'The sum is 5.' }]);
+    const received: Array<{ headers: IncomingHttpHeaders; body: string }> = [];
+    const collector = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => {
+        received.push({ headers: request.headers, body });
+        response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+    const port = (collector.address() as { port: number }).port;
+    try {
+      const path = file(
+        'integrations.yaml',
+        [
+          'models:',
+          `  url: ${models.url}`,
+          '  names: [small]',
+          '  api_key_env: TEST_MODEL_KEY',
+          'otlp:',
+          `  endpoint: http://127.0.0.1:${port}`,
+          '  headers: { x-api-key: "${env:TEST_OTLP_KEY}" }',
+          '  service_name: cugar-config-test',
+          '  batch_delay: 0',
+          'mcp:',
+          '  servers:',
+          `    - { name: everything, profile: demo, tools: [echo], transport: { type: stdio, command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(EVERYTHING)}, stdio] } }`,
+          'profiles:',
+          `  demo: { mcp: { commands: [${JSON.stringify(process.execPath)}] } }`,
+          'tokens:',
+          '  - token_env: TEST_API_TOKEN',
+        ].join('\n'),
+      );
+      const { url, child, stderr } = await serve(
+        { CUGAR_CONFIG: path, TEST_API_TOKEN: API_TOKEN, TEST_MODEL_KEY: MODEL_KEY, TEST_OTLP_KEY: OTLP_KEY },
+        join(dir, 'integrations'),
+      );
+      const call = (method: string, route: string, body?: unknown) =>
+        fetch(new URL(route, url), {
+          method,
+          headers: { authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json', prefer: 'wait=20' },
+          ...(body ? { body: JSON.stringify(body) } : {}),
+        });
+      const tools = (await (await call('GET', '/v1/profiles/demo/tools')).json()) as { tools: Array<{ name: string }> };
+      expect(tools.tools.map((tool) => tool.name)).toContain('everything_echo');
+      const outcome = (await (await call('POST', '/v1/runs', { goal: 'what is 2 plus 3?', profile: 'demo' })).json()) as Record<string, unknown>;
+      expect(outcome).toMatchObject({ status: 'completed', outputs: { answer: 'The sum is 5.' } });
+      expect(models.requests.map((r) => [r.body.model, r.authorization])).toEqual([
+        ['small', `Bearer ${MODEL_KEY}`],
+        ['small', `Bearer ${MODEL_KEY}`],
+      ]);
+      await expect.poll(() => received.length, { timeout: 10_000 }).toBeGreaterThan(0);
+      expect(received[0]!.headers['x-api-key']).toBe(OTLP_KEY);
+      expect(received.map((r) => r.body).join('')).toContain('cugar-config-test');
+      expect(stderr()).not.toContain(MODEL_KEY);
+      expect(stderr()).not.toContain(OTLP_KEY);
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+    } finally {
+      await models.close();
+      collector.close();
+    }
   });
 });
