@@ -127,6 +127,14 @@ describe('main text extraction', () => {
     for (const phrase of EXPECTED[name]!.drop) expect(page.text).not.toContain(phrase);
   });
 
+  it('gives empty text, not an error, for a page without content', async () => {
+    for (const html of ['', '<html><head><script>x()</script></head><body><nav><a href="/">Home</a></nav></body></html>', 'just words, no markup']) {
+      const page = await extractMainText(html, linkedomParser);
+      expect(page.words).toBe(page.text === '' ? 0 : page.text.split(/\s+/).length);
+      expect(page.text).not.toContain('Home');
+    }
+  });
+
   it('is deterministic and summarises with sentences of the page, best first by frequency and position', async () => {
     const html = savedPages()['news-article']!;
     const [a, b] = [await extractMainText(html, linkedomParser), await extractMainText(html, linkedomParser)];
@@ -201,6 +209,17 @@ describe('internet_extract', () => {
     expect(error).toBeInstanceOf(FetchLimitError);
     expect(error).toMatchObject({ code, failureMode: 'RESOURCE' });
     expect(performance.now() - started).toBeLessThan(withinMs);
+  });
+
+  it('stops when the run is cancelled, without waiting for the time limit', async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 200);
+    const started = performance.now();
+    const parsed = policy.checkStep(PROFILE, tool, { url: `${server.origin}/drip` });
+    const error = await Promise.resolve(tool.handler(parsed, context(PROFILE, controller.signal))).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(FetchFailedError);
+    expect(error).toMatchObject({ code: 'fetch_failed', retryable: false });
+    expect(performance.now() - started).toBeLessThan(1000);
   });
 
   it('reports an error status as a typed failure, retryable only for server errors', async () => {
