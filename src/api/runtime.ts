@@ -4,6 +4,7 @@ import {
   Orchestrator,
   Planner,
   RagIndex,
+  RagDocuments,
   RagLoader,
   RagRetriever,
   ToolRegistry,
@@ -41,6 +42,8 @@ export interface Runtime {
   memory: MemoryManager;
   loader: RagLoader;
   retriever: RagRetriever;
+  /** The profile's ingested documents and kept notes, to list and delete. */
+  documents: RagDocuments;
   embedder: HashingEmbedder;
   vectors: VectorBackend;
   config: Config;
@@ -137,6 +140,7 @@ export async function createRuntime(store: HostStore, config: Config, options: R
     memory,
     loader: new RagLoader(index),
     retriever,
+    documents: new RagDocuments(index),
     embedder,
     vectors,
     config,

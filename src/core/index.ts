@@ -270,4 +270,5 @@ export { chunkText, type Chunk, type ChunkOptions } from './rag/chunker.ts';
 export { DOCUMENT_EXTENSIONS, extractText, htmlToText } from './rag/extractText.ts';
 export { RagIndex } from './rag/ragIndex.ts';
 export { RagLoader, type IngestDocument, type IngestProgress, type IngestReport } from './rag/ragLoader.ts';
+export { RagDocuments, type DocumentInfo, type NoteInfo } from './rag/ragDocuments.ts';
 export { RagRetriever, type RagHit, type RetrievalMode, type RetrieveOptions } from './rag/ragRetriever.ts';

@@ -57,12 +57,20 @@ describe('API security', () => {
     const { app, call } = await setup();
     const run = (await (await call('POST', '/v1/runs', { body: { goal: 'add 1 and 2', profile: 'demo' }, headers: WAIT })).json()) as { runId: string };
     const journal = await (await call('GET', `/v1/runs/${run.runId}/journal?format=ndjson`)).text();
-    const concrete = (path: string) => path.replace(':profile', 'demo').replace(':runId', run.runId).replace(':approvalId', 'ap');
+    const concrete = (path: string) => path.replace(':profile', 'demo').replace(':runId', run.runId).replace(':approvalId', 'ap').replace(':noteId', 'note-1');
+    // Routes that name their profile in the query.
+    const queries: Record<string, string> = {
+      'GET /v1/memory/facts': '?profile=demo',
+      'GET /v1/documents': '?profile=demo',
+      'DELETE /v1/documents': '?profile=demo&path=a.txt',
+      'GET /v1/memory/notes': '?profile=demo',
+      'DELETE /v1/memory/notes/:noteId': '?profile=demo',
+    };
     const routes = [...new Set(app.routes.filter((r) => r.method !== 'ALL').map((r) => `${r.method} ${r.path}`))];
     expect(routes.length).toBeGreaterThanOrEqual(18);
     for (const route of routes) {
       const [method, path] = route.split(' ') as [string, string];
-      const url = concrete(path) + (path === '/v1/memory/facts' && method === 'GET' ? '?profile=demo' : '');
+      const url = concrete(path) + (queries[route] ?? '');
       const bodies: Record<string, unknown> = {
         '/v1/plan': { goal: 'add 1 and 2', profile: 'demo' },
         '/v1/runs': { goal: 'add 1 and 2', profile: 'demo' },

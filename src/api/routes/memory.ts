@@ -85,5 +85,94 @@ export function memoryRoutes(runtime: Runtime) {
         // The memory manager checks that the value is plain JSON.
         return c.json(redact(await runtime.memory.storeFact(profile, namespace, value as JsonValue, key === undefined ? {} : { key })), 200);
       },
+    )
+    .openapi(
+      createRoute({
+        method: 'get',
+        path: '/v1/documents',
+        request: { query: z.object({ profile: Profile }) },
+        responses: { 200: jsonResponse(z.object({ documents: z.array(DocumentInfoSchema) }), 'The ingested documents, by path'), ...errorResponses },
+      }),
+      async (c) => {
+        const { profile } = c.req.valid('query');
+        requireProfile(c, profile);
+        return c.json({ documents: redact(await runtime.documents.list(profile)) }, 200);
+      },
+    )
+    .openapi(
+      createRoute({
+        method: 'delete',
+        path: '/v1/documents',
+        request: { query: z.object({ profile: Profile, path: z.string().min(1).max(1024) }) },
+        responses: {
+          200: jsonResponse(
+            z.object({ path: z.string(), chunks: z.number().int() }),
+            'The document is gone from retrieval; journals keep what runs read of it',
+          ),
+          ...errorResponses,
+        },
+      }),
+      async (c) => {
+        const { profile, path } = c.req.valid('query');
+        requireProfile(c, profile);
+        return c.json(await runtime.documents.remove(profile, path), 200);
+      },
+    )
+    .openapi(
+      createRoute({
+        method: 'get',
+        path: '/v1/memory/notes',
+        request: {
+          query: z.object({
+            profile: Profile,
+            q: z.string().min(1).max(2000).optional().openapi({ description: 'Most similar first; newest first without it' }),
+            limit: z.coerce.number().int().min(1).max(1000).default(50),
+          }),
+        },
+        responses: {
+          200: jsonResponse(z.object({ notes: z.array(NoteInfoSchema) }), 'Notes kept in memory (by remember, or tools that store what they read)'),
+          ...errorResponses,
+        },
+      }),
+      async (c) => {
+        const { profile, q, limit } = c.req.valid('query');
+        requireProfile(c, profile);
+        if (q === undefined) return c.json({ notes: redact(await runtime.documents.notes(profile, { limit })) }, 200);
+        // Similar notes: the memory's semantic search, over notes only (document chunks have paths).
+        const hits = (await runtime.memory.semanticSearch(profile, q, Math.min(limit * 4, 1000))).filter((hit) => hit.metadata['path'] === undefined);
+        const notes = hits.slice(0, limit).map((hit) => ({
+          id: hit.id,
+          text: hit.text,
+          score: Math.round(hit.score * 1000) / 1000,
+          ...(typeof hit.metadata['source'] === 'string' ? { source: hit.metadata['source'] } : {}),
+          ...(typeof hit.metadata['timestamp'] === 'string' ? { timestamp: hit.metadata['timestamp'] } : {}),
+        }));
+        return c.json({ notes: redact(notes) }, 200);
+      },
+    )
+    .openapi(
+      createRoute({
+        method: 'delete',
+        path: '/v1/memory/notes/{noteId}',
+        request: { params: z.object({ noteId: z.string().min(1).max(256) }), query: z.object({ profile: Profile }) },
+        responses: { 200: jsonResponse(z.object({ id: z.string() }), 'The note is forgotten'), ...errorResponses },
+      }),
+      async (c) => {
+        const { profile } = c.req.valid('query');
+        requireProfile(c, profile);
+        return c.json(await runtime.documents.removeNote(profile, c.req.valid('param').noteId), 200);
+      },
     );
 }
+
+const DocumentInfoSchema = z.object({ path: z.string(), chunks: z.number().int(), characters: z.number().int() }).openapi('Document');
+const NoteInfoSchema = z
+  .object({
+    id: z.string(),
+    text: z.string(),
+    score: z.number().optional(),
+    source: z.string().optional(),
+    timestamp: z.string().optional(),
+    traceId: z.string().optional(),
+  })
+  .openapi('Note');

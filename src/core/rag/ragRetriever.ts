@@ -58,6 +58,12 @@ export class RagRetriever {
     this.#index = index;
   }
 
+  /** How many document chunks the profile holds (its keyword index, built from the stored chunks). */
+  async chunkCount(profile: string): Promise<number> {
+    parseOrThrow(ProfileNameSchema, profile, 'profile', 'invalid_profile');
+    return (await this.#index.keywords(profile)).size;
+  }
+
   async search(profile: string, query: string, options: RetrieveOptions = {}): Promise<RagHit[]> {
     parseOrThrow(ProfileNameSchema, profile, 'profile', 'invalid_profile');
     const { k, mode } = parseOrThrow(RetrieveOptionsSchema, options, 'retrieve options');
@@ -66,8 +72,15 @@ export class RagRetriever {
     const words = keywords.words(query);
     const depth = mode === 'hybrid' ? Math.max(FUSION_DEPTH, k) : k;
 
+    // Documents only: notes kept in memory share the backend but have no path. The search goes
+    // deep enough that the notes cannot crowd the documents out of the top `depth`.
+    const notes = mode === 'keyword' ? 0 : Math.max(0, (await this.#index.backend.count(profile)) - keywords.size);
     const vectorHits =
-      mode === 'keyword' ? [] : (await this.#index.backend.search(profile, this.#index.embedder.embed(query), { k: depth })).filter((h) => h.score > 0);
+      mode === 'keyword'
+        ? []
+        : (await this.#index.backend.search(profile, this.#index.embedder.embed(query), { k: Math.min(10_000, depth + notes) }))
+            .filter((h) => h.score > 0 && typeof h.metadata['path'] === 'string')
+            .slice(0, depth);
     const keywordHits = mode === 'vector' ? [] : keywords.search(query, depth);
 
     const fused = new Map<string, { score: number; vectorScore?: number; keywordScore?: number; metadata: Record<string, unknown>; matched: string[] }>();

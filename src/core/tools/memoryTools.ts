@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { NotFoundError } from '../errors.ts';
 import type { MemoryManager } from '../memory/memoryManager.ts';
 import type { RagRetriever } from '../rag/ragRetriever.ts';
 import { defineTool } from './tool.ts';
@@ -53,8 +54,15 @@ export function registerMemoryTools(registry: ToolRegistry, deps: { memory: Memo
       latency: 10,
       capabilities: ['memory'],
       idempotent: true,
-      handler: async ({ query, k }, context) =>
-        (await deps.retriever.search(context.profile, query, { k })).map(({ path, chunk, score, snippet }) => ({ path, chunk, score, snippet })),
+      handler: async ({ query, k }, context) => {
+        const hits = await deps.retriever.search(context.profile, query, { k });
+        // Nothing to search is not an answer: say so, rather than answer [] as if nothing matched.
+        if (hits.length === 0 && (await deps.retriever.chunkCount(context.profile)) === 0)
+          throw new NotFoundError(`profile ${context.profile} has no ingested documents to search: ingest some first (the Memory page, or POST /v1/ingest)`, {
+            code: 'no_documents',
+          });
+        return hits.map(({ path, chunk, score, snippet }) => ({ path, chunk, score, snippet }));
+      },
     }),
   );
   registry.register(

@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type DragEvent, type FormEvent } from 'react';
 import { client as apiClient, readEvents, unwrap } from './api.ts';
+import { DocumentList, NoteList } from './MemoryLists.tsx';
 
 interface Hit {
   path: string;
@@ -31,6 +32,8 @@ export function Memory({ token, profile }: { token: string; profile: string }) {
   const [report, setReport] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [query, setQuery] = useState('');
+  // The question last searched: the documents' passages and the notes closest to it.
+  const [asked, setAsked] = useState('');
   const search = useMutation({
     mutationFn: (q: string): Promise<{ hits: Hit[] }> => unwrap(apiClient(token).v1.query.$post({ json: { profile, query: q, k: 5 } })),
   });
@@ -62,6 +65,7 @@ export function Memory({ token, profile }: { token: string; profile: string }) {
       if (event === 'error') setError((JSON.parse(data) as { error: { message: string } }).error.message);
     });
     void client.invalidateQueries({ queryKey: ['facts'] });
+    void client.invalidateQueries({ queryKey: ['documents', profile] });
   };
   const onDrop = (event: DragEvent) => {
     event.preventDefault();
@@ -69,7 +73,10 @@ export function Memory({ token, profile }: { token: string; profile: string }) {
   };
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (query.trim()) search.mutate(query.trim());
+    if (query.trim()) {
+      search.mutate(query.trim());
+      setAsked(query.trim());
+    }
   };
   return (
     <section aria-labelledby="memory-title">
@@ -96,6 +103,9 @@ export function Memory({ token, profile }: { token: string; profile: string }) {
         </p>
       ) : null}
 
+      <h2>Documents</h2>
+      <DocumentList token={token} profile={profile} />
+
       <h2>Search</h2>
       <form onSubmit={submit} className="actions">
         <label htmlFor="memory-query">Question</label>
@@ -104,7 +114,7 @@ export function Memory({ token, profile }: { token: string; profile: string }) {
       </form>
       {search.data ? (
         search.data.hits.length === 0 ? (
-          <p>No passage matches.</p>
+          <p>No passage of the documents matches.</p>
         ) : (
           <ol className="hits">
             {search.data.hits.map((hit) => (
@@ -121,6 +131,9 @@ export function Memory({ token, profile }: { token: string; profile: string }) {
           </ol>
         )
       ) : null}
+
+      <h2>{asked ? 'Notes closest to the question' : 'Notes'}</h2>
+      <NoteList token={token} profile={profile} query={asked} />
 
       <h2>Facts by namespace</h2>
       {facts.data?.namespaces.length === 0 ? <p>No facts yet.</p> : null}
