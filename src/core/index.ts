@@ -155,7 +155,7 @@ export { EchoPrefixSchema, createEchoTool, type GeneratedEchoTool } from './tool
 
 // The code analyzer, the patch auditor and the sandbox port
 export { AnalyzeCodeInputSchema, analyzeCode, type CodeAnalysis } from './tools/codeAnalyzer/analyzeCode.ts';
-export { CodeLanguageSchema, type CodeLanguage } from './tools/codeAnalyzer/parseSource.ts';
+export { CodeLanguageSchema, type CodeLanguage, type CodeParser, type CodeParserOptions, type CodeParserSource } from './tools/codeAnalyzer/parseSource.ts';
 export { FindingSchema, type Finding, type Severity } from './tools/codeAnalyzer/finding.ts';
 export { codeAnalyzerTool } from './tools/codeAnalyzer/codeAnalyzerTool.ts';
 export { TOOL_GLOBALS, assertAudited, auditRefusal, auditToolSource, type AuditLimits, type AuditReport } from './sandbox/patchAuditor.ts';

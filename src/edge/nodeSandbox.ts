@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { parse } from '@babel/parser';
 import { createWorkerSandbox, type Sandbox, type SpawnSandboxWorker } from '../core/index.ts';
 
 /**
@@ -82,7 +83,7 @@ export const spawnNodeSandboxWorker: SpawnSandboxWorker = (script, limits, event
 };
 
 /**
- * The Node sandbox: tool sources audited, then run in `worker_threads` workers with resource
+ * The Node sandbox: tool sources audited (parsed by @babel/parser), then run in `worker_threads` workers with resource
  * limits (see {@link spawnNodeSandboxWorker}); one warm worker per loaded tool.
  *
  * @example
@@ -91,5 +92,5 @@ export const spawnNodeSandboxWorker: SpawnSandboxWorker = (script, limits, event
  * await tool.call({ n: 21 }); // 42
  */
 export function createNodeSandbox(): Sandbox {
-  return createWorkerSandbox('node', spawnNodeSandboxWorker);
+  return createWorkerSandbox('node', spawnNodeSandboxWorker, { parser: parse });
 }

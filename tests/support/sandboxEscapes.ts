@@ -1,3 +1,4 @@
+import { parse } from '@babel/parser';
 import { SandboxError, auditToolSource, type Sandbox, type SandboxErrorCode, type SandboxLimits } from '../../src/core/index.ts';
 import { loadWithoutAudit } from '../../src/core/sandbox/workerSandbox.ts';
 
@@ -328,7 +329,7 @@ export async function runEscapes(
   for (const escape of ESCAPES) {
     if ((escape.hosts && !escape.hosts.includes(host)) || (options.skipFrameOnly && escape.frameOnly)) continue;
     const code = escape.code.replaceAll('LOOPBACK', origin.http).replaceAll('WSLOOP', origin.ws);
-    const audit = await auditToolSource(moduleOf(code));
+    const audit = await auditToolSource(moduleOf(code), parse);
     const outcome: EscapeOutcome = { name: escape.name, auditOk: audit.ok, auditRules: audit.findings.map((f) => f.rule), healthy: false };
     try {
       const tool = await loadWithoutAudit(sandbox, `(function () {\n'use strict';\n${code}\nreturn handler;\n})`, { limits: escape.limits ?? {} });

@@ -1,8 +1,9 @@
 import * as z from 'zod';
 import { inspectProgram, reportOf } from '../tools/codeAnalyzer/analyzeCode.ts';
 import { findingAt, type Finding } from '../tools/codeAnalyzer/finding.ts';
-import { parseSource } from '../tools/codeAnalyzer/parseSource.ts';
-import { isNode, isReference, memberName, staticString, walk, type AstNode, type NodePath } from '../tools/codeAnalyzer/walk.ts';
+import { parseSource, type CodeParserSource } from '../tools/codeAnalyzer/parseSource.ts';
+import { isNode, isReference, memberName, staticString, walk, type AstNode } from '../tools/codeAnalyzer/walk.ts';
+import { collectScopes } from '../tools/codeAnalyzer/scope.ts';
 import { FUNCTIONS } from '../tools/codeAnalyzer/structure.ts';
 import { SandboxError } from './sandboxError.ts';
 import { toolFactory, toolShape } from './toolSource.ts';
@@ -100,23 +101,14 @@ export interface AuditReport {
   factorySource?: string;
 }
 
-function declares(path: NodePath): boolean {
-  const parent = path.parent;
-  if (!parent || path.node.type !== 'Identifier' || isReference(path)) return false;
-  if (parent.type === 'MemberExpression' || parent.type === 'OptionalMemberExpression' || parent.type === 'LabeledStatement') return false;
-  if ((parent.type === 'ObjectProperty' || parent.type.startsWith('Class') || parent.type === 'ObjectMethod') && path.key === 'key') return false;
-  return !parent.type.startsWith('Break') && !parent.type.startsWith('Continue');
-}
-
 /** The audit's own rules, beyond the analyzer's: imports, shape, allowed globals and members, limits. */
 function toolRules(file: AstNode, source: string, limits: z.output<typeof AuditLimitsSchema>): Finding[] {
   const found: Finding[] = [];
-  const declared = new Set<string>();
-  const references: NodePath[] = [];
+  const scopes = collectScopes(file);
   walk(file, (path) => {
     const { node } = path;
-    if (declares(path)) declared.add(node['name'] as string);
-    if (node.type === 'Identifier' && isReference(path)) references.push(path);
+    if (node.type === 'Identifier' && isReference(path) && !scopes.isLocal(node['name'] as string, path) && !TOOL_GLOBALS.has(node['name'] as string))
+      found.push(findingAt(node, 'global_not_allowed', 'critical', `${node['name'] as string} is not a global tool code may use`));
     if (node.type === 'Identifier' && (node['name'] as string).startsWith('__cugar'))
       found.push(findingAt(node, 'reserved_name', 'critical', `${node['name'] as string} is reserved for the sandbox`));
     if (
@@ -154,11 +146,6 @@ function toolRules(file: AstNode, source: string, limits: z.output<typeof AuditL
       found.push(findingAt(node, 'member_not_allowed', 'critical', `a string that spells "${staticString(node)}", a way to reach .${staticString(node)}`));
     if (node.type === 'DebuggerStatement') found.push(findingAt(node, 'member_not_allowed', 'high', 'debugger statements are not allowed'));
   });
-  for (const path of references) {
-    const name = path.node['name'] as string;
-    if (!declared.has(name) && !TOOL_GLOBALS.has(name))
-      found.push(findingAt(path.node, 'global_not_allowed', 'critical', `${name} is not a global tool code may use`));
-  }
   const shape = toolShape(file['program'] as AstNode);
   if (!shape.ok) found.push(findingAt(shape.node, 'export_shape', 'critical', shape.message));
   if (/<!--|-->/.test(source)) found.push(findingAt({}, 'html_comment', 'critical', 'the source contains <!-- or -->, which change meaning outside a module'));
@@ -173,15 +160,16 @@ const REFUSING = new Set(['critical', 'high', 'medium']);
  * export (`export default function` or `export [async] function handler(input)`), no import or
  * `require` at all, only the globals in {@link TOOL_GLOBALS}, no `.constructor`, `.prototype` or
  * `__proto__`, no `Object.defineProperty`/`setPrototypeOf`. The source is parsed as a plain
- * JavaScript module (no TypeScript, no JSX). Never throws for a bad source: read `ok` and `findings`.
+ * JavaScript module (no TypeScript, no JSX) by `parser` (@babel/parser's `parse`). Never throws for
+ * a bad source: read `ok` and `findings`.
  */
-export async function auditToolSource(source: string, limits: AuditLimits = {}): Promise<AuditReport> {
+export async function auditToolSource(source: string, parser: CodeParserSource, limits: AuditLimits = {}): Promise<AuditReport> {
   const limit = AuditLimitsSchema.parse(limits);
   if (source.length > limit.maxChars) {
     const finding = findingAt({}, 'too_large', 'critical', `${source.length} characters (the limit is ${limit.maxChars})`);
     return { ok: false, findings: [finding], warnings: [], score: 0 };
   }
-  const parsed = await parseSource(source, { language: 'javascript', module: true });
+  const parsed = await parseSource(source, { language: 'javascript', module: true, parser });
   if (!parsed.ok) return { ok: false, findings: [parsed.finding], warnings: [], score: 0 };
   const inspected = inspectProgram(parsed.file, source);
   const { metrics } = inspected;
@@ -200,7 +188,7 @@ export async function auditToolSource(source: string, limits: AuditLimits = {}):
   if (!shape.ok) return { ok: false, findings: [findingAt(shape.node, 'export_shape', 'critical', shape.message)], warnings, score };
   const factorySource = toolFactory(source, shape);
   // The factory must parse as a script, to the same effect: a last check that wrapping changed nothing.
-  const asScript = await parseSource(factorySource, { language: 'javascript', module: false });
+  const asScript = await parseSource(factorySource, { language: 'javascript', module: false, parser });
   if (!asScript.ok) return { ok: false, findings: [{ ...asScript.finding, message: `the wrapped source ${asScript.finding.message}` }], warnings, score };
   return { ok: true, findings: [], warnings, score, factorySource };
 }
@@ -215,8 +203,8 @@ export function auditRefusal(report: AuditReport): SandboxError {
 }
 
 /** The factory source of an audited tool, or the refusal thrown. */
-export async function assertAudited(source: string, limits: AuditLimits = {}): Promise<string> {
-  const report = await auditToolSource(source, limits);
+export async function assertAudited(source: string, parser: CodeParserSource, limits: AuditLimits = {}): Promise<string> {
+  const report = await auditToolSource(source, parser, limits);
   if (!report.ok || report.factorySource === undefined) throw auditRefusal(report);
   return report.factorySource;
 }

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { sha256Hex } from '../journal/sha256.ts';
 import type { JsonValue } from '../schema/common.ts';
 import { assertAudited } from './patchAuditor.ts';
+import type { CodeParserSource } from '../tools/codeAnalyzer/parseSource.ts';
 import { realmScript } from './realmScript.ts';
 import {
   SandboxLimitsSchema,
@@ -213,15 +214,16 @@ const HOSTS = new WeakMap<Sandbox, { spawn: SpawnSandboxWorker; tools: Set<Worke
 /**
  * A {@link Sandbox} over isolated workers started by `spawn`: the host adapters (Node,
  * browser) are this plus their spawn function. Each loaded tool keeps one warm worker.
- * `onClose` runs after `close` has terminated every worker (a host frees what it set up).
+ * `parser` audits each source (@babel/parser's `parse`, see {@link CodeParserSource}); `onClose`
+ * runs after `close` has terminated every worker (a host frees what it set up).
  */
-export function createWorkerSandbox(hostName: string, spawn: SpawnSandboxWorker, options: { onClose?: () => void } = {}): Sandbox {
+export function createWorkerSandbox(hostName: string, spawn: SpawnSandboxWorker, options: { parser: CodeParserSource; onClose?: () => void }): Sandbox {
   const host = { spawn, tools: new Set<WorkerTool>() };
   const sandbox: Sandbox = {
     host: hostName,
-    async load(source, options = {}) {
-      const factory = await assertAudited(source, options.audit);
-      return loadFactory(host, `sha256:${sha256Hex(source)}`, factory, options);
+    async load(source, loadOptions = {}) {
+      const factory = await assertAudited(source, options.parser, loadOptions.audit);
+      return loadFactory(host, `sha256:${sha256Hex(source)}`, factory, loadOptions);
     },
     async close() {
       await Promise.all([...host.tools].map((tool) => tool.close()));

@@ -2,6 +2,7 @@ import { tools as arithmeticTools } from './arithmetic.ts';
 import { tools as textTools } from './text.ts';
 import { tools as waitTools } from './wait.ts';
 import { codeAnalyzerTool } from './codeAnalyzer/codeAnalyzerTool.ts';
+import type { CodeParserSource } from './codeAnalyzer/parseSource.ts';
 import type { ToolRegistry } from './toolRegistry.ts';
 
 /** The profile the built-in tools are registered in by default. */
@@ -19,11 +20,12 @@ export function registerBuiltinTools(registry: ToolRegistry, profile: string = D
 }
 
 /**
- * Register the code tools — `code_analyzer` — in `profile` (default `demo`). Kept apart from
- * {@link registerBuiltinTools} so recorded runs of the demo tools keep their tool lists; hosts
- * call both. Returns the names registered.
+ * Register the code tools — `code_analyzer` — in `profile` (default `demo`), parsing with
+ * `parser` (@babel/parser's `parse`, or `{ load }` of it: the host chooses when the parser is
+ * loaded). Kept apart from {@link registerBuiltinTools} so recorded runs of the demo tools keep
+ * their tool lists. Returns the names registered.
  */
-export function registerCodeTools(registry: ToolRegistry, profile: string = DEMO_PROFILE): string[] {
-  registry.register(profile, 'code_analyzer', codeAnalyzerTool);
+export function registerCodeTools(registry: ToolRegistry, parser: CodeParserSource, profile: string = DEMO_PROFILE): string[] {
+  registry.register(profile, 'code_analyzer', codeAnalyzerTool(parser));
   return ['code_analyzer'];
 }

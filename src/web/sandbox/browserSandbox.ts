@@ -1,3 +1,4 @@
+import { parse } from '@babel/parser';
 import { SandboxError, createWorkerSandbox, type Sandbox, type SandboxWorker, type SpawnSandboxWorker, type WorkerFailure } from '../../core/index.ts';
 
 /**
@@ -188,10 +189,11 @@ export interface BrowserSandboxOptions {
 export function createBrowserSandbox(options: BrowserSandboxOptions = {}): Sandbox {
   const doc = options.document ?? (typeof document === 'undefined' ? undefined : document);
   const isolation = options.isolation ?? (doc ? 'frame' : 'page');
-  if (isolation === 'page') return createWorkerSandbox('browser', spawnPageWorker);
+  if (isolation === 'page') return createWorkerSandbox('browser', spawnPageWorker, { parser: parse });
   if (!doc) throw new SandboxError('unsupported_host', 'frame isolation needs a document');
   let frame: SandboxFrame | undefined;
   return createWorkerSandbox('browser', (script, _limits, events) => (frame ??= new SandboxFrame(doc)).spawn(script, events), {
+    parser: parse,
     onClose: () => {
       frame?.remove();
       frame = undefined;

@@ -1,8 +1,9 @@
 import * as z from 'zod';
 import { ValidationError } from '../../errors.ts';
 import { RECOMMENDATIONS, RuleSchema, SEVERITY_WEIGHT, findingAt, type Finding, type Severity } from './finding.ts';
-import { CodeLanguageSchema, parseSource, type CodeLanguage } from './parseSource.ts';
+import { CodeLanguageSchema, parseSource, type CodeLanguage, type CodeParserSource } from './parseSource.ts';
 import { nodeFindings } from './rules.ts';
+import { collectScopes } from './scope.ts';
 import { FUNCTIONS, complexityOwner, loopFinding } from './structure.ts';
 import { walk, type AstNode } from './walk.ts';
 
@@ -32,7 +33,8 @@ export interface CodeAnalysis {
 /** The input of `analyzeCode` and the `code_analyzer` tool. */
 export const AnalyzeCodeInputSchema = z.object({
   source: z.string().max(MAX_ANALYZED_CHARS).describe('JavaScript or TypeScript source to analyse'),
-  language: CodeLanguageSchema.default('typescript').describe('javascript, jsx, typescript or tsx'),
+  // Optional rather than defaulted, so the tool's JSON Schema does not list it as required.
+  language: CodeLanguageSchema.optional().describe('javascript, jsx, typescript or tsx (default typescript)'),
 });
 
 /** The findings and measures of a parsed program, in source order. */
@@ -41,13 +43,14 @@ export function inspectProgram(file: AstNode, source: string): { findings: Findi
   const complexity = new Map<AstNode, number>();
   let nodes = 0;
   let functions = 0;
+  const scopes = collectScopes(file);
   walk(file, (path) => {
     nodes++;
     if (FUNCTIONS.has(path.node.type)) {
       functions++;
       complexity.set(path.node, 1);
     }
-    findings.push(...nodeFindings(path));
+    findings.push(...nodeFindings(path, scopes));
     const loop = loopFinding(path.node);
     if (loop) findings.push(loop);
     const owner = complexityOwner(path);
@@ -100,22 +103,23 @@ export function reportOf(
 }
 
 /**
- * Parse a JavaScript or TypeScript source with @babel/parser and report how safe it is to run:
+ * Parse a JavaScript or TypeScript source with `parser` (@babel/parser's `parse`) and report how safe it is to run:
  * dynamic code, process, file-system and network access, computed imports, prototype tampering,
  * constructor escapes, unbounded loops, the global object, size and complexity.
  * An unparsable source is a report with `parsed: false`, score 0 and the `syntax` finding;
  * input that breaks the schema (not a string, over {@link MAX_ANALYZED_CHARS}) throws a `ValidationError`.
  *
  * @example
- * const report = await analyzeCode("fetch('https://example.com')", { language: 'javascript' });
+ * import { parse } from '@babel/parser';
+ * const report = await analyzeCode("fetch('https://example.com')", { language: 'javascript', parser: parse });
  * report.findings[0]; // { rule: 'network_access', severity: 'high', message: 'uses fetch', line: 1, column: 0 }
  */
-export async function analyzeCode(source: string, options: { language?: CodeLanguage } = {}): Promise<CodeAnalysis> {
-  const input = AnalyzeCodeInputSchema.safeParse({ source, ...options });
+export async function analyzeCode(source: string, options: { language?: CodeLanguage | undefined; parser: CodeParserSource }): Promise<CodeAnalysis> {
+  const input = AnalyzeCodeInputSchema.safeParse({ source, language: options.language });
   if (!input.success)
     throw new ValidationError('the code analyzer needs a source of at most 1,000,000 characters and a known language', { details: input.error.issues });
-  const { language } = input.data;
-  const parsed = await parseSource(input.data.source, { language, module: false });
+  const language = input.data.language ?? 'typescript';
+  const parsed = await parseSource(input.data.source, { language, module: false, parser: options.parser });
   if (!parsed.ok) {
     const lines = source === '' ? 0 : source.split(/\r\n|\r|\n/).length;
     return {

@@ -1,4 +1,3 @@
-import type { ParserOptions, ParserPlugin } from '@babel/parser';
 import * as z from 'zod';
 import { findingAt, type Finding } from './finding.ts';
 import type { AstNode } from './walk.ts';
@@ -7,22 +6,39 @@ import type { AstNode } from './walk.ts';
 export const CodeLanguageSchema = z.enum(['javascript', 'typescript', 'jsx', 'tsx']);
 export type CodeLanguage = z.output<typeof CodeLanguageSchema>;
 
-const PLUGINS: Readonly<Record<CodeLanguage, ParserPlugin[]>> = {
+/** The options the analyzer passes its parser: a subset of @babel/parser's. */
+export interface CodeParserOptions {
+  sourceType: 'module' | 'unambiguous';
+  plugins: Array<'typescript' | 'jsx'>;
+  errorRecovery: false;
+  createImportExpressions: true;
+  allowAwaitOutsideFunction: boolean;
+}
+
+/**
+ * A JavaScript parser with @babel/parser's `parse` signature, returning Babel's AST (a `File`
+ * node with positions): what the code analyzer and the patch auditor read. Hosts hand it in
+ * (`parse` from '@babel/parser', or a function that loads it on first use), so the core entry
+ * does not carry a parser it may never use.
+ */
+export type CodeParser = (input: string, options: CodeParserOptions) => unknown;
+/** A {@link CodeParser}, or a function that loads one (called once, on first use). */
+export type CodeParserSource = CodeParser | { load: () => Promise<CodeParser> };
+
+const PLUGINS: Readonly<Record<CodeLanguage, Array<'typescript' | 'jsx'>>> = {
   javascript: [],
   jsx: ['jsx'],
   typescript: ['typescript'],
   tsx: ['typescript', 'jsx'],
 };
 
-type Parse = (input: string, options?: ParserOptions) => unknown;
-let parser: Promise<Parse> | undefined;
+const loaded = new WeakMap<object, Promise<CodeParser>>();
 
-/**
- * @babel/parser, loaded on first use: pages and bundles that never analyse code do not carry it
- * (where the bundler splits dynamic imports).
- */
-function loadParser(): Promise<Parse> {
-  parser ??= import('@babel/parser').then((babel) => babel.parse as Parse);
+/** The parser of a {@link CodeParserSource}, loading it once. */
+export function resolveParser(source: CodeParserSource): Promise<CodeParser> {
+  if (typeof source === 'function') return Promise.resolve(source);
+  let parser = loaded.get(source);
+  if (!parser) loaded.set(source, (parser = source.load()));
   return parser;
 }
 
@@ -30,13 +46,13 @@ function loadParser(): Promise<Parse> {
 export type ParseOutcome = { ok: true; file: AstNode } | { ok: false; finding: Finding };
 
 /**
- * Parse `source` with @babel/parser, errors never recovered: an unparsable source is a `syntax`
- * finding at the error's position. `module: true` parses an ES module (strict, `import`/`export`);
- * otherwise the parser decides from the source (`unambiguous`). A source nested too deeply for
- * the parser is a `syntax` finding too.
+ * Parse `source`, errors never recovered: an unparsable source is a `syntax` finding at the
+ * error's position. `module: true` parses an ES module (strict, `import`/`export`); otherwise the
+ * parser decides from the source (`unambiguous`). A source nested too deeply for the parser is a
+ * `syntax` finding too.
  */
-export async function parseSource(source: string, options: { language: CodeLanguage; module: boolean }): Promise<ParseOutcome> {
-  const parse = await loadParser();
+export async function parseSource(source: string, options: { language: CodeLanguage; module: boolean; parser: CodeParserSource }): Promise<ParseOutcome> {
+  const parse = await resolveParser(options.parser);
   try {
     const file = parse(source, {
       sourceType: options.module ? 'module' : 'unambiguous',

@@ -1,5 +1,8 @@
 import { findingAt, type Finding, type Severity } from './finding.ts';
+import type { collectScopes } from './scope.ts';
 import { isNode, isReference, memberName, staticString, type AstNode, type NodePath } from './walk.ts';
+
+type Scopes = ReturnType<typeof collectScopes>;
 
 /** Modules whose import gives a program the process: children, workers, vm, inspector. */
 const PROCESS_MODULES: Readonly<Record<string, Severity>> = {
@@ -152,8 +155,8 @@ function checkWrite(node: AstNode, target: unknown): Finding[] {
   return [];
 }
 
-function checkIdentifier(path: NodePath): Finding[] {
-  if (!isReference(path)) return [];
+function checkIdentifier(path: NodePath, scopes: Scopes): Finding[] {
+  if (!isReference(path) || scopes.isLocal(path.node['name'] as string, path)) return [];
   const node = path.node;
   const name = node['name'] as string;
   if (name === 'eval') return [findingAt(node, 'dynamic_code', 'critical', 'uses eval')];
@@ -173,11 +176,11 @@ function propertyKey(key: unknown): string | undefined {
 }
 
 /** The findings of one node (loops, size and complexity are measured elsewhere). */
-export function nodeFindings(path: NodePath): Finding[] {
+export function nodeFindings(path: NodePath, scopes: Scopes): Finding[] {
   const node = path.node;
   switch (node.type) {
     case 'Identifier':
-      return checkIdentifier(path);
+      return checkIdentifier(path, scopes);
     case 'CallExpression':
     case 'OptionalCallExpression':
     case 'NewExpression':

@@ -127,8 +127,10 @@ export function isReference(path: NodePath): boolean {
       if (key === 'value' && path.ancestors[path.ancestors.length - 2]?.type === 'ObjectPattern') return false;
       return key !== 'key' || parent['computed'] === true;
     case 'ObjectMethod':
-    case 'ClassProperty':
     case 'ClassMethod':
+    case 'ClassPrivateMethod':
+      return key === 'key' && parent['computed'] === true;
+    case 'ClassProperty':
     case 'ClassAccessorProperty':
       return key !== 'key' || parent['computed'] === true;
     case 'VariableDeclarator':

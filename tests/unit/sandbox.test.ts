@@ -1,0 +1,149 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { SandboxError, WORKERD_SANDBOX_REASON, refusingSandbox, sha256Hex, type SandboxErrorCode } from '../../src/core/index.ts';
+import { createNodeSandbox } from '../../src/edge/nodeSandbox.ts';
+
+// The Node sandbox through its public surface: load (audit, then a warm worker), call, limits,
+// recovery after a terminated worker, close; and the refusal of hosts that cannot isolate code.
+
+const sandbox = createNodeSandbox();
+afterAll(() => sandbox.close());
+
+async function codeOf(promise: Promise<unknown>): Promise<SandboxErrorCode | 'resolved'> {
+  try {
+    await promise;
+    return 'resolved';
+  } catch (error) {
+    expect(error).toBeInstanceOf(SandboxError);
+    return (error as SandboxError).code;
+  }
+}
+
+describe('the Node sandbox', () => {
+  it('runs a tool in one warm worker: many calls, JSON in and out, named by its content hash', async () => {
+    const source = 'export default async function (input) { return { sum: input.values.reduce((a, b) => a + b, 0), at: input.at }; }';
+    const tool = await sandbox.load(source);
+    expect(tool.id).toBe(`sha256:${sha256Hex(source)}`);
+    for (let i = 0; i < 50; i++) expect(await tool.call({ values: [i, 1, 2], at: 'x' })).toEqual({ sum: i + 3, at: 'x' });
+    expect(tool.starts).toBe(1);
+    await tool.close();
+  });
+
+  it('accepts each tool shape: default function, arrow, named handler, handler constant, with helpers', async () => {
+    const shapes = [
+      'export default function handler(input) { return input.n + 1; }',
+      'export default (input) => input.n + 1;',
+      'const one = 1;\nfunction inc(n) { return n + one; }\nexport async function handler(input) { return inc(input.n); }',
+      'export const handler = async ({ n }) => n + 1;',
+      'class Counter { constructor(n) { this.n = n; } next() { return this.n + 1; } }\nexport default (input) => new Counter(input.n).next();',
+    ];
+    for (const source of shapes) {
+      const tool = await sandbox.load(source);
+      expect(await tool.call({ n: 41 }), source).toBe(42);
+      await tool.close();
+    }
+  });
+
+  it('keeps calls in order and runs them one at a time', async () => {
+    const tool = await sandbox.load('let count = 0;\nexport default async function (input) { count += 1; await Promise.resolve(); return [input.i, count]; }');
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => tool.call({ i })));
+    expect(answers).toEqual(Array.from({ length: 20 }, (_, i) => [i, i + 1]));
+    await tool.close();
+  });
+
+  it('terminates a call past its time limit and starts a new worker for the next call', async () => {
+    const tool = await sandbox.load('export default function (input) { if (input.spin) { let i = 0; while (i >= 0) i++; } return "done"; }', {
+      limits: { timeoutMs: 200 },
+    });
+    const started = performance.now();
+    const error = await tool.call({ spin: true }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SandboxError);
+    expect(error).toMatchObject({ code: 'timeout', failureMode: 'RESOURCE', retryable: true });
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(await tool.call({ spin: false })).toBe('done');
+    expect(tool.starts).toBe(2);
+    expect(await codeOf(tool.call({ spin: true }, { timeoutMs: 50 }))).toBe('timeout');
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('stop')), 50);
+    expect(await codeOf(tool.call({ spin: true }, { signal: controller.signal, timeoutMs: 10_000 }))).toBe('timeout');
+    expect(await tool.call({ spin: false })).toBe('done');
+    await tool.close();
+  });
+
+  it('kills a worker that runs out of its memory and recovers', async () => {
+    const tool = await sandbox.load(
+      'export default function (input) { const all = []; for (let i = 0; i < input.n; i++) all.push(new Array(100000).fill(i)); return all.length; }',
+      { limits: { memoryMb: 16, timeoutMs: 20_000 } },
+    );
+    expect(await codeOf(tool.call({ n: 100_000 }))).toBe('memory');
+    expect(await tool.call({ n: 3 })).toBe(3);
+    await tool.close();
+  });
+
+  it('refuses input that is not JSON or too large, and output that is not JSON or too large, changing nothing', async () => {
+    const tool = await sandbox.load('export default (input) => input.make === "fn" ? (() => 1) : input.make === "big" ? "x".repeat(5000) : input;', {
+      limits: { maxInputChars: 1_000, maxOutputChars: 1_000 },
+    });
+    const cyclic: Record<string, unknown> = {};
+    cyclic['self'] = cyclic;
+    expect(await codeOf(tool.call(cyclic))).toBe('bad_input');
+    expect(await codeOf(tool.call(10n))).toBe('bad_input');
+    expect(await codeOf(tool.call(undefined))).toBe('bad_input');
+    expect(await codeOf(tool.call({ text: 'y'.repeat(2_000) }))).toBe('bad_input');
+    expect(await codeOf(tool.call({ make: 'fn' }))).toBe('bad_output');
+    expect(await codeOf(tool.call({ make: 'big' }))).toBe('bad_output');
+    expect(await tool.call({ make: 'echo', list: [1, 'two', null, { three: true }] })).toEqual({ make: 'echo', list: [1, 'two', null, { three: true }] });
+    expect(tool.starts).toBe(1);
+    await tool.close();
+  });
+
+  it('reports what a handler throws, as text, and keeps the worker', async () => {
+    const tool = await sandbox.load('export default (input) => { if (input.fail) throw new RangeError("out of range: " + input.fail); return "ok"; }');
+    const error = (await tool.call({ fail: 7 }).catch((e: unknown) => e)) as SandboxError;
+    expect(error).toMatchObject({ code: 'handler_failed', failureMode: 'AGENT' });
+    expect(error.message).toContain('RangeError: out of range: 7');
+    expect(await tool.call({})).toBe('ok');
+    expect(tool.starts).toBe(1);
+    await tool.close();
+  });
+
+  it('refuses a source the audit refuses, listing every finding, and starts no worker', async () => {
+    const error = (await sandbox
+      .load('import fs from "node:fs";\nexport default () => fetch("https://x").then(() => eval("1"));')
+      .catch((e: unknown) => e)) as SandboxError;
+    expect(error).toBeInstanceOf(SandboxError);
+    expect(error).toMatchObject({ code: 'audit_failed', failureMode: 'POLICY', retryable: false });
+    const rules = (error.details as { findings: Array<{ rule: string }> }).findings.map((f) => f.rule);
+    expect(rules).toEqual(expect.arrayContaining(['import_forbidden', 'filesystem_access', 'network_access', 'dynamic_code', 'global_not_allowed']));
+    for (const rule of rules) expect(error.message).toContain(rule);
+  });
+
+  it('reports a source whose top level throws as a failed load', async () => {
+    expect(await codeOf(sandbox.load('const bad = [].at.call(null);\nexport default () => 1;'))).toBe('crashed');
+    expect(await codeOf(sandbox.load('export default () => 1; const x = ;'))).toBe('audit_failed');
+    expect(await codeOf(sandbox.load('export default () => 1;', { limits: { timeoutMs: -1 } }))).toBe('bad_input');
+  });
+
+  it('refuses calls after close', async () => {
+    const tool = await sandbox.load('export default () => 1;');
+    await tool.close();
+    expect(await codeOf(tool.call({}))).toBe('closed');
+  });
+
+  it('closing the sandbox terminates its tools', async () => {
+    const own = createNodeSandbox();
+    const tools = await Promise.all([own.load('export default () => 1;'), own.load('export default () => 2;')]);
+    await own.close();
+    for (const tool of tools) expect(await codeOf(tool.call({}))).toBe('closed');
+  });
+});
+
+describe('hosts that cannot isolate code', () => {
+  it('refuse every load with unsupported_host and say why', async () => {
+    const workerd = refusingSandbox('workerd', WORKERD_SANDBOX_REASON);
+    const error = (await workerd.load('export default () => 1;').catch((e: unknown) => e)) as SandboxError;
+    expect(error).toBeInstanceOf(SandboxError);
+    expect(error).toMatchObject({ code: 'unsupported_host', failureMode: 'SYSTEM' });
+    expect(error.message).toMatch(/workerd.*no code generation/);
+    expect(error.toJSON()).toMatchObject({ name: 'SandboxError', code: 'unsupported_host' });
+  });
+});
