@@ -14,7 +14,7 @@ import type { ToolDefinition } from '../tools/tool.ts';
 import type { ToolRegistry } from '../tools/toolRegistry.ts';
 import { clausesOf } from './clauses.ts';
 import { decide, type ClauseDecision, type Weights } from './ranking/abstain.ts';
-import { readQuery, scoreTools } from './ranking/bm25f.ts';
+import { readQuery, scoreTools, type Query } from './ranking/bm25f.ts';
 import { indexTools, type ToolIndex } from './ranking/toolIndex.ts';
 import { fold } from './ranking/tokens.ts';
 import { fillArguments } from './slots/fill.ts';
@@ -129,13 +129,16 @@ export class Planner {
   /** Relevance of `text` to each tool, in [0, 1]; exposed for dry runs and tests. */
   similarities(text: string, tools: readonly ToolDefinition[]): Map<string, number> {
     const index = indexTools(tools);
-    const decision = decide(index, readQuery(text), scoreTools(index, readQuery(text)), { similarityWeight: 1, costWeight: 0, latencyWeight: 0 }, 0);
+    const query = readQuery(text);
+    const decision = decide(index, query, scoreTools(index, query), { similarityWeight: 1, costWeight: 0, latencyWeight: 0 }, 0);
     const scores = new Map<string, number>(tools.map((tool) => [tool.name, 0]));
     for (const ranked of decision.ranked) scores.set(index.tools[ranked.position]!.tool.name, ranked.similarity);
     return scores;
   }
 
   #patternPlan(goal: string, tools: readonly ToolDefinition[]): Planned | undefined {
+    // A call needs a name followed by "(", or a JSON object: most goals have neither.
+    if (!goal.includes('(') && !goal.includes('{')) return undefined;
     const callable = new Map(tools.map((tool) => [tool.name, Object.keys((tool.inputSchema['properties'] as object | undefined) ?? {})]));
     const calls = detectToolCalls(goal, callable);
     if (calls.length === 0) return undefined;
@@ -181,7 +184,7 @@ export class Planner {
         clause: clause.text,
         offset: clause.start,
         language: query.language,
-        toolWords: new Set(decision.best.score.matched.map(fold)),
+        toolWords: intentWords(query, decision.best.score.matched),
         description: tool.description,
         ...(previous ? { previousStep: previous } : {}),
         ...(now !== undefined ? { now } : {}),
@@ -210,6 +213,12 @@ export class Planner {
     if (inputRequired) return { steps: [], candidates, source: 'ranking', stopReason: 'input_required', inputRequired };
     return { steps, candidates, source: 'ranking', stopReason: steps.length === 0 ? 'no_relevant_tool' : 'planned' };
   }
+}
+
+/** The folded words that chose the tool, less the values among them (a city the tool's examples name is still a value). */
+function intentWords(query: Query, matched: readonly string[]): Set<string> {
+  const values = new Set(query.words.filter((w) => w.value).map((w) => w.token.word));
+  return new Set(matched.map(fold).filter((w) => !values.has(w)));
 }
 
 function candidatesOf(index: ToolIndex, decision: ClauseDecision, clause: number, toolCount: number): PlanCandidate[] {

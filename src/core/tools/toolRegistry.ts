@@ -40,6 +40,8 @@ function sameDefinition(a: ToolDefinition, b: ToolDefinition): boolean {
  */
 export class ToolRegistry {
   #profiles = new Map<string, Map<string, ToolDefinition>>();
+  /** Each profile's tools sorted by name, kept until the profile's tools change (the planner asks on every plan). */
+  #sorted = new Map<Map<string, ToolDefinition>, { size: number; tools: ToolDefinition[] }>();
 
   /** Register `name` in `profile`. Throws `ValidationError` for a bad spec, `ConflictError` for a taken name. */
   register<S extends z.ZodType>(profile: string, name: string, spec: ToolSpec<S>): ToolDefinition {
@@ -130,7 +132,14 @@ export class ToolRegistry {
 
   /** The tools of `profile`, sorted by name. Throws `NotFoundError` for an unknown profile. */
   definitions(profile: string): ToolDefinition[] {
-    return [...this.#requireProfile(profile).values()].sort((a, b) => (a.name < b.name ? -1 : 1));
+    const tools = this.#requireProfile(profile);
+    let sorted = this.#sorted.get(tools);
+    // Tools are only ever added (a name is never replaced), so the count tells whether the sorted list is current.
+    if (!sorted || sorted.size !== tools.size) {
+      sorted = { size: tools.size, tools: [...tools.values()].sort((a, b) => (a.name < b.name ? -1 : 1)) };
+      this.#sorted.set(tools, sorted);
+    }
+    return [...sorted.tools];
   }
 
   /** The tools of `profile` as callers see them, each with its JSON Schema. */

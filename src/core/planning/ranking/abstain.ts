@@ -25,13 +25,17 @@ export interface EvidenceThresholds {
 }
 
 export const DEFAULT_THRESHOLDS: Readonly<EvidenceThresholds> = Object.freeze({
-  minEvidence: 3,
-  minEvidenceSideEffects: 5,
-  minCoverage: 0.4,
-  minCoverageSideEffects: 0.55,
-  minMargin: 0.1,
-  strongEvidence: 8,
+  minEvidence: 2,
+  minEvidenceSideEffects: 4,
+  minCoverage: 0.1,
+  minCoverageSideEffects: 0.2,
+  minMargin: 0.05,
+  strongEvidence: 6,
 });
+
+/** What a tool with side effects keeps of its score; a question keeps less of it. */
+const SIDE_EFFECT_FACTOR = 0.85;
+const QUESTION_FACTOR = 0.7;
 
 /** A tool ranked for a clause, with what its choice rests on. */
 export interface RankedTool {
@@ -90,19 +94,22 @@ export function decide(
 ): ClauseDecision {
   const intent = intentWeight(query);
   const tools = index.tools;
-  const maxCost = Math.max(0, ...tools.map((t) => t.tool.cost)) || 1;
-  const maxLatency = Math.max(0, ...tools.map((t) => t.tool.latency)) || 1;
+  const { maxCost, maxLatency } = index;
   const weightSum = weights.similarityWeight + weights.costWeight + weights.latencyWeight || 1;
-  const ranked: RankedTool[] = scores.map((score) => {
-    const { tool } = tools[score.position]!;
-    const similarity = intent > 0 ? round(Math.min(1, score.score / (SATURATION * intent))) : 0;
-    const preference = round(
-      (weights.similarityWeight * similarity + weights.costWeight * (1 - tool.cost / maxCost) + weights.latencyWeight * (1 - tool.latency / maxLatency)) /
-        weightSum,
-    );
-    return { position: score.position, similarity, preference, score, coverage: intent > 0 ? Math.min(1, score.matchedWeight / intent) : 0 };
-  });
-  const byRelevance = ranked.filter((r) => r.score.score > 0).sort((a, b) => b.score.score - a.score.score || a.position - b.position);
+  const ranked: RankedTool[] = scores
+    .filter((score) => score.score > 0)
+    .map((raw) => {
+      const { tool, sideEffects } = tools[raw.position]!;
+      // A tool that changes the world needs more evidence, the more so when the clause only asks a question.
+      const score = sideEffects ? { ...raw, score: raw.score * SIDE_EFFECT_FACTOR * (query.question ? QUESTION_FACTOR : 1) } : raw;
+      const similarity = intent > 0 ? round(Math.min(1, score.score / (SATURATION * intent))) : 0;
+      const preference = round(
+        (weights.similarityWeight * similarity + weights.costWeight * (1 - tool.cost / maxCost) + weights.latencyWeight * (1 - tool.latency / maxLatency)) /
+          weightSum,
+      );
+      return { position: score.position, similarity, preference, score, coverage: intent > 0 ? Math.min(1, score.matchedWeight / intent) : 0 };
+    });
+  const byRelevance = ranked.sort((a, b) => b.score.score - a.score.score || a.position - b.position);
   const top = byRelevance[0];
   if (!top) return { accepted: false, code: 'no_match', message: 'no word of the request matches any tool', ranked: [] };
   const band = byRelevance.filter((r) => r.score.score >= 0.8 * top.score.score);

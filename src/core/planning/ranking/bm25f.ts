@@ -6,7 +6,8 @@
 import { guessLanguage, type Language } from './stem.ts';
 import { termsOf, type WordTerms } from './terms.ts';
 import { tokenize, type Token } from './tokens.ts';
-import type { ToolIndex } from './toolIndex.ts';
+import { editDistance } from './editDistance.ts';
+import { deletions, type ToolIndex } from './toolIndex.ts';
 
 /** BM25 saturation. */
 const K1 = 1.2;
@@ -14,6 +15,10 @@ const K1 = 1.2;
 export const SATURATION = K1 + 1;
 /** How much a synonym-group match counts against an exact stem match. */
 const GROUP_DISCOUNT = 0.6;
+/** How much a word one letter away from a tool's word counts. */
+const TYPO_DISCOUNT = 0.8;
+/** How much a value word (a name, a date word, quoted text) counts: it says what with, not what to do. */
+const VALUE_DISCOUNT = 0.3;
 
 /** A content word of the clause. */
 export interface QueryWord {
@@ -29,7 +34,12 @@ export interface Query {
   words: QueryWord[];
   /** Folded words of the clause, in order (function words included). */
   folded: string[];
+  /** Whether the clause asks a question (it wants to know, rather than to change something). */
+  question: boolean;
 }
+
+const QUESTION_START =
+  /^(what|what's|whats|which|when|where|who|whom|whose|why|how|how's|is|are|was|were|do|does|did|any|can|could|will|would|should|have|has|que|quel|quelle|quels|quelles|quoi|combien|ou|quand|comment|est-ce|qué|que|cuál|cual|cuándo|cuando|dónde|donde|cómo|como|cuánto|cuanto|cuántos|hay|wie|was|wann|wo|welche|welcher|welches|wer|gibt|ist|sind|hat|habe|qual|quais|quando|onde|quanto|quantos|che|quale|quali|dove|come|quante|quanti|c'è)$/;
 
 /** How one tool scored against a clause. */
 export interface ToolScore {
@@ -66,6 +76,9 @@ export function readQuery(text: string): Query {
   const tokens = tokenize(text);
   const language = guessLanguage(text, tokens);
   const spans = valueSpans(text);
+  // What follows "saying …" or a colon (not a clock time's) is the content to send or store, not intent.
+  const content = /\b(?:saying|says|that says|disant|diciendo|dizendo|dicendo)\b|(?<!\d):(?!\d)/i.exec(text);
+  if (content) spans.push([content.index + content[0].length, text.length]);
   const words: QueryWord[] = [];
   tokens.forEach((token, i) => {
     const terms = termsOf(token.word, language);
@@ -75,7 +88,19 @@ export function readQuery(text: string): Query {
     const inSpan = spans.some(([s, e]) => token.start >= s && token.end <= e);
     words.push({ token, terms, value: inSpan || capitalised || VALUE_WORDS.has(token.word) });
   });
-  return { language, words, folded: tokens.map((t) => t.word) };
+  // Symbols that carry intent: "15%" asks about a percentage, "£1,200" about money.
+  const symbols: Array<[RegExp, string]> = [
+    [/\d\s*%|%\s*\d/, 'percent'],
+    [/[$€£¥₹]\s*\d|\d\s*[$€£¥₹]/, 'currency'],
+  ];
+  for (const [pattern, word] of symbols) {
+    const match = pattern.exec(text);
+    const terms = match ? termsOf(word, 'en') : null;
+    if (match && terms) words.push({ token: { word, raw: match[0], start: match.index, end: match.index + match[0].length }, terms, value: false });
+  }
+  const folded = tokens.map((t) => t.word);
+  const question = /\?\s*$/.test(text) || /^\s*¿/.test(text) || QUESTION_START.test(folded[0] ?? '');
+  return { language, words, folded, question };
 }
 
 function saturate(x: number): number {
@@ -83,37 +108,66 @@ function saturate(x: number): number {
 }
 
 /**
- * Score every tool of `index` against `query`. Tools that match nothing score 0. A word that
- * occurs twice in the clause counts once.
+ * Score the tools of `index` against `query`: the tools that match at least one word (or that
+ * the clause names), each once. A word that occurs twice in the clause counts once.
  */
 export function scoreTools(index: ToolIndex, query: Query): ToolScore[] {
-  const scores: ToolScore[] = index.tools.map((_, position) => ({ position, score: 0, matchedWeight: 0, matched: [], named: false }));
-  const seen = new Set<string>();
+  const scores: Array<ToolScore | undefined> = [];
+  const touched: number[] = [];
   const best = new Float64Array(index.tools.length);
+  const raise = (position: number, value: number) => {
+    const current = best[position]!;
+    if (current === 0) touched.push(position);
+    if (value > current) best[position] = value;
+  };
+  const entry = (position: number): ToolScore => (scores[position] ??= { position, score: 0, matchedWeight: 0, matched: [], named: false });
+  const seen = new Set<string>();
   for (const word of query.words) {
     if (seen.has(word.token.word)) continue;
     seen.add(word.token.word);
-    best.fill(0);
+    let exact = false;
     for (const term of word.terms.stems) {
-      for (const [position, x] of index.postings.get(term) ?? []) best[position] = Math.max(best[position]!, saturate(x));
+      const list = index.postings.get(term);
+      if (list) for (const [position, x] of list) raise(position, saturate(x));
+      if (list) exact = true;
     }
     for (const term of word.terms.groups) {
-      for (const [position, x] of index.postings.get(term) ?? []) best[position] = Math.max(best[position]!, GROUP_DISCOUNT * saturate(x));
+      const list = index.postings.get(term);
+      if (list) for (const [position, x] of list) raise(position, GROUP_DISCOUNT * saturate(x));
     }
-    for (let position = 0; position < best.length; position++) {
-      const value = best[position]!;
-      if (value <= 0) continue;
-      const entry = scores[position]!;
-      entry.score += word.terms.weight * value;
-      entry.matchedWeight += word.terms.weight;
-      entry.matched.push(word.token.raw);
+    if (!exact) matchNearWords(index, word, query.language, raise);
+    const weight = word.value ? VALUE_DISCOUNT * word.terms.weight : word.terms.weight;
+    for (const position of touched) {
+      const scored = entry(position);
+      scored.score += weight * best[position]!;
+      scored.matchedWeight += weight;
+      scored.matched.push(word.token.raw);
+      best[position] = 0;
+    }
+    touched.length = 0;
+  }
+  // A tool named outright: its name's letters are the letters of consecutive words of the clause ("send message", "greatest common divisor").
+  for (let i = 0; i < query.folded.length; i++) {
+    let joined = query.folded[i]!;
+    for (let j = i + 1; j < Math.min(query.folded.length, i + 5); j++) {
+      joined += query.folded[j]!;
+      for (const position of index.byJoinedName.get(joined) ?? []) entry(position).named = true;
     }
   }
-  const text = ` ${query.folded.join(' ')} `;
-  index.tools.forEach((tool, position) => {
-    if (tool.nameWords.length >= 2 && text.includes(` ${tool.nameWords.join(' ')} `)) scores[position]!.named = true;
-  });
-  return scores;
+  return scores.filter((s): s is ToolScore => s !== undefined);
+}
+
+/** A word that matched nothing may be a typo of a tool's word ("wheather"): one edit away, five letters or more. */
+function matchNearWords(index: ToolIndex, word: QueryWord, language: Language, raise: (position: number, value: number) => void): void {
+  if (word.token.word.length < 5) return;
+  const near = new Set<string>();
+  for (const key of deletions(word.token.word)) for (const candidate of index.nearWords.get(key) ?? []) near.add(candidate);
+  for (const candidate of near) {
+    if (candidate === word.token.word || editDistance(candidate, word.token.word, 1) > 1) continue;
+    const terms = termsOf(candidate, language) ?? termsOf(candidate, 'en');
+    if (!terms) continue;
+    for (const term of terms.stems) for (const [position, x] of index.postings.get(term) ?? []) raise(position, TYPO_DISCOUNT * saturate(x));
+  }
 }
 
 /** The language of a text and its words, for callers that need both. */

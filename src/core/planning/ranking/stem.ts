@@ -72,7 +72,7 @@ export const STOP_WORDS: Readonly<Record<Language, ReadonlySet<string>>> = {
   ),
   it: new Set(
     (
-      'il lo la i gli le un uno una di del della dei delle da dal dalla in nel nella su sul sulla per con senza e o ma mio mia miei ' +
+      'il lo la i gli le un uno una di del della dei delle da dal dalla a al alla ai agli in nel nella su sul sulla per con senza e o ma mio mia miei ' +
       'mie tuo tua suo sua io tu lui lei noi voi loro mi ti si ci vi che chi come quando dove perché è sono sta stanno essere non ' +
       'molto favore puoi può voglio vorrei devo'
     )

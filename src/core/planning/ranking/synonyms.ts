@@ -26,7 +26,8 @@ add sum plus total addition
 subtract minus difference deduct
 multiply times product double triple
 divide quotient ratio halve split
-weather forecast temperature rain sunny climate
+weather temperature rain sunny climate
+forecast future upcoming coming tomorrow weekend
 flight fly plane airline airfare
 hotel room accommodation lodging stay
 car vehicle rental
@@ -59,11 +60,47 @@ task todo chore
 email inbox mail
 time clock hour
 date day calendar
+currency money dollar euro yen pound franc peso rupee cash exchange
+percent percentage
+product item goods article
+heating heater thermostat warm
+vacuum hoover
+direction route itinerary commute
+job career position vacancy employment
+doctor physician gp clinic
+appointment booking slot
+lyrics words
+nearby near close around
+traffic congestion accident jam
+unit measure length mass weight volume feet foot inch centimeter centimetre meter metre kilometer mile kilogram kg gram pound ounce liter litre gallon celsius fahrenheit degree
+spreadsheet sheet workbook
+delay delayed late status
+stock share quote ticker market
+return refund exchange send-back
+cart basket trolley
+loan mortgage credit installment
+balance money savings checking
+timer countdown
+gcd divisor
+prime
+calorie calories nutrition nutrient protein
+statistics stats mean median average deviation
+coordinate coordinates latitude longitude gps geocode
+station airport terminal
 `;
 
 /** Foreign word → English word, per language (folded). */
 const FOREIGN: Readonly<Record<Exclude<Language, 'en'>, string>> = {
-  fr: `chercher=search rechercher=search trouver=find obtenir=get afficher=show montrer=show voir=see donner=give dire=tell
+  fr: `retard=delay statut=status panier=cart aspirateur=vacuum chauffage=heating thermostat=thermostat degrés=degree degré=degree salon=living chambre=bedroom cuisine=kitchen
+prêt=loan mensualité=payment crédit=loan intérêt=interest taux=rate cours=price bourse=stock facture=bill séance=showtime séances=showtime cinéma=cinema aléatoire=shuffle
+minuteur=timer chronomètre=timer agenda=calendar horaire=schedule gare=station aéroport=airport itinéraire=directions trajet=route pharmacie=pharmacy près=near proche=nearby
+médecin=doctor généraliste=doctor dentiste=dentist emploi=job travail=job poste=job offre=offer nouvelles=news infos=news journal=news match=match score=score classement=standings
+calories=calorie recette=recipe repas=meal dîner=dinner déjeuner=lunch eau=water verre=glass sport=workout entraînement=workout course=run courir=run marche=walk
+produit=product article=item livre=book chercher=search taille=size couleur=color rendre=return retourner=return remboursement=refund échanger=exchange colis=package
+suivre=track livraison=delivery abonnement=subscription mot=word définition=definition signifie=mean traduire=translate langue=language heure=time fuseau=timezone
+pourcentage=percent pourboire=tip addition=bill diviser=divide partager=share dossier=folder fichier=file renommer=rename compresser=zip courriel=email mail=email
+contact=contact numéro=number adresse=address coordonnées=coordinates lumières=light lumière=light allume=on éteins=off volets=shutter porte=door verrouiller=lock caméra=camera
+chercher=search rechercher=search trouver=find obtenir=get afficher=show montrer=show voir=see donner=give dire=tell
 réserver=book réservation=booking acheter=buy commander=order annuler=cancel supprimer=delete effacer=delete envoyer=send
 créer=create ajouter=add modifier=change changer=change mettre=set jouer=play écouter=listen arrêter=stop convertir=convert
 traduire=translate calculer=calculate vérifier=check ouvrir=open fermer=close allumer=on éteindre=off rappeler=remind payer=pay
@@ -76,7 +113,15 @@ ville=city photo=photo image=image document=document note=note liste=list tâche
 adresse=address itinéraire=route carte=map distance=distance traduction=translation mot=word texte=text nombre=number somme=sum
 soustraire=subtract multiplier=multiply diviser=divide résumer=summarize compter=count souvenir=remember mémoriser=remember
 rembourser=refund remboursement=refund livraison=delivery colis=package suivre=track`,
-  es: `buscar=search encontrar=find obtener=get mostrar=show ver=see dar=give decir=tell reservar=book reserva=booking comprar=buy
+  es: `retraso=delay estado=status carrito=cart cesta=cart aspiradora=vacuum calefacción=heating termostato=thermostat grados=degree salón=living dormitorio=bedroom cocina=kitchen
+préstamo=loan hipoteca=mortgage cuota=payment interés=interest tasa=rate bolsa=stock factura=bill cine=cinema sesión=showtime aleatorio=shuffle temporizador=timer
+agenda=calendar horario=schedule estación=station aeropuerto=airport ruta=route indicaciones=directions farmacia=pharmacy farmacias=pharmacy cerca=near médico=doctor
+dentista=dentist trabajo=job empleo=job oferta=offer ofertas=offer noticias=news partido=match resultado=score clasificación=standings calorías=calorie receta=recipe
+comida=meal cena=dinner agua=water vaso=glass ejercicio=workout correr=run producto=product talla=size color=color devolver=return devolución=return reembolso=refund
+paquete=package seguimiento=track envío=delivery suscripción=subscription palabra=word significa=mean idioma=language zona=timezone porcentaje=percent propina=tip
+cuenta=account dividir=divide compartir=share carpeta=folder archivo=file renombrar=rename comprimir=zip correo=email contacto=contact número=number dirección=address
+coordenadas=coordinates luz=light luces=light enciende=on apaga=off puerta=door cerrar=lock cámara=camera dinero=money saldo=balance ahorro=savings divisor=divisor primo=prime
+buscar=search encontrar=find obtener=get mostrar=show ver=see dar=give decir=tell reservar=book reserva=booking comprar=buy
 pedir=order cancelar=cancel eliminar=delete borrar=delete enviar=send mandar=send crear=create añadir=add agregar=add modificar=change
 cambiar=change poner=set reproducir=play tocar=play escuchar=listen parar=stop detener=stop convertir=convert traducir=translate
 calcular=calculate comprobar=check revisar=check abrir=open cerrar=close encender=on apagar=off recordar=remind pagar=pay
@@ -89,7 +134,16 @@ hoy=today ciudad=city foto=photo imagen=image documento=document nota=note lista
 llamar=call dirección=address ruta=route mapa=map distancia=distance traducción=translation palabra=word texto=text número=number
 suma=sum sumar=add restar=subtract multiplicar=multiply dividir=divide resumir=summarize contar=count reembolso=refund envío=shipping
 paquete=package rastrear=track`,
-  de: `suchen=search finden=find holen=get abrufen=get zeigen=show anzeigen=show sehen=see geben=give sagen=tell buchen=book
+  de: `verspätung=delay status=status warenkorb=cart korb=cart staubsauger=vacuum heizung=heating thermostat=thermostat grad=degree wohnzimmer=living schlafzimmer=bedroom bad=bathroom
+küche=kitchen kredit=loan darlehen=loan rate=payment zins=interest zinsen=interest aktienkurs=stock börse=stock rechnung=bill kino=cinema vorstellung=showtime zufällig=shuffle
+zufallswiedergabe=shuffle timer=timer stoppuhr=timer kalender=calendar termine=appointment bahnhof=station hauptbahnhof=station flughafen=airport weg=directions route=route
+apotheke=pharmacy nähe=near arzt=doctor ärztin=doctor zahnarzt=dentist job=job stelle=job stellen=job arbeit=job nachrichten=news spiel=match ergebnis=score tabelle=standings
+kalorien=calorie rezept=recipe essen=meal abendessen=dinner wasser=water glas=glass training=workout laufen=run produkt=product größe=size farbe=color zurückschicken=return
+rücksendung=return zurückgeben=return erstattung=refund paket=package sendung=package verfolgen=track lieferung=delivery abo=subscription wort=word bedeutet=mean sprache=language
+zeitzone=timezone prozent=percent trinkgeld=tip konto=account teilen=divide ordner=folder datei=file umbenennen=rename zippen=zip mail=email e-mail=email kontakt=contact
+nummer=number adresse=address koordinaten=coordinates licht=light lichter=light lampe=lamp tür=door abschließen=lock kamera=camera geld=money kontostand=balance primzahl=prime
+teiler=divisor bestellung=order bestellen=order
+suchen=search finden=find holen=get abrufen=get zeigen=show anzeigen=show sehen=see geben=give sagen=tell buchen=book
 reservieren=book buchung=booking kaufen=buy bestellen=order stornieren=cancel absagen=cancel löschen=delete entfernen=remove
 senden=send schicken=send erstellen=create hinzufügen=add ändern=change setzen=set abspielen=play spielen=play hören=listen
 stoppen=stop anhalten=stop umrechnen=convert konvertieren=convert übersetzen=translate berechnen=calculate rechnen=calculate
@@ -103,7 +157,15 @@ heute=today stadt=city foto=photo bild=image dokument=document notiz=note liste=
 anrufen=call adresse=address route=route karte=map entfernung=distance übersetzung=translation wort=word wörter=words text=text
 zahl=number summe=sum addieren=add subtrahieren=subtract multiplizieren=multiply dividieren=divide teilen=divide
 zusammenfassen=summarize zählen=count merken=remember rückerstattung=refund lieferung=delivery paket=package verfolgen=track`,
-  pt: `procurar=search pesquisar=search buscar=search encontrar=find obter=get mostrar=show ver=see dar=give dizer=tell reservar=book
+  pt: `atraso=delay estado=status carrinho=cart cesto=cart aspirador=vacuum aquecimento=heating termostato=thermostat graus=degree sala=living quarto=bedroom cozinha=kitchen
+empréstimo=loan hipoteca=mortgage prestação=payment juros=interest taxa=rate bolsa=stock fatura=bill cinema=cinema sessão=showtime aleatório=shuffle temporizador=timer
+agenda=calendar horário=schedule estação=station aeroporto=airport rota=route direções=directions chegar=directions farmácia=pharmacy perto=near médico=doctor dentista=dentist
+emprego=job trabalho=job vaga=job vagas=job notícias=news jogo=match resultado=score classificação=standings calorias=calorie receita=recipe refeição=meal refeições=meal
+jantar=dinner água=water copo=glass treino=workout correr=run produto=product tamanho=size cor=color devolver=return devolução=return reembolso=refund pacote=package
+encomenda=order rastrear=track entrega=delivery assinatura=subscription palavra=word significa=mean idioma=language fuso=timezone porcentagem=percent gorjeta=tip conta=account
+dividir=divide partilhar=share compartilhar=share pasta=folder arquivo=file renomear=rename comprimir=zip email=email contato=contact número=number endereço=address
+coordenadas=coordinates luz=light luzes=light acende=on apaga=off porta=door trancar=lock câmera=camera dinheiro=money saldo=balance poupança=savings primo=prime
+procurar=search pesquisar=search buscar=search encontrar=find obter=get mostrar=show ver=see dar=give dizer=tell reservar=book
 reserva=booking comprar=buy pedir=order encomendar=order cancelar=cancel excluir=delete apagar=delete remover=remove enviar=send
 mandar=send criar=create adicionar=add modificar=change mudar=change alterar=change tocar=play reproduzir=play ouvir=listen
 parar=stop converter=convert traduzir=translate calcular=calculate verificar=check abrir=open fechar=close ligar=on desligar=off
@@ -116,7 +178,15 @@ data=date dia=day amanhã=tomorrow hoje=today cidade=city foto=photo imagem=imag
 tarefa=task contato=contact telefone=phone endereço=address rota=route mapa=map distância=distance tradução=translation
 palavra=word texto=text número=number soma=sum somar=add subtrair=subtract multiplicar=multiply dividir=divide resumir=summarize
 contar=count reembolso=refund entrega=delivery pacote=package rastrear=track`,
-  it: `cercare=search trovare=find ottenere=get mostrare=show vedere=see dare=give dire=tell prenotare=book prenotazione=booking
+  it: `ritardo=delay stato=status carrello=cart aspirapolvere=vacuum riscaldamento=heating termostato=thermostat gradi=degree soggiorno=living camera=bedroom cucina=kitchen
+prestito=loan mutuo=mortgage rata=payment interesse=interest tasso=rate borsa=stock bolletta=bill fattura=bill cinema=cinema spettacolo=showtime casuale=shuffle timer=timer
+agenda=calendar orario=schedule stazione=station aeroporto=airport percorso=route indicazioni=directions farmacia=pharmacy vicino=near medico=doctor dentista=dentist
+lavoro=job offerta=offer notizie=news partita=match risultato=score classifica=standings calorie=calorie ricetta=recipe pasto=meal cena=dinner acqua=water bicchiere=glass
+allenamento=workout correre=run prodotto=product taglia=size colore=color restituire=return reso=return rimborso=refund pacco=package tracciare=track consegna=delivery
+abbonamento=subscription parola=word significa=mean lingua=language fuso=timezone percentuale=percent mancia=tip conto=account dividere=divide condividere=share
+cartella=folder file=file rinominare=rename comprimere=zip email=email contatto=contact numero=number indirizzo=address coordinate=coordinates luce=light luci=light
+accendi=on spegni=off porta=door chiudere=lock telecamera=camera soldi=money saldo=balance risparmi=savings primo=prime ristorante=restaurant ristoranti=restaurant ore=time
+cercare=search trovare=find ottenere=get mostrare=show vedere=see dare=give dire=tell prenotare=book prenotazione=booking
 comprare=buy acquistare=buy ordinare=order annullare=cancel cancellare=delete eliminare=delete inviare=send mandare=send creare=create
 aggiungere=add modificare=change cambiare=change impostare=set riprodurre=play suonare=play ascoltare=listen fermare=stop
 convertire=convert tradurre=translate calcolare=calculate controllare=check verificare=check aprire=open chiudere=close accendere=on

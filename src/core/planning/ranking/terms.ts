@@ -42,10 +42,10 @@ function computeTerms(word: string, language: Language): WordTerms | null {
   if (word.length < 2 || isNumeric(word) || word.length > 40 || isStopWord(word, language)) return null;
   const english = stem(word);
   let translated = translate(word, language);
-  // A word the English table does not know may be a foreign word in a request too short to show its language.
-  if (translated === undefined && language === 'en' && backgroundWeight(english) === BACKGROUND_CAP) {
+  // A word the English table does not know may be of another language than the guess (short requests show little).
+  if (translated === undefined && backgroundWeight(english) === BACKGROUND_CAP) {
     for (const other of LANGUAGES) {
-      if (other === 'en') continue;
+      if (other === 'en' || other === language) continue;
       translated = translate(word, other);
       if (translated !== undefined) break;
     }

@@ -8,7 +8,7 @@
 import type { ToolDefinition } from '../../tools/tool.ts';
 import { guessLanguage, type Language } from './stem.ts';
 import { termsOf } from './terms.ts';
-import { identifierWords, tokenize } from './tokens.ts';
+import { fold, identifierWords, tokenize } from './tokens.ts';
 
 /** A tool field: how much a match in it counts, and its typical length in content words. */
 interface Field {
@@ -39,6 +39,8 @@ export interface IndexedTool {
   nameWords: readonly string[];
   /** Whether a call changes the world: it asks for approval or is not safe to repeat. */
   sideEffects: boolean;
+  /** Folded words (5 letters or more) of the tool's texts, for typo look-ups. */
+  words: readonly string[];
 }
 
 type JsonSchema = Record<string, unknown>;
@@ -82,6 +84,15 @@ export function indexTool(tool: ToolDefinition): IndexedTool {
   if (known) return known;
   const weights = new Map<string, number>();
   const texts = fieldTexts(tool);
+  // A name written run together (`calendar_createevent`) is split by the words of the tool's own texts.
+  const vocabulary = new Set<string>();
+  for (const field of ['description', 'parameterNames', 'parameterDescriptions', 'aliases'] as const)
+    for (const text of texts[field]) for (const token of tokenize(text)) vocabulary.add(token.word);
+  texts.name = [
+    identifierWords(tool.name)
+      .flatMap((w) => segment(w, vocabulary))
+      .join(' '),
+  ];
   for (const field of Object.keys(FIELDS) as FieldName[]) {
     const { weight, typicalLength } = FIELDS[field];
     for (const text of texts[field]) {
@@ -105,10 +116,14 @@ export function indexTool(tool: ToolDefinition): IndexedTool {
     const term = key.slice(key.indexOf('\u0000') + 1);
     terms.set(term, (terms.get(term) ?? 0) + value);
   }
+  const words = new Set<string>();
+  for (const field of Object.keys(FIELDS) as FieldName[])
+    for (const text of texts[field]) for (const token of tokenize(text)) if (token.word.length >= 5 && !/\d/.test(token.word)) words.add(token.word);
   const entry: IndexedTool = {
     tool,
+    words: [...words],
     terms,
-    nameWords: identifierWords(tool.name),
+    nameWords: texts.name[0]!.split(' '),
     sideEffects: tool.requiresApproval || !tool.idempotent,
   };
   indexed.set(tool, entry);
@@ -120,6 +135,46 @@ export interface ToolIndex {
   tools: readonly IndexedTool[];
   /** Term → (position in `tools`, pseudo-frequency). */
   postings: ReadonlyMap<string, ReadonlyArray<readonly [number, number]>>;
+  /** Each word of the tools' texts (5 letters or more) and each of its one-letter deletions → the words: typo look-ups. */
+  nearWords: ReadonlyMap<string, readonly string[]>;
+  /** A tool name's letters run together (`sendmessage`) → the tools so named: a clause can name them outright. */
+  byJoinedName: ReadonlyMap<string, readonly number[]>;
+  /** The highest cost and latency among the tools (1 when all are 0), for preference weights. */
+  maxCost: number;
+  maxLatency: number;
+}
+
+/** A word and its one-letter deletions (the keys of a deletion-neighbourhood typo index). */
+export function deletions(word: string): string[] {
+  const keys = [word];
+  for (let i = 0; i < word.length; i++) keys.push(word.slice(0, i) + word.slice(i + 1));
+  return keys;
+}
+
+/**
+ * Split a run-together word ("createevent", "listunreademails") into words of `vocabulary`,
+ * cheapest first: a known piece costs 1, an unknown one (four letters or more) more the longer it is.
+ * Returns the word itself when no split has two known pieces.
+ */
+export function segment(word: string, vocabulary: ReadonlySet<string>): string[] {
+  if (word.length < 6 || vocabulary.has(word)) return [word];
+  const n = word.length;
+  const best: Array<{ cost: number; known: number; pieces: string[] } | undefined> = [{ cost: 0, known: 0, pieces: [] }];
+  for (let end = 1; end <= n; end++) {
+    for (let start = Math.max(0, end - 20); start < end; start++) {
+      const before = best[start];
+      if (!before) continue;
+      const piece = word.slice(start, end);
+      const known = piece.length >= 2 && vocabulary.has(piece);
+      if (!known && piece.length < 4) continue;
+      // An unknown piece costs more the longer it is, so a long unknown word loses to known words around a short unknown rest.
+      const cost = before.cost + (known ? 1 : 1 + piece.length / 4);
+      const current = best[end];
+      if (!current || cost < current.cost) best[end] = { cost, known: before.known + (known ? 1 : 0), pieces: [...before.pieces, piece] };
+    }
+  }
+  const result = best[n];
+  return result && result.known >= 2 && result.pieces.length > 1 ? result.pieces : [word];
 }
 
 const recent: ToolIndex[] = [];
@@ -132,14 +187,32 @@ export function indexTools(tools: readonly ToolDefinition[]): ToolIndex {
   }
   const entries = tools.map(indexTool);
   const postings = new Map<string, Array<readonly [number, number]>>();
+  const nearWords = new Map<string, string[]>();
   entries.forEach((entry, position) => {
     for (const [term, value] of entry.terms) {
       let list = postings.get(term);
       if (!list) postings.set(term, (list = []));
       list.push([position, value]);
     }
+    for (const word of entry.words) {
+      for (const key of deletions(word)) {
+        const list = nearWords.get(key);
+        if (!list) nearWords.set(key, [word]);
+        else if (!list.includes(word)) list.push(word);
+      }
+    }
   });
-  const index: ToolIndex = { tools: entries, postings };
+  const maxCost = entries.reduce((m, e) => Math.max(m, e.tool.cost), 0) || 1;
+  const maxLatency = entries.reduce((m, e) => Math.max(m, e.tool.latency), 0) || 1;
+  const byJoinedName = new Map<string, number[]>();
+  entries.forEach((entry, position) => {
+    const joined = fold(entry.tool.name).replace(/[^\p{L}\p{N}]/gu, '');
+    if (joined.length < 6) return;
+    const list = byJoinedName.get(joined);
+    if (list) list.push(position);
+    else byJoinedName.set(joined, [position]);
+  });
+  const index: ToolIndex = { tools: entries, postings, nearWords, byJoinedName, maxCost, maxLatency };
   recent.unshift(index);
   if (recent.length > RECENT_LIMIT) recent.pop();
   return index;

@@ -37,6 +37,25 @@ function isoTime(c: Components): string {
   return `${pad(c.get('hour') ?? 0)}:${pad(c.get('minute') ?? 0)}`;
 }
 
+/**
+ * Words without which a text holds no date or time chrono could read (digits aside): a cheap
+ * test that spares parsing the many requests that name none.
+ */
+const DATE_HINT = new RegExp(
+  [
+    '\\d',
+    'today|tonight|tomorrow|yesterday|noon|midnight|morning|afternoon|evening|night|week|month|year|ago|next|last|this|mon|tue|wed|thu|fri|sat|sun',
+    'jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|hour|minute',
+    'aujourd|demain|hier|soir|matin|midi|semaine|mois|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|janv|févr|avr|mai|juin|juil|août|sept|déc',
+    'hoy|mañana|ayer|noche|tarde|semana|mes|lunes|martes|miércoles|jueves|viernes|sábado|domingo|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre',
+    'heute|morgen|gestern|abend|nacht|woche|monat|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|januar|februar|märz|juni|juli|oktober|dezember|uhr',
+    'hoje|amanhã|ontem|noite|segunda|terça|quarta|quinta|sexta|sábado|domingo|janeiro|fevereiro|março|maio|junho|julho|setembro|outubro|dezembro',
+    'oggi|domani|ieri|sera|notte|settimana|mese|lunedì|martedì|mercoledì|giovedì|venerdì|sabato|domenica|gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre|dicembre',
+    'vandaag|morgen|gisteren|maandag|dinsdag|woensdag|donderdag|vrijdag|zaterdag|zondag',
+  ].join('|'),
+  'i',
+);
+
 /** Longest text chrono reads; dates are near the words that ask for them. */
 const MAX_TEXT = 2000;
 
@@ -48,11 +67,12 @@ const MAX_TEXT = 2000;
  */
 export function dateMentions(text: string, language: Language, now: number | undefined): Mention[] {
   const source = text.slice(0, MAX_TEXT);
+  if (!DATE_HINT.test(source)) return [];
   const instant = new Date(now ?? Date.UTC(2000, 0, 1));
   let results: ReturnType<Parser['parse']>;
   try {
-    results = PARSERS[language].parse(source, { instant, timezone: 0 }, { forwardDate: true });
-    if (results.length === 0 && language !== 'en') results = PARSERS.en.parse(source, { instant, timezone: 0 }, { forwardDate: true });
+    results = PARSERS[language].parse(source, { instant, timezone: 0 });
+    if (results.length === 0 && language !== 'en') results = PARSERS.en.parse(source, { instant, timezone: 0 });
   } catch {
     return [];
   }
@@ -78,7 +98,7 @@ export function dateMentions(text: string, language: Language, now: number | und
       const dayKnown = hasDay && !(hasTime && relative && !components.isCertain('day'));
       if (dayKnown) found.push({ kind: 'date', value: isoDate(components), start: from, end: to });
       if (hasTime) found.push({ kind: 'time', value: isoTime(components), start: from, end: to });
-      if (hasTime || dayKnown) found.push({ kind: 'datetime', value: `${isoDate(components)}T${isoTime(components)}:00`, start: from, end: to });
+      if (hasTime) found.push({ kind: 'datetime', value: `${isoDate(components)}T${isoTime(components)}:00`, start: from, end: to });
     }
   }
   return found;
@@ -87,12 +107,12 @@ export function dateMentions(text: string, language: Language, now: number | und
 /** Written times chrono may not see on their own ("19:00", "7.30pm"): kept whole so no colon rule splits them. */
 export function clockTimes(text: string): Mention[] {
   const found: Mention[] = [];
-  for (const match of text.matchAll(/(?<![\d:])([01]?\d|2[0-3])[:h.]([0-5]\d)(?:\s*([ap])\.?m\.?)?(?![\d:])/gi)) {
+  for (const match of text.matchAll(/(?<![\d:])([01]?\d|2[0-3])(?:[:h.]([0-5]\d)|h(?![\p{L}])|\s?uhr\b)(?:\s*([ap])\.?m\.?)?(?![\d:])/giu)) {
     let hour = Number(match[1]);
     if (match[3]?.toLowerCase() === 'p' && hour < 12) hour += 12;
     if (match[3]?.toLowerCase() === 'a' && hour === 12) hour = 0;
     if (match[0].includes('.') && !match[3]) continue;
-    found.push({ kind: 'time', value: `${pad(hour)}:${match[2]}`, start: match.index, end: match.index + match[0].length });
+    found.push({ kind: 'time', value: `${pad(hour)}:${match[2] ?? '00'}`, start: match.index, end: match.index + match[0].length });
   }
   return found;
 }

@@ -2,27 +2,11 @@
  * Enum values by closeness to the request's words: the same word, the same stem, the same
  * synonym group, or one edit apart (typos) for words of five letters or more.
  */
+import { editDistance } from '../ranking/editDistance.ts';
 import { stem } from '../ranking/stem.ts';
 import { groups } from '../ranking/synonyms.ts';
 import { fold, tokenize, type Token } from '../ranking/tokens.ts';
 import type { Filled } from './types.ts';
-
-/** Levenshtein distance, stopping early past `limit`. */
-export function editDistance(a: string, b: string, limit = 2): number {
-  if (Math.abs(a.length - b.length) > limit) return limit + 1;
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    let best = i;
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-      best = Math.min(best, current[j]!);
-    }
-    if (best > limit) return limit + 1;
-    previous = current;
-  }
-  return previous[b.length]!;
-}
 
 /** How close a request word is to an option word: 3 same, 2 same stem, 1.5 typo, 1 same group, 0 none. */
 function closeness(word: string, option: string): number {

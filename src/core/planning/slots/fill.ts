@@ -13,8 +13,8 @@ import { chooseOption } from './enums.ts';
 import { expressionOf } from './expression.ts';
 import { mentionLists, wordList } from './lists.ts';
 import { assignNumbers } from './numberSlots.ts';
-import { numericMentions } from './numbers.ts';
-import { introducerIndices, phraseAfter, roleOf, textMentions, type Role } from './strings.ts';
+import { currencyCode, numericMentions } from './numbers.ts';
+import { identifierIn, introducerIndices, isBoundary, phraseAfter, roleOf, textMentions, type Role } from './strings.ts';
 import { overlaps, paramsOf, type Filled, type Mention, type Param } from './types.ts';
 
 /** What slot filling reads. */
@@ -110,24 +110,35 @@ export function fillArguments(inputSchema: JsonSchema, context: FillContext): Fi
     }
   }
 
-  // 2. Dates and times, in the order written; "return", "end", "check out" take the later one.
+  // 2. Dates and times, in the order written; "return", "end", "check out" take a later one than their pair.
   const dated = params.filter((p) => input[p.name] === undefined && dateKind(p));
   const ordered = [...dated.filter((p) => !p.nameWords.some((w) => LATER.test(w))), ...dated.filter((p) => p.nameWords.some((w) => LATER.test(w)))];
+  const used: Record<string, Set<number>> = { date: new Set(), time: new Set(), datetime: new Set() };
+  const pick = (kind: string) => dates.find((m) => m.kind === kind && !used[kind]!.has(m.start));
   for (const param of ordered) {
     const kind = dateKind(param)!;
-    const mention = dates.find(
-      (m) =>
-        m.kind === kind &&
-        !overlaps(
-          m.start,
-          m.end,
-          taken.filter((t) => !dates.some((d) => d.kind !== kind && d.start === t.start)),
-        ),
-    );
-    if (!mention) continue;
-    let value = mention.value as string;
+    let mention = pick(kind);
+    let value = mention?.value as string | undefined;
+    if (!mention && kind === 'datetime') {
+      // A day and a clock time written apart ("tomorrow … at 10h") make one date-time.
+      const day = pick('date');
+      const time = pick('time');
+      if (day && time) {
+        mention = { kind: 'datetime', value: '', start: Math.min(day.start, time.start), end: Math.max(day.end, time.end) };
+        value = `${String(day.value)}T${String(time.value)}:00`;
+        used['date']!.add(day.start);
+        used['time']!.add(time.start);
+      }
+    }
+    if (!mention || value === undefined) continue;
+    used[kind]!.add(mention.start);
+    if (kind === 'datetime') {
+      used['date']!.add(mention.start);
+      used['time']!.add(mention.start);
+    }
     if (param.schema['format'] === 'time') value = `${value}:00`;
-    set(param, from(mention, value, `${kind === 'datetime' ? 'date and time' : kind} "${clause.slice(mention.start, mention.end)}"`));
+    const shown = clause.slice(mention.start, mention.end);
+    set(param, from(mention, value, `${kind === 'datetime' ? 'date and time' : kind} "${shown}"`));
   }
 
   // 3. Enums and booleans the request speaks to.
@@ -171,7 +182,8 @@ export function fillArguments(inputSchema: JsonSchema, context: FillContext): Fi
   }
 
   // 5. Text by the words that introduce it; then quoted text; then what is left, for one required text.
-  fillStrings(params, input, clause, tokens, texts, taken, context, set, from);
+  const blockers = [...dates, ...numbers.filter((m) => !m.implicit), ...texts.filter((m) => m.kind !== 'quoted')];
+  fillStrings(params, input, clause, tokens, texts, taken, blockers, numbers, context, set, from);
 
   const missing = params.filter((p) => p.required && input[p.name] === undefined);
   return { input, sources, missing };
@@ -194,12 +206,34 @@ function fillStrings(
   tokens: readonly Token[],
   texts: readonly Mention[],
   taken: Array<{ start: number; end: number }>,
+  blockers: readonly Mention[],
+  numbers: readonly Mention[],
   context: FillContext,
   set: (param: Param, filled: Filled) => void,
   from: (mention: { start: number; end: number }, value: unknown, reason: string) => Filled,
 ): void {
   const open = () => params.filter((p) => p.type === 'string' && input[p.name] === undefined && !dateKind(p));
-  const tokenTaken = (i: number) => taken.some((t) => tokens[i]!.start < t.end && tokens[i]!.end > t.start);
+  const blocked = () => [...taken, ...blockers];
+  const tokenTaken = (i: number) => blocked().some((t) => tokens[i]!.start < t.end && tokens[i]!.end > t.start);
+  // Codes and currencies have a shape of their own.
+  for (const param of open()) {
+    const role = roleOf(param);
+    if (role === 'identifier') {
+      const id = identifierIn(clause, [...taken, ...blockers.filter((b) => b.kind !== 'number')]);
+      if (id) set(param, from(id, id.value, 'a code written in the request'));
+    } else if (role === 'currency') {
+      const target = param.nameWords.some((w) => /^(to|target|into)$/.test(w));
+      const money = numbers.find((m) => m.kind === 'money');
+      if (!target && money?.unit) {
+        set(param, from(money, money.unit, `the currency of "${clause.slice(money.start, money.end)}"`));
+        continue;
+      }
+      const words = tokens.filter((t, i) => currencyCode(clause.slice(t.start, t.end)) !== undefined && !tokenTaken(i));
+      const after = words.find((t) => /^(to|into|in|en|a|nach|para)$/.test(tokens[tokens.indexOf(t) - 1]?.word ?? ''));
+      const chosen = target ? (after ?? words.at(-1)) : words.find((t) => t !== after);
+      if (chosen) set(param, from(chosen, currencyCode(clause.slice(chosen.start, chosen.end))!, `currency "${clause.slice(chosen.start, chosen.end)}"`));
+    }
+  }
   const tryIntroducers = (param: Param, strongOnly: boolean): boolean => {
     const role = roleOf(param);
     for (const at of introducerIndices(tokens, param, role)) {
@@ -215,7 +249,7 @@ function fillStrings(
         set(param, from(quote, quote.value, `quoted after "${tokens[at]!.raw}"`));
         return true;
       }
-      const phrase = phraseAfter(clause, tokens, at, role, taken);
+      const phrase = phraseAfter(clause, tokens, at, role, blocked());
       if (!phrase) continue;
       const words = tokens.slice(phrase[0], phrase[1] + 1);
       if (words.every((t) => isStopWord(t.word, context.language) || context.toolWords.has(t.word))) continue;
@@ -255,8 +289,9 @@ function fillStrings(
   const before = begin > 0 ? tokens[begin - 1]!.word : '';
   if (/^(the|this|that|my|our|these|those|ce|cette|le|la|el|der|die|das)$/.test(before) && !context.toolWords.has(before)) return;
   let end = begin;
+  const long = roleOf(target) === 'text';
   for (let i = begin + 1; i < tokens.length && !tokenTaken(i); i++) {
-    if (/[,;!?]/.test(clause.slice(tokens[i - 1]!.end, tokens[i]!.start)) && roleOf(target) !== 'text') break;
+    if (!long && (/[,;!?]/.test(clause.slice(tokens[i - 1]!.end, tokens[i]!.start)) || isBoundary(tokens[i]!.word))) break;
     end = i;
   }
   while (end > begin && isStopWord(tokens[end]!.word, context.language)) end--;

@@ -23,7 +23,17 @@ const CURRENCY_WORDS: Readonly<Record<string, string>> = {
   yen: 'JPY',
   jpy: 'JPY',
   chf: 'CHF',
+  franc: 'CHF',
   francs: 'CHF',
+  dolares: 'USD',
+  dólares: 'USD',
+  dollari: 'USD',
+  dollar_us: 'USD',
+  sterling: 'GBP',
+  sterline: 'GBP',
+  libras: 'GBP',
+  pfund: 'GBP',
+  ienes: 'JPY',
   cad: 'CAD',
   aud: 'AUD',
   inr: 'INR',
@@ -174,3 +184,11 @@ export function extractNumbers(text: string, language: Language = 'en'): number[
     .filter((m) => !m.implicit)
     .map((m) => m.value as number);
 }
+
+/** The ISO code of a currency word, symbol or code ("euros", "€", "usd", "JPY"), if it is one. */
+export function currencyCode(word: string): string | undefined {
+  const folded = fold(word);
+  return CURRENCY_WORDS[folded] ?? CURRENCY_SYMBOLS[folded] ?? (/^[A-Z]{3}$/.test(word) && ISO_CODES.has(word) ? word : undefined);
+}
+
+const ISO_CODES = new Set('USD EUR GBP JPY CHF CAD AUD NZD INR BRL MXN CNY SEK NOK DKK PLN CZK HUF TRY ZAR KRW SGD HKD'.split(' '));

@@ -34,9 +34,12 @@ export function textMentions(text: string): Mention[] {
 }
 
 /** What a string parameter holds, from its name and description: it decides which words introduce its value. */
-export type Role = 'text' | 'query' | 'person' | 'place' | 'origin' | 'destination' | 'title' | 'creator' | 'language' | 'sourceLanguage' | 'other';
+export type Role =
+  'text' | 'query' | 'person' | 'place' | 'origin' | 'destination' | 'title' | 'creator' | 'language' | 'sourceLanguage' | 'identifier' | 'currency' | 'other';
 
 const ROLE_WORDS: ReadonlyArray<[Role, RegExp]> = [
+  ['currency', /^(currency|from_currency|to_currency|base_currency|target_currency|currency_code)$/],
+  ['identifier', /^(id|code|symbol|ticker|sku|flight_?number|order_?id|tracking_?number|confirmation|booking_?id|reference|iata|isbn|plate)$/],
   ['origin', /^(from|origin|source|departure|depart|start|pickup|pick)$/],
   ['destination', /^(to|destination|arrival|dest|dropoff|target)$/],
   ['sourceLanguage', /^(source_language|from_language|source_lang)$/],
@@ -53,6 +56,7 @@ const ROLE_WORDS: ReadonlyArray<[Role, RegExp]> = [
 export function roleOf(param: Param): Role {
   const name = param.name.toLowerCase();
   for (const [role, pattern] of ROLE_WORDS) if (pattern.test(name)) return role;
+  if (/(^|_)(id|number|code)$/.test(name) && param.type === 'string') return 'identifier';
   for (const word of [...param.nameWords].reverse()) for (const [role, pattern] of ROLE_WORDS) if (pattern.test(word)) return role;
   const description = fold(param.description);
   if (/\b(city|place|location|country|region)\b/.test(description)) return 'place';
@@ -72,6 +76,8 @@ const INTRODUCERS: Readonly<Record<Role, readonly string[]>> = {
   title: ['called', 'named', 'titled', 'entitled', 'appelee', 'appele', 'llamada', 'llamado', 'chamada', 'chamado', 'chiamata', 'chiamato', 'namens', 'heißt'],
   creator: ['by', 'from', 'de', 'von', 'di', 'por'],
   language: ['into', 'to', 'in', 'en', 'al', 'auf', 'para', 'in'],
+  identifier: [],
+  currency: ['to', 'into', 'in', 'en', 'a', 'nach', 'para', 'in'],
   sourceLanguage: ['from', 'de', 'desde', 'aus', 'da'],
   other: [],
 };
@@ -80,12 +86,20 @@ const INTRODUCERS: Readonly<Record<Role, readonly string[]>> = {
 const BOUNDARIES = new Set(
   (
     'to from in at on for by with about saying says and then but or into near via around before after until when while because so which who that ' +
-    'please tomorrow today tonight pour avec dans sur et de à para con en y sobre mit für nach und von bei com e em per su'
+    'please tomorrow today tonight pour avec dans sur et de à para con en y sobre mit für nach und von bei com e em per su ' +
+    'le la les du des au aux el los las del al il lo gli della dal am im um der die das dem den zum zur ao do da no na a o'
   ).split(' '),
 );
 
+/** Whether a word ends a phrase value (it introduces something else). */
+export function isBoundary(word: string): boolean {
+  return BOUNDARIES.has(word);
+}
+
 /** Role-specific phrase length: text runs to the end of the clause; names are short. */
 const MAX_WORDS: Readonly<Record<Role, number>> = {
+  identifier: 2,
+  currency: 1,
   text: 200,
   query: 12,
   person: 4,
@@ -142,4 +156,25 @@ export function introducerIndices(tokens: readonly Token[], param: Param, role: 
     if (words.has(token.word)) found.push(i);
   });
   return found;
+}
+
+/**
+ * An identifier written in the clause: a code of capitals and digits ("BA 117", "LH 2034",
+ * "88-1042", "#4471"), a ticker in capitals ("NVDA"), or a long number, outside `taken`.
+ */
+export function identifierIn(text: string, taken: ReadonlyArray<{ start: number; end: number }>): Mention | undefined {
+  const patterns = [
+    /(?<![\p{L}\p{N}])(?:[A-Z]{1,3}\s?\d{2,6}|\d+(?:-\d+)+|#?[A-Z0-9]*\d[A-Z0-9-]{2,})(?![\p{L}\p{N}])/gu,
+    /(?<![\p{L}\p{N}])[A-Z]{2,5}(?![\p{L}\p{N}])/gu,
+    /(?<![\p{L}\p{N}.,])#?\d{3,}(?![\p{L}\p{N}])/gu,
+  ];
+  for (const pattern of patterns) {
+    for (const match of text.matchAll(pattern)) {
+      const start = match.index;
+      const end = start + match[0].length;
+      if (taken.some((t) => start < t.end && end > t.start)) continue;
+      return { kind: 'quoted', value: match[0].replace(/^#/, ''), start, end };
+    }
+  }
+  return undefined;
 }
