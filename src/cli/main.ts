@@ -160,7 +160,8 @@ export async function main(argv: readonly string[], output: Output = createOutpu
   }
 
   const { config, warnings } = parseConfig({ ...process.env });
-  for (const warning of warnings) output.err(`warning: ${warning}`);
+  // `cugar config check` reports the variables itself, against the file's values.
+  if (command !== 'config') for (const warning of warnings) output.err(`warning: ${warning}`);
   const profile = parsed.values.profile ?? config.defaultProfile;
   const registry = new ToolRegistry();
   registerBuiltinTools(registry);
