@@ -5,6 +5,11 @@ import { isSecretKey } from '../policy/redaction.ts';
 import { ConfigFileSchema, type ConfigFile } from './configFile.ts';
 import type { EnvRecord } from './config.ts';
 
+// From the text of a configuration file (YAML) to a validated `ConfigFile`, every problem with
+// its line, column and key path. Pure (no file system): hosts read the file and hand over its
+// text and their environment. Not exported from the core's entry: hosts import this module by
+// path, so a bundle of the library does not carry the YAML parser.
+
 /** One problem of a configuration file, where it is. Lines and columns count from 1. */
 export interface ConfigIssue {
   /** The key path, `retry.max_attempts`, `tokens[0].token_env`; `(root)` for the document. */
