@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isMap, isScalar, isSeq, parseDocument, type Node } from 'yaml';
+import fc from 'fast-check';
+import { isMap, isScalar, isSeq, parseDocument, stringify, type Node } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG, RetryPolicyConfigSchema, parseConfig, parseModelSettings } from '../../src/core/index.ts';
 import { configFileEnv, orchestratorSettingsFrom, parseLayeredConfig } from '../../src/core/schema/configSettings.ts';
@@ -296,5 +297,36 @@ describe('the configuration file', () => {
     const models = loadConfigText('models:\n  url: http://127.0.0.1:1/v1\n  names: [a]\n', 'm.yaml').file;
     const env = { ...configFileEnv(models), CUGAR_MODEL: 'b,c' };
     expect(parseModelSettings(env).settings?.models).toEqual(['b', 'c']);
+  });
+
+  it('never throws, whatever the text: any string, any YAML value', () => {
+    const outcome = (text: string) => {
+      const result = parseConfigText(text, { env: {} });
+      // Every error says where it is, or that it is about the whole document.
+      if (!result.ok) for (const error of result.errors) expect(error.line !== undefined || error.path === '(root)').toBe(true);
+      return result.ok;
+    };
+    fc.assert(
+      fc.property(fc.string({ maxLength: 400 }), (text) => void outcome(text)),
+      { numRuns: 300 },
+    );
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 4 }), (value) => void outcome(stringify(value))),
+      { numRuns: 300 },
+    );
+    // A secret-named key with any literal string value is refused, under any section.
+    fc.assert(
+      fc.property(
+        fc.constantFrom('models', 'otlp', 'retry'),
+        fc.constantFrom('api_key', 'password', 'client_secret', 'token'),
+        fc.string({ minLength: 1, maxLength: 40 }).filter((v) => !v.includes('${')),
+        (section, key, value) => {
+          const result = parseConfigText(stringify({ [section]: { [key]: value } }), { env: {} });
+          expect(result.ok).toBe(false);
+          if (!result.ok) expect(result.errors.map((e) => e.code)).toContain('inline_secret');
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });

@@ -111,7 +111,7 @@ function inlineSecrets(value: unknown, path: PropertyKey[], out: Array<{ path: P
   if (Array.isArray(value)) value.forEach((item, i) => inlineSecrets(item, [...path, i], out));
   else if (value !== null && typeof value === 'object')
     for (const [key, item] of Object.entries(value)) {
-      const literal = (typeof item === 'string' && !item.includes('${')) || typeof item === 'number';
+      const literal = (typeof item === 'string' && item !== '' && !item.includes('${')) || typeof item === 'number';
       // Every entry of the top-level `secrets` map is a secret, whatever its name.
       const secretKey = (path.length === 1 && path[0] === 'secrets') || (isSecretKey(key) && !isReferenceKey(key));
       if (literal && secretKey) out.push({ path: [...path, key] });
