@@ -16,7 +16,7 @@ async function setup() {
       headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), prefer: 'wait=20' },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
-    return { status: response.status, body: (await response.json()) as Record<string, unknown> & { error?: { code: string } } };
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> & { error?: { code: string; message?: string } } };
   };
   return { call };
 }
@@ -26,7 +26,7 @@ describe('documents and notes of a profile', () => {
     const { call } = await setup();
     const run = await call('POST', '/v1/runs', { goal: 'rag_query(query="how do bees make honey")', profile: 'demo' });
     expect(run.body).toMatchObject({ status: 'failed', error: { code: 'no_documents' } });
-    expect(String((run.body['error'] as { message: string }).message)).toContain('ingest');
+    expect(String(run.body.error?.message)).toContain('ingest');
   });
 
   it('lists ingested documents and deletes one from retrieval', async () => {
