@@ -20,7 +20,7 @@ beforeAll(async () => {
     dataDir: dir,
     corpusDir: join(dir, 'no-corpus'),
     log: () => undefined,
-    mcp: { servers: [], allow: { demo: { network: true } } },
+    mcp: { servers: [], allow: { demo: { network: true, commands: [] } } },
     web: { allow: { cidrs: ['127.0.0.1/32'] }, timeoutMs: 2000 },
   });
 }, 60_000);
