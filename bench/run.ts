@@ -14,6 +14,7 @@ const BENCHMARKS: Record<string, () => Promise<{ run: () => Promise<BenchResult>
   agent: () => import('./agent.bench.ts'),
   extract: () => import('./extract.bench.ts'),
   planner: () => import('./planner.bench.ts'),
+  sandbox: () => import('./sandbox.bench.ts'),
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
