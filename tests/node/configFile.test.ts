@@ -182,6 +182,27 @@ describe('the configuration file', () => {
     });
   });
 
+  it("reads the seed's sections as the seed writes them", () => {
+    const seed = [
+      'retry: { strategy: exponential, max_attempts: 3, base_delay: 0.1, max_delay: 5.0, multiplier: 2.0 }',
+      'approval: { require_approval: true, auto_approve_timeout: 30.0, approval_backend: sqlite }',
+      'audit: { backend: sqlite, db_path: data/audit.db, retention_days: 90 }',
+      'routing: { policy: round_robin, worker_pool_size: 4 }',
+      'budget: { cost_ceiling: 100.0, call_ceiling: 50, token_ceiling: 10000, warn_threshold: 0.8 }',
+    ].join('\n');
+    const { file } = loadConfigText(seed, 'seed.yaml');
+    expect(orchestratorSettingsFrom(file)).toEqual({
+      retry: { strategy: 'exponential', maxAttempts: 3, baseDelay: 100, maxDelay: 5000, multiplier: 2 },
+      routing: 'round_robin',
+      workerPoolSize: 4,
+      budget: { costCeiling: 100, callCeiling: 50, tokenCeiling: 10000, warnThreshold: 0.8 },
+      requireApproval: true,
+      dbPath: 'data/audit.db',
+      retentionDays: 90,
+    });
+    expect(parseApprovalPolicy(configFileEnv(file))).toEqual({ timeoutMs: 30_000, onTimeout: 'approve' });
+  });
+
   it('a syntax error is an error with its line, never a throw', () => {
     const [error] = errorsOf('retry:\n  max_attempts: 3\n  base_delay: [0.1\nrouting:\n  policy: round_robin\n');
     expect(error).toMatchObject({ code: 'yaml_syntax', line: expect.any(Number) });
@@ -205,6 +226,9 @@ describe('the configuration file', () => {
     expect(errorsOf('routing:\n  policy: random\n')[0]).toMatchObject({ path: 'routing.policy', line: 2, code: 'invalid_value' });
     expect(errorsOf('tokens:\n  - profiles: "*"\n')[0]).toMatchObject({ path: 'tokens[0].token_env', line: 2 });
     expect(errorsOf('audit:\n  backend: json\n')[0]!.message).toContain('sqlite');
+    // The seed's own sample spells the approval backend `approval_backend`; both are read.
+    expect(parseConfigText('approval:\n  approval_backend: sqlite\n').ok).toBe(true);
+    expect(errorsOf('approval:\n  approval_backend: redis\n')[0]).toMatchObject({ path: 'approval.approval_backend', line: 2 });
     expect(errorsOf('- 1\n- 2\n')[0]).toMatchObject({ path: '(root)', code: 'invalid_type' });
   });
 

@@ -39,6 +39,8 @@ export const ApprovalFileSchema = z.strictObject({
   on_timeout: opt(z.enum(['approve', 'reject'])),
   /** Where pending approvals live: the host's store (SQLite on Node). */
   backend: opt(z.literal('sqlite', { error: 'approvals live in the host store: the only backend is "sqlite"' })),
+  /** The seed's spelling of `backend`. */
+  approval_backend: opt(z.literal('sqlite', { error: 'approvals live in the host store: the only backend is "sqlite"' })),
 });
 
 /** `audit`: where journals live and how long finished ones are kept. */
