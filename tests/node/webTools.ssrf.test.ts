@@ -1,7 +1,7 @@
 import net from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { CugarError, SsrfGuard, UrlRefusedError, ValidationError, guardedFetch, type FetchLimits } from '../../src/core/index.ts';
+import { CugarError, SsrfGuard, UrlRefusedError, ValidationError, fetchTransport, guardedFetch, type FetchLimits } from '../../src/core/index.ts';
 import { nodeTransport, pinAddress, type HostResolver, type ResolvedAddress } from '../../src/edge/nodeFetch.ts';
 import { startFixtureServer, type FixtureServer } from '../fixtures/pages/fixtureServer.ts';
 
@@ -209,6 +209,27 @@ describe('SSRF guard (Node transport)', () => {
       }),
       { numRuns: 1000 },
     );
+  });
+
+  it('fetch transport (Worker, browser): manual redirects, and a redirect the platform hides is refused', async () => {
+    const guard = new SsrfGuard();
+    const seen: Array<{ url: string; redirect: RequestRedirect | undefined }> = [];
+    const hidden = Object.defineProperty(new Response(null, { status: 200 }), 'type', { value: 'opaqueredirect' });
+    const transport = fetchTransport(async (input, init) => {
+      seen.push({ url: String(input), redirect: init?.redirect });
+      return hidden;
+    });
+    await expect(guardedFetch('https://example.org/a', { guard, transport, limits: LIMITS })).rejects.toMatchObject({ reason: 'redirect_not_visible' });
+    expect(seen).toEqual([{ url: 'https://example.org/a', redirect: 'manual' }]);
+    // A visible redirect into a private range is checked before the second request is made.
+    const redirecting = fetchTransport(async (input) => {
+      seen.push({ url: String(input), redirect: 'manual' });
+      return new Response(null, { status: 302, headers: { location: 'http://10.1.2.3/admin' } });
+    });
+    await expect(guardedFetch('https://example.org/b', { guard, transport: redirecting, limits: LIMITS })).rejects.toMatchObject({
+      reason: 'forbidden_address',
+    });
+    expect(seen.map(({ url }) => url)).toEqual(['https://example.org/a', 'https://example.org/b']);
   });
 
   it('refuses an invalid allow-list with a typed error', () => {
