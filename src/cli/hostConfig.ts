@@ -16,7 +16,15 @@ import {
 // Imported by path, not from the core's entry: the YAML parser stays out of every bundle of `cugar`.
 import type { ConfigFile } from '../core/schema/configFile.ts';
 import { orchestratorSettingsFrom, layeredEnv, parseLayeredConfig, type OrchestratorFileSettings } from '../core/schema/configSettings.ts';
-import { ConfigFileError, MAX_CONFIG_TEXT, formatConfigPath, parseConfigText, type ConfigIssue, type ConfigLocator } from '../core/schema/configText.ts';
+import {
+  ConfigFileError,
+  MAX_CONFIG_TEXT,
+  formatConfigIssue,
+  formatConfigPath,
+  parseConfigText,
+  type ConfigIssue,
+  type ConfigLocator,
+} from '../core/schema/configText.ts';
 import { parseApprovalPolicy } from '../api/approvalSettings.ts';
 import { OtlpSettingsSchema, otlpSettingsFromEnv, type OtlpSettings } from '../api/otlpExport.ts';
 import type { RuntimeOptions } from '../api/runtime.ts';
@@ -108,7 +116,7 @@ function fileTokens(file: ConfigFile, env: Env, warnings: string[]): { tokens: T
   for (const [i, entry] of (file.tokens ?? []).entries()) {
     const value = env[entry.token_env]?.trim();
     if (!value || value.length < 16) {
-      warnings.push(`tokens[${i}]: ${entry.token_env} is ${value ? 'shorter than 16 characters' : 'not set'}; this token is left out`);
+      warnings.push(`tokens[${i}] — ${entry.token_env} is ${value ? 'shorter than 16 characters' : 'not set'}; this token is left out`);
       continue;
     }
     const profiles = entry.profiles ?? '*';
@@ -124,7 +132,7 @@ function hostSecrets(file: ConfigFile, env: Env, warnings: string[]): Secrets {
   for (const [name, reference] of Object.entries(file.secrets ?? {})) {
     const value = typeof reference === 'string' ? reference : env[reference.secret_env];
     if (value) values[name] = value;
-    else if (typeof reference !== 'string') warnings.push(`secrets.${name}: ${reference.secret_env} is not set; the secret is left out`);
+    else if (typeof reference !== 'string') warnings.push(`secrets.${name} — ${reference.secret_env} is not set; the secret is left out`);
   }
   for (const [key, value] of Object.entries(env))
     if (key.startsWith(SECRET_ENV_PREFIX) && value !== undefined && SecretNameSchema.safeParse(key.slice(SECRET_ENV_PREFIX.length)).success)
@@ -189,7 +197,8 @@ export async function loadHostSettings(options: { file?: string; env: Env; cwd?:
     if (!result.ok) fail(path, result.errors);
     file = result.file;
     registerSecretValues(result.secretValues);
-    for (const warning of result.warnings) warnings.push(`${warning.line === undefined ? '' : `line ${warning.line}: `}${warning.path}: ${warning.message}`);
+    // Printed like the errors (formatConfigIssue): a dash after the path, which redaction leaves alone.
+    for (const warning of result.warnings) warnings.push(formatConfigIssue(warning));
     servers = fileMcpServers(file, result.locate, issues);
     if (issues.length) fail(path, issues);
   }
