@@ -21,7 +21,8 @@ const USAGE = `cugar — offline-first, deterministic agent runtime
 
 Usage:
   cugar serve [--port N] [--host H] [--data-dir D]
-                                   serve the API and dashboard (default http://127.0.0.1:8787, data in .cugar/)
+                                   serve the API and dashboard (default http://127.0.0.1:8787, data in .cugar/),
+                                   configured by $CUGAR_CONFIG, else configs/orchestrator.yaml when present
   cugar run <goal>                 plan and run a goal; on a TTY asks before approval-required steps
   cugar plan <goal>                show the plan and every candidate tool, without running
   cugar tools                      list the tools of a profile with their JSON Schemas
