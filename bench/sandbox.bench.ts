@@ -80,7 +80,7 @@ export async function run(): Promise<BenchResult> {
       },
     ],
     notes: [
-      'In Chromium the sandboxed frame is created once per sandbox (in the untimed warm-up load), so its cold start is a worker; frame isolation relays each message through the frame, which is most of its per-call cost over page isolation.',
+      'In Chromium the sandboxed frame is created once per sandbox (in the untimed warm-up load), so its cold start is a worker. In both isolations the page and the worker talk over a MessagePort of their own; the frame, an opaque origin, can be given its own renderer process by Chromium, and messages that cross processes would account for the higher per-call cost of frame isolation (not measured separately).',
       'A sandboxed call is two structured-clone messages (call and result, both JSON text) and a JSON parse and stringify on each side; a warm worker is kept per loaded tool, so the cold start is paid once per tool version (and again after a worker is terminated).',
       `Load average when the measurement ended: ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores; on a busy machine the figures vary, the ratios less.`,
     ],

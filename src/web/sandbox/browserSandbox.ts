@@ -2,35 +2,63 @@ import { parse } from '@babel/parser';
 import { SandboxError, createWorkerSandbox, type Sandbox, type SandboxWorker, type SpawnSandboxWorker, type WorkerFailure } from '../../core/index.ts';
 
 /**
- * The worker's bootstrap around the realm script: it keeps `postMessage` and `addEventListener`
- * for itself (bound, out of the code's reach) before the realm script strips the global, then
- * relays calls. A classic worker script; it is the worker's own code, never run in the page.
+ * The worker's bootstrap around the realm script: it keeps `addEventListener` for itself (bound,
+ * out of the code's reach) before the realm script strips the global, then waits for the one
+ * message that hands it a MessagePort, answers `ready` (or `load_failed`) on it and serves calls
+ * on it. A classic worker script; it is the worker's own code, never run in the page.
  */
 function workerSource(script: string): string {
-  return `(function (post, listen) {
+  return `(function (listen) {
 'use strict';
-var call;
+var call, failure;
 try {
   call = ${script};
 } catch (error) {
-  post({ type: 'load_failed', name: String(error && error.name), message: String(error && error.message) });
-  return;
+  failure = { type: 'load_failed', name: String(error && error.name), message: String(error && error.message) };
 }
-post({ type: 'ready' });
 listen('message', function (event) {
-  var message = event.data;
-  if (!message || message.type !== 'call') return;
-  call(String(message.input), Number(message.maxChars)).then(function (result) {
-    post({ type: 'result', id: message.id, result: String(result) });
-  });
-});
-})(self.postMessage.bind(self), self.addEventListener.bind(self));
+  var port = event.ports && event.ports[0];
+  if (!port) return;
+  var post = port.postMessage.bind(port);
+  if (failure) return post(failure);
+  port.onmessage = function (message) {
+    var data = message.data;
+    if (!data || data.type !== 'call') return;
+    call(String(data.input), Number(data.maxChars)).then(function (result) {
+      post({ type: 'result', id: data.id, result: String(result) });
+    });
+  };
+  post({ type: 'ready' });
+}, { once: true });
+})(self.addEventListener.bind(self));
 `;
 }
 
-function failureOf(event: ErrorEvent | Event): WorkerFailure {
-  const message = event instanceof ErrorEvent ? event.message : 'the sandbox worker failed';
+function failureOf(message: string): WorkerFailure {
   return { kind: /SyntaxError/.test(message) ? 'syntax' : 'crashed', message: message || 'the sandbox worker failed' };
+}
+
+/** The page's end of a worker's channel: calls go straight to the worker, whoever started it. */
+function channelWorker(port: MessagePort, events: Parameters<SpawnSandboxWorker>[2], stop: () => void): SandboxWorker & { fail(message: string): void } {
+  let done = false;
+  port.onmessage = (event) => {
+    if (!done) events.message(event.data);
+  };
+  port.onmessageerror = () => events.failure({ kind: 'crashed', message: 'the sandbox worker sent a message that could not be read' });
+  return {
+    post: (message) => port.postMessage(message),
+    terminate: () => {
+      done = true;
+      port.close();
+      stop();
+    },
+    fail: (message) => {
+      if (done) return;
+      done = true;
+      port.close();
+      events.failure(failureOf(message));
+    },
+  };
 }
 
 /**
@@ -42,27 +70,18 @@ function failureOf(event: ErrorEvent | Event): WorkerFailure {
 export const spawnPageWorker: SpawnSandboxWorker = (script, _limits, events) => {
   const url = URL.createObjectURL(new Blob([workerSource(script)], { type: 'text/javascript' }));
   const worker = new Worker(url, { name: 'cugar-sandbox' });
-  let done = false;
-  worker.onmessage = (event) => {
-    if ((event.data as { type?: unknown } | null)?.type !== 'result') URL.revokeObjectURL(url);
-    events.message(event.data);
-  };
+  const channel = new MessageChannel();
+  const handle = channelWorker(channel.port1, events, () => {
+    worker.terminate();
+    URL.revokeObjectURL(url);
+  });
   worker.onerror = (event) => {
     event.preventDefault();
     URL.revokeObjectURL(url);
-    if (done) return;
-    done = true;
-    events.failure(failureOf(event));
+    handle.fail(event.message);
   };
-  worker.onmessageerror = () => events.failure({ kind: 'crashed', message: 'the sandbox worker sent a message that could not be read' });
-  return {
-    post: (message) => worker.postMessage(message),
-    terminate: () => {
-      done = true;
-      worker.terminate();
-      URL.revokeObjectURL(url);
-    },
-  };
+  worker.postMessage('port', [channel.port2]);
+  return handle;
 };
 
 /**
@@ -72,7 +91,7 @@ export const spawnPageWorker: SpawnSandboxWorker = (script, _limits, events) => 
  */
 export const SANDBOX_FRAME_CSP = "default-src 'none'; script-src 'unsafe-inline' blob:; worker-src blob:";
 
-/** The relay in the frame: starts, feeds and stops workers for the page over one MessagePort. */
+/** The relay in the frame: starts and stops workers for the page, and hands it each worker's own MessagePort. */
 const RELAY = `(function () {
   'use strict';
   var workers = new Map();
@@ -85,15 +104,14 @@ const RELAY = `(function () {
       if (m.type === 'spawn') {
         var url = URL.createObjectURL(new Blob([m.source], { type: 'text/javascript' }));
         var worker = new Worker(url, { name: 'cugar-sandbox' });
-        workers.set(m.key, worker);
-        worker.onmessage = function (w) { URL.revokeObjectURL(url); port.postMessage({ type: 'message', key: m.key, data: w.data }); };
+        var channel = new MessageChannel();
+        workers.set(m.key, { worker: worker, url: url });
         worker.onerror = function (w) { w.preventDefault(); URL.revokeObjectURL(url); port.postMessage({ type: 'failure', key: m.key, message: String(w.message || 'the sandbox worker failed') }); };
-      } else if (m.type === 'post') {
-        var target = workers.get(m.key);
-        if (target) target.postMessage(m.message);
+        worker.postMessage('port', [channel.port2]);
+        port.postMessage({ type: 'channel', key: m.key }, [channel.port1]);
       } else if (m.type === 'terminate') {
         var stopped = workers.get(m.key);
-        if (stopped) stopped.terminate();
+        if (stopped) { stopped.worker.terminate(); URL.revokeObjectURL(stopped.url); }
         workers.delete(m.key);
       }
     };
@@ -102,10 +120,12 @@ const RELAY = `(function () {
 })();`;
 
 /** A hidden sandboxed frame (opaque origin, its own CSP) that starts the sandbox workers. */
+type FrameEntry = { events: Parameters<SpawnSandboxWorker>[2]; handle?: ReturnType<typeof channelWorker>; stopped?: true };
+
 class SandboxFrame {
   #port: Promise<MessagePort>;
   #frame: HTMLIFrameElement;
-  #listeners = new Map<number, Parameters<SpawnSandboxWorker>[2]>();
+  #entries = new Map<number, FrameEntry>();
   #nextKey = 1;
 
   constructor(doc: Document) {
@@ -123,15 +143,18 @@ class SandboxFrame {
           () => reject(new SandboxError('unsupported_host', 'the sandbox frame did not start (a Content Security Policy of the page may forbid it)')),
           5_000,
         );
-        channel.port1.onmessage = (event: MessageEvent<{ type: string; key?: number; data?: unknown; message?: string }>) => {
+        channel.port1.onmessage = (event: MessageEvent<{ type: string; key?: number; message?: string }>) => {
           const m = event.data;
           if (m.type === 'relay_ready') return (clearTimeout(timer), resolve(channel.port1));
-          const listener = m.key === undefined ? undefined : this.#listeners.get(m.key);
-          if (!listener) return;
-          if (m.type === 'message') listener.message(m.data);
+          const entry = m.key === undefined ? undefined : this.#entries.get(m.key);
+          if (!entry || entry.stopped) return;
+          const key = m.key!;
+          if (m.type === 'channel' && event.ports[0])
+            entry.handle = channelWorker(event.ports[0], entry.events, () => void this.#port.then((p) => p.postMessage({ type: 'terminate', key })));
           if (m.type === 'failure') {
-            this.#listeners.delete(m.key!);
-            listener.failure({ kind: /SyntaxError/.test(m.message ?? '') ? 'syntax' : 'crashed', message: m.message ?? 'the sandbox worker failed' });
+            this.#entries.delete(key);
+            if (entry.handle) entry.handle.fail(m.message ?? '');
+            else entry.events.failure(failureOf(m.message ?? ''));
           }
         };
         frame.contentWindow?.postMessage({ type: 'port' }, '*', [channel.port2]);
@@ -142,24 +165,27 @@ class SandboxFrame {
 
   spawn(script: string, events: Parameters<SpawnSandboxWorker>[2]): SandboxWorker {
     const key = this.#nextKey++;
-    this.#listeners.set(key, events);
-    const port = this.#port;
-    void port.then(
+    const entry: FrameEntry = { events };
+    this.#entries.set(key, entry);
+    void this.#port.then(
       (p) => p.postMessage({ type: 'spawn', key, source: workerSource(script) }),
       (error: unknown) => events.failure({ kind: 'crashed', message: error instanceof Error ? error.message : String(error) }),
     );
     return {
-      post: (message) => void port.then((p) => p.postMessage({ type: 'post', key, message })),
+      // The worker answers `ready` on its channel before any call is sent, so the channel is there by then.
+      post: (message) => entry.handle?.post(message),
       terminate: () => {
-        this.#listeners.delete(key);
-        void port.then((p) => p.postMessage({ type: 'terminate', key }));
+        entry.stopped = true;
+        this.#entries.delete(key);
+        if (entry.handle) entry.handle.terminate();
+        else void this.#port.then((p) => p.postMessage({ type: 'terminate', key }));
       },
     };
   }
 
   /** Remove the frame: the browser ends every worker it started. */
   remove(): void {
-    this.#listeners.clear();
+    this.#entries.clear();
     this.#frame.remove();
   }
 }
