@@ -20,6 +20,8 @@ export async function run(): Promise<BenchResult> {
       minify: true,
       format: 'esm',
       platform: 'neutral',
+      // Packages that only declare `main` (ipaddr.js) resolve as a bundler for browsers and Workers would resolve them.
+      mainFields: ['module', 'main'],
       write: false,
       logLevel: 'silent',
       external,
