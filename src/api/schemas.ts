@@ -223,6 +223,8 @@ export const RunSummarySchema = z
     head: JournalHeadSchema,
     pendingApprovalId: z.string().optional(),
     tools: z.array(z.string()).optional(),
+    usage: BudgetUsageSchema.optional(),
+    errorCode: z.string().optional(),
   })
   .openapi('RunSummary');
 

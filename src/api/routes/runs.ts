@@ -3,6 +3,7 @@ import * as z from 'zod';
 import type { Context } from 'hono';
 import { derivationOf, redact, redactText, toOtlp, toTraceRecords, type RunOutcome } from '../../core/index.ts';
 import { journalView, otlpView, redactedListView } from '../largeViews.ts';
+import { RUN_SORTS, pageRuns } from '../runPages.ts';
 import { HttpError, createRouter } from '../errors.ts';
 import type { KeepAlive, RunStarter, StartedRun } from '../runStarter.ts';
 import type { Runtime } from '../runtime.ts';
@@ -180,25 +181,37 @@ export function runRoutes(runtime: Runtime, starter: RunStarter, { maxWaitSecond
             tool: z.string().min(1).max(200).optional().openapi({ description: 'Only runs whose plans call this tool' }),
             since: z.coerce.number().int().min(0).optional().openapi({ description: 'Only runs created at or after this time (ms since the epoch)' }),
             until: z.coerce.number().int().min(0).optional().openapi({ description: 'Only runs created before this time (ms since the epoch)' }),
+            q: z.string().min(1).max(500).optional().openapi({ description: 'Only runs whose goal or id contains this (case-insensitive)' }),
+            sort: z.enum(RUN_SORTS).default('created').openapi({ description: 'created, updated, duration (updated − created), cost or tokens' }),
+            order: z.enum(['desc', 'asc']).default('desc'),
+            cursor: z.string().min(1).max(2048).optional().openapi({ description: 'The nextCursor of the page before' }),
             limit: z.coerce.number().int().min(1).max(1000).default(100),
           }),
         },
-        responses: { 200: jsonResponse(z.object({ runs: z.array(RunSummarySchema) }), 'Runs, newest first'), ...errorResponses },
+        responses: {
+          200: jsonResponse(
+            z.object({ runs: z.array(RunSummarySchema), nextCursor: z.string().optional().openapi({ description: 'Absent on the last page' }) }),
+            'A page of runs, newest first unless sorted otherwise',
+          ),
+          ...errorResponses,
+        },
       }),
       async (c) => {
-        const { status, profile, tool, since, until, limit } = c.req.valid('query');
+        const { status, profile, tool, since, until, limit, q, sort, order, cursor } = c.req.valid('query');
+        const needle = q?.toLowerCase();
         if (profile) requireProfile(c, profile);
         const principal = principalOf(c);
-        const runs = (await runtime.store.listRuns({ ...(status ? { status } : {}), ...(profile ? { profile } : {}) }))
-          .filter(
-            (r) =>
-              mayUse(principal, r.profile) &&
-              (!tool || (r.tools ?? []).includes(tool)) &&
-              (since === undefined || r.createdAt >= since) &&
-              (until === undefined || r.createdAt < until),
-          )
-          .slice(0, limit);
-        return c.json({ runs: redact(runs) }, 200);
+        const runs = (await runtime.store.listRuns({ ...(status ? { status } : {}), ...(profile ? { profile } : {}) })).filter(
+          (r) =>
+            mayUse(principal, r.profile) &&
+            (!tool || (r.tools ?? []).includes(tool)) &&
+            (since === undefined || r.createdAt >= since) &&
+            (until === undefined || r.createdAt < until) &&
+            // The goal as the list shows it: a search is no oracle for a redacted secret.
+            (!needle || redactText(r.goal).toLowerCase().includes(needle) || r.runId.toLowerCase().includes(needle)),
+        );
+        const page = pageRuns(runs, { sort, order, limit, cursor });
+        return c.json({ ...page, runs: redact(page.runs) }, 200);
       },
     )
     .openapi(

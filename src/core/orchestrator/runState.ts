@@ -317,6 +317,8 @@ export function summarize(state: RunState): RunSummary {
     head: state.head,
     ...(state.pendingApprovalId ? { pendingApprovalId: state.pendingApprovalId } : {}),
     ...(state.steps.length ? { tools: [...new Set(state.steps.map((step) => step.tool))] } : {}),
+    usage: { ...state.usage },
+    ...(state.status === 'failed' && state.error ? { errorCode: state.error.code } : {}),
   };
 }
 

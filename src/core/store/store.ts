@@ -21,6 +21,10 @@ export interface RunSummary {
   pendingApprovalId?: string;
   /** The tools its plans call, in first-use order (absent for runs written before it was recorded). */
   tools?: string[];
+  /** What it has spent (absent for runs written before it was recorded). */
+  usage?: BudgetUsage;
+  /** Why it failed, when it did. */
+  errorCode?: string;
   /** The host's signature of `head`, written with every batch that leaves the run at rest (paused or finished). */
   signature?: HeadSignature;
 }

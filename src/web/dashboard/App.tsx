@@ -37,7 +37,8 @@ const PAGES: ReadonlySet<string> = new Set(['runs', 'playground', 'approvals', '
 
 /** The current hash route: `#/runs`, `#/runs/<id>`, `#/playground`, `#/approvals`, `#/audit`. */
 function useRoute(): string[] {
-  const read = () => (window.location.hash.replace(/^#\/?/, '') || 'runs').split('/').map(decodeURIComponent);
+  // A page's own state (filters, a goal) rides after `?` and is the page's to read.
+  const read = () => (window.location.hash.replace(/^#\/?/, '').split('?')[0] || 'runs').split('/').map(decodeURIComponent);
   const [route, setRoute] = useState(read);
   useEffect(() => {
     const onChange = () => setRoute(read());

@@ -1,7 +1,8 @@
-import { useQuery } from '@tanstack/react-query';
+import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { client, unwrap } from './api.ts';
 import { ProfileBudget } from './Budget.tsx';
+import { duration } from './format.ts';
 
 const STATUSES = ['all', 'running', 'paused', 'completed', 'failed', 'cancelled'] as const;
 
@@ -39,28 +40,66 @@ function Choice({
   );
 }
 
+/** The list's state, kept in the address (`#/runs?status=failed&sort=cost`): a filtered view is a link. */
+const KEYS = ['status', 'profile', 'tool', 'from', 'to', 'q', 'sort', 'order'] as const;
+type ListState = Record<(typeof KEYS)[number], string>;
+
+function readState(): ListState {
+  const params = new URLSearchParams(window.location.hash.split('?')[1] ?? '');
+  return Object.fromEntries(KEYS.map((key) => [key, params.get(key) ?? ''])) as ListState;
+}
+
+function writeState(state: ListState): void {
+  const params = new URLSearchParams(Object.entries(state).filter(([, value]) => value !== ''));
+  const query = params.toString();
+  history.replaceState(null, '', `${window.location.pathname}${window.location.search}#/runs${query ? `?${query}` : ''}`);
+}
+
+const SORTS: ReadonlyArray<{ key: string; label: string }> = [
+  { key: 'duration', label: 'Latency' },
+  { key: 'cost', label: 'Cost' },
+  { key: 'tokens', label: 'Tokens' },
+  { key: 'created', label: 'Started' },
+];
+
+function latency(run: { createdAt: number; updatedAt: number; status: string }): string {
+  if (run.status === 'running' || run.status === 'paused') return '—';
+  return duration(run.updatedAt - run.createdAt);
+}
+
 export function Runs({ token, profile: defaultProfile }: { token: string; profile: string }) {
-  const [status, setStatus] = useState<(typeof STATUSES)[number]>('all');
-  const [profile, setProfile] = useState('');
-  const [tool, setTool] = useState('');
-  const [from, setFrom] = useState('');
-  const [to, setTo] = useState('');
-  const [search, setSearch] = useState('');
-  const since = toMs(from);
-  const until = toMs(to);
+  const [state, setState] = useState<ListState>(readState);
+  const set = (key: keyof ListState, value: string) => {
+    const next = { ...state, [key]: value };
+    setState(next);
+    writeState(next);
+  };
+  const sort = state.sort || 'created';
+  const order = state.order === 'asc' ? 'asc' : 'desc';
+  const since = toMs(state.from);
+  const until = toMs(state.to);
   const filter = {
-    ...(status !== 'all' ? { status } : {}),
-    ...(profile ? { profile } : {}),
-    ...(tool ? { tool } : {}),
+    ...(state.status && state.status !== 'all' ? { status: state.status as Exclude<(typeof STATUSES)[number], 'all'> } : {}),
+    ...(state.profile ? { profile: state.profile } : {}),
+    ...(state.tool ? { tool: state.tool } : {}),
     ...(since !== undefined ? { since: String(since) } : {}),
     ...(until !== undefined ? { until: String(until) } : {}),
-    limit: '1000',
+    ...(state.q.trim() ? { q: state.q.trim() } : {}),
+    sort: sort as 'created' | 'updated' | 'duration' | 'cost' | 'tokens',
+    order: order as 'asc' | 'desc',
+    limit: '50',
   };
-  const query = new URLSearchParams(filter).toString();
-  const runs = useQuery({ queryKey: ['runs', query], queryFn: () => unwrap(client(token).v1.runs.$get({ query: filter })), refetchInterval: 3000 });
-  // Choices come from every run the token may see, so a filter never offers a dead end.
+  // Pages follow the cursor the server gives; polling refreshes the pages already loaded.
+  const runs = useInfiniteQuery({
+    queryKey: ['runs', filter],
+    queryFn: ({ pageParam }) => unwrap(client(token).v1.runs.$get({ query: { ...filter, ...(pageParam ? { cursor: pageParam } : {}) } })),
+    initialPageParam: '',
+    getNextPageParam: (last) => last.nextCursor,
+    refetchInterval: 3000,
+  });
+  // Choices come from the runs the token may see, so a filter never offers a dead end.
   const all = useQuery({
-    queryKey: ['runs', 'limit=1000'],
+    queryKey: ['runs', 'choices'],
     queryFn: () => unwrap(client(token).v1.runs.$get({ query: { limit: '1000' } })),
     refetchInterval: 10_000,
   });
@@ -73,25 +112,43 @@ export function Runs({ token, profile: defaultProfile }: { token: string; profil
     }
     return { profiles: [...profiles].sort(), tools: [...tools].sort() };
   }, [all.data, defaultProfile]);
-  const needle = search.trim().toLowerCase();
-  const shown = (runs.data?.runs ?? []).filter((r) => !needle || r.goal.toLowerCase().includes(needle) || r.runId.toLowerCase().includes(needle));
-  const filtered = query !== 'limit=1000' || needle !== '';
+  const shown = runs.data?.pages.flatMap((page) => page.runs) ?? [];
+  const filtered = Object.entries(state).some(([key, value]) => value !== '' && key !== 'sort' && key !== 'order' && !(key === 'status' && value === 'all'));
+  const header = (key: string, label: string) => {
+    const active = sort === key;
+    return (
+      <th scope="col" aria-sort={active ? (order === 'asc' ? 'ascending' : 'descending') : 'none'}>
+        <button
+          type="button"
+          className="link sort"
+          onClick={() => {
+            const next = { ...state, sort: key, order: active && order === 'desc' ? 'asc' : 'desc' };
+            setState(next);
+            writeState(next);
+          }}
+        >
+          {label}
+          {active ? (order === 'asc' ? ' ▲' : ' ▼') : ''}
+        </button>
+      </th>
+    );
+  };
   return (
     <section aria-labelledby="runs-title">
       <h1 id="runs-title">Runs</h1>
-      <ProfileBudget token={token} profile={profile || defaultProfile} />
+      <ProfileBudget token={token} profile={state.profile || defaultProfile} />
       <div className="filters" role="search" aria-label="Filter runs">
-        <Choice label="Status" value={status} options={STATUSES} onChange={(v) => setStatus(v as (typeof STATUSES)[number])} />
-        <Choice label="Profile" value={profile} options={choices.profiles} empty="all" onChange={setProfile} />
-        <Choice label="Tool" value={tool} options={choices.tools} empty="any" onChange={setTool} />
+        <Choice label="Status" value={state.status || 'all'} options={STATUSES} onChange={(v) => set('status', v === 'all' ? '' : v)} />
+        <Choice label="Profile" value={state.profile} options={choices.profiles} empty="all" onChange={(v) => set('profile', v)} />
+        <Choice label="Tool" value={state.tool} options={choices.tools} empty="any" onChange={(v) => set('tool', v)} />
         <label>
-          Started from <input type="datetime-local" value={from} onChange={(e) => setFrom(e.target.value)} />
+          Started from <input type="datetime-local" value={state.from} onChange={(e) => set('from', e.target.value)} />
         </label>
         <label>
-          Started before <input type="datetime-local" value={to} onChange={(e) => setTo(e.target.value)} />
+          Started before <input type="datetime-local" value={state.to} onChange={(e) => set('to', e.target.value)} />
         </label>
         <label>
-          Search <input type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="goal or run id" />
+          Search <input type="search" value={state.q} onChange={(e) => set('q', e.target.value)} placeholder="goal or run id" />
         </label>
       </div>
       {runs.error ? <p role="alert">{(runs.error as Error).message}</p> : null}
@@ -105,16 +162,16 @@ export function Runs({ token, profile: defaultProfile }: { token: string; profil
         )
       ) : null}
       <p className="hint" aria-live="polite">
-        {runs.isSuccess ? `${shown.length} run(s)` : ''}
+        {runs.isSuccess ? `${shown.length} run(s)${runs.hasNextPage ? ' shown, more below' : ''} · the address keeps these filters` : ''}
       </p>
-      <table>
+      <table className="runs">
         <thead>
           <tr>
             <th scope="col">Goal</th>
             <th scope="col">Status</th>
             <th scope="col">Profile</th>
             <th scope="col">Tools</th>
-            <th scope="col">Started</th>
+            {SORTS.map(({ key, label }) => header(key, label))}
           </tr>
         </thead>
         <tbody>
@@ -125,9 +182,13 @@ export function Runs({ token, profile: defaultProfile }: { token: string; profil
               </td>
               <td>
                 <span className={`status ${run.status}`}>{run.status}</span>
+                {run.errorCode ? <code className="bad"> {run.errorCode}</code> : null}
               </td>
               <td>{run.profile}</td>
               <td>{(run.tools ?? []).join(', ')}</td>
+              <td>{latency(run)}</td>
+              <td>{run.usage ? run.usage.cost : '—'}</td>
+              <td>{run.usage ? run.usage.tokens : '—'}</td>
               <td>
                 <time dateTime={new Date(run.createdAt).toISOString()}>{new Date(run.createdAt).toLocaleString()}</time>
               </td>
@@ -135,6 +196,13 @@ export function Runs({ token, profile: defaultProfile }: { token: string; profil
           ))}
         </tbody>
       </table>
+      {runs.hasNextPage ? (
+        <p>
+          <button type="button" onClick={() => void runs.fetchNextPage()} disabled={runs.isFetchingNextPage}>
+            {runs.isFetchingNextPage ? 'Loading…' : 'More runs'}
+          </button>
+        </p>
+      ) : null}
     </section>
   );
 }

@@ -1,8 +1,10 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useMemo, useRef, useState } from 'react';
+import { duration } from './format.ts';
 import { spansOf, type Span, type SpanKind, type TraceRow } from './spans.ts';
 
 export { spansOf, type Span, type SpanKind, type TraceRow } from './spans.ts';
+export { duration } from './format.ts';
 
 const FILTERS: ReadonlyArray<{ value: 'all' | SpanKind; label: string }> = [
   { value: 'all', label: 'everything' },
@@ -113,17 +115,6 @@ function ForkForm({ span, onFork }: { span: Span; onFork: (request: ForkRequest)
       {state !== 'idle' && state !== 'forking' ? <p className="bad">{state}</p> : null}
     </form>
   );
-}
-
-/**
- * Durations and offsets as people read them, with their unit: milliseconds below a second (two
- * decimals below 10 ms), seconds with a decimal below a minute, then minutes and seconds.
- */
-export function duration(value: number): string {
-  if (value < 1000) return `${value < 10 && !Number.isInteger(value) ? value.toFixed(2) : String(Math.round(value))} ms`;
-  if (value < 60_000) return `${(Math.round(value / 100) / 10).toFixed(1)} s`;
-  const seconds = Math.round(value / 1000);
-  return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
 }
 
 /**

@@ -1,0 +1,69 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
+import type { Browser } from 'playwright';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type RunningServer } from '../../src/edge/nodeServer.ts';
+import { launchChromium } from './support.ts';
+
+const root = join(import.meta.dirname, '..', '..');
+const shots = join(root, 'test-results', 'runs-list');
+const dir = mkdtempSync(join(tmpdir(), 'cugar-runs-list-'));
+let server: RunningServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!existsSync(join(root, 'dist/web/index.html'))) throw new Error('build the dashboard first: npx vite build');
+  mkdirSync(shots, { recursive: true });
+  server = await startServer({ port: 0, dataDir: dir, corpusDir: join(dir, 'none'), staticDir: join(root, 'dist/web'), log: () => undefined });
+  browser = await launchChromium();
+  const start = (goal: string) =>
+    fetch(`${server.url}/v1/runs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.localToken}`, 'content-type': 'application/json', prefer: 'wait=20' },
+      body: JSON.stringify({ goal, profile: 'demo' }),
+    }).then((response) => response.json());
+  for (let i = 0; i < 54; i++) await start(`add ${i} and 1`);
+  await start('add 1 and 2 then multiply the result by 3 then divide the result by 2');
+  await start('divide 1 by 0');
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the runs list', () => {
+  it('pages with More runs, sorts by a column, keeps its filters in the address and shows latency, cost, tokens and errors', { timeout: 60_000 }, async () => {
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    await page.goto(`${server.url}/#token=${server.localToken}`);
+    await page.getByRole('heading', { name: 'Runs' }).waitFor();
+    const rows = page.locator('table.runs tbody tr');
+    await expect.poll(() => rows.count()).toBe(50);
+    await page.getByRole('button', { name: 'More runs' }).click();
+    await expect.poll(() => rows.count()).toBe(56);
+    expect(await page.getByRole('button', { name: 'More runs' }).count()).toBe(0);
+
+    // The costliest run first, once Cost is the sort; the address says so and a reload keeps it.
+    await page.getByRole('button', { name: 'Cost' }).click();
+    await expect.poll(() => rows.first().textContent()).toContain('multiply');
+    expect(page.url()).toContain('sort=cost');
+    expect(await page.getByRole('columnheader', { name: /Cost/ }).getAttribute('aria-sort')).toBe('descending');
+    await page.reload();
+    await expect.poll(() => rows.first().textContent()).toContain('multiply');
+    expect(await page.getByRole('columnheader', { name: /Cost/ }).getAttribute('aria-sort')).toBe('descending');
+
+    // A failed run shows its error code; a search narrows the list and stays in the address.
+    await page.getByLabel('Search').fill('divide 1 by 0');
+    await expect.poll(() => rows.count()).toBe(1);
+    expect(await rows.first().textContent()).toMatch(/failed/);
+    expect(page.url()).toContain('q=divide');
+    await page.getByLabel('Search').fill('');
+    await expect.poll(() => rows.count()).toBe(50);
+    const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+    expect(results.violations.map((v) => `${v.id} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+    await page.screenshot({ path: join(shots, 'runs-list.png') });
+    await page.context().close();
+  });
+});
