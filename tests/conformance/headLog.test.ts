@@ -136,6 +136,14 @@ describe('Verifying a store with its public key alone', () => {
   it('counts the runs of a store whose log has not started as predating it, with no findings', () => {
     const event = sealEvent(undefined, 'old', 'stage', 1, { stage: 'initialize' });
     const run = { runId: 'old', profile: 'demo', head: { seq: 0, hash: event.hash } };
-    expect(auditHeadLog({ entries: [] }, [run], checks.log)).toEqual({ ok: true, size: 0, signedSize: 0, signature: 'unsigned', predating: 1, pruned: [], findings: [] });
+    expect(auditHeadLog({ entries: [] }, [run], checks.log)).toEqual({
+      ok: true,
+      size: 0,
+      signedSize: 0,
+      signature: 'unsigned',
+      predating: 1,
+      pruned: [],
+      findings: [],
+    });
   });
 });
