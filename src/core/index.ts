@@ -171,6 +171,7 @@ export {
   type SandboxedTool,
 } from './sandbox/sandbox.ts';
 export { createWorkerSandbox, type SandboxWorker, type SpawnSandboxWorker, type WorkerFailure } from './sandbox/workerSandbox.ts';
+export { sandboxedToolSpec } from './sandbox/sandboxedTool.ts';
 
 // Planning and policy
 export { Planner, splitClauses, type PlanRequest, type PlannerOptions } from './planning/planner.ts';

@@ -1,5 +1,14 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { SandboxError, WORKERD_SANDBOX_REASON, refusingSandbox, sha256Hex, type SandboxErrorCode } from '../../src/core/index.ts';
+import * as z from 'zod';
+import {
+  SandboxError,
+  ToolRegistry,
+  WORKERD_SANDBOX_REASON,
+  refusingSandbox,
+  sandboxedToolSpec,
+  sha256Hex,
+  type SandboxErrorCode,
+} from '../../src/core/index.ts';
 import { createNodeSandbox } from '../../src/edge/nodeSandbox.ts';
 
 // The Node sandbox through its public surface: load (audit, then a warm worker), call, limits,
@@ -145,5 +154,35 @@ describe('hosts that cannot isolate code', () => {
     expect(error).toMatchObject({ code: 'unsupported_host', failureMode: 'SYSTEM' });
     expect(error.message).toMatch(/workerd.*no code generation/);
     expect(error.toJSON()).toMatchObject({ name: 'SandboxError', code: 'unsupported_host' });
+  });
+});
+
+describe('a sandboxed tool in a registry', () => {
+  it('registers like any tool, validates inputs in the host and runs each call in the warm worker', async () => {
+    const registry = new ToolRegistry();
+    const loaded = await sandbox.load('export default (input) => ({ words: input.text.split(/\\s+/).filter(Boolean).length });');
+    registry.register(
+      'dev',
+      'word_count',
+      sandboxedToolSpec(loaded, { description: 'Count the words of a text', parameters: z.object({ text: z.string().max(1000) }), capabilities: ['text'] }),
+    );
+    const tool = registry.resolve('dev', 'word_count');
+    expect(tool).toMatchObject({ allowNetwork: false, capabilities: ['text', 'sandbox'] });
+    const context = { signal: new AbortController().signal } as never;
+    expect(await tool.handler(tool.parameters.parse({ text: 'one two  three' }), context)).toEqual({ words: 3 });
+    expect(tool.parameters.safeParse({ text: 5 }).success).toBe(false);
+    expect(loaded.starts).toBe(1);
+    await loaded.close();
+  });
+
+  it("stops a call when the run's signal aborts", async () => {
+    const loaded = await sandbox.load('export default () => { for (let i = 0; i >= 0; i++); };', { limits: { timeoutMs: 30_000 } });
+    const spec = sandboxedToolSpec(loaded, { description: 'Spin', parameters: z.object({}) });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+    const started = performance.now();
+    expect(await codeOf(Promise.resolve(spec.handler({}, { signal: controller.signal } as never)))).toBe('timeout');
+    expect(performance.now() - started).toBeLessThan(5_000);
+    await loaded.close();
   });
 });
