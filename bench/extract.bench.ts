@@ -98,7 +98,7 @@ export async function run(): Promise<BenchResult> {
         .filter((page) => page.gold === undefined)
         .map((page) => `${page.name} ${fmt(tokenF1(ours.texts[page.name] ?? '', peer.texts[page.name] ?? ''), 2)}`)
         .join(', ')}.`,
-      'The generated pages and the extractor were written by the same people: a token F1 of 1 on them shows the rules handle these ten layouts, not that they generalise to the open web. The speed ratio moved between 1.5× and 2.5× across four runs on this loaded machine.',
+      'The generated pages and the extractor were written by the same people: a token F1 of 1 on them shows the rules handle these ten layouts, not that they generalise to the open web. The speed ratio moved between 1.5× and 2.5× across five runs on this loaded machine.',
       'Readability keeps text that CUGAr drops on purpose (bylines, author names of forum posts) and joins blocks without separators; some disagreement is a difference of policy, not of accuracy.',
     ],
     measuredAt: new Date().toISOString().slice(0, 10),

@@ -55,6 +55,10 @@ const EXPECTED: Record<string, { keep: string[]; drop: string[] }> = {
     keep: ['My chain skips', 'Measure the chain first', 'barrel adjuster half a turn'],
     drop: ['Forum index', 'Log in', 'Similar threads', 'Best chain lube', 'Forum software'],
   },
+  'wrapped-in-ads': {
+    keep: ['After a gap of eleven years', 'Bicycles travel free', 'reviewed after the first winter'],
+    drop: ['Rail Weekly', 'Book a hotel', 'Travel insurance'],
+  },
   'link-farm': {
     keep: ['Composting turns kitchen scraps', 'damp as a wrung-out sponge'],
     drop: ['Resource one about gardening tools', 'Resource six'],

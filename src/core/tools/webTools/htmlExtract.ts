@@ -79,10 +79,11 @@ interface Candidate {
   linkDensity: number;
 }
 
-function dropBoilerplate(dom: DomDocument): void {
+function dropBoilerplate(dom: DomDocument, byClassNames: boolean): void {
   for (const element of Array.from(dom.querySelectorAll(JUNK))) element.remove();
   // A page header outside the article (logo, menu) is boilerplate; an article's own header holds its title.
   for (const element of Array.from(dom.querySelectorAll('header'))) if (!element.closest('article, main')) element.remove();
+  if (!byClassNames) return;
   for (const element of Array.from(dom.querySelectorAll('[class], [id]'))) {
     if (element.tagName === 'BODY' || element.tagName === 'HTML' || element.tagName === 'ARTICLE' || element.tagName === 'MAIN') continue;
     const words = `${element.getAttribute('class') ?? ''} ${element.getAttribute('id') ?? ''}`;
@@ -158,12 +159,16 @@ function within(element: DomElement, container: DomElement): boolean {
   return false;
 }
 
+/** Fewer words than this, and the extraction is tried again without the class and id heuristics. */
+const SHORT_RESULT_WORDS = 60;
+
 /**
  * Parse `html` with `parse` and keep its main text: scripts, styles, navigation, headers,
  * footers, asides, forms and containers named like boilerplate are dropped; the container
  * richest in long, link-poor paragraphs is chosen; within it, headings, paragraphs, list
- * items, quotes and code are kept, except link lists and short fragments. Refuses HTML bombs
- * first ({@link preflightHtml}). Deterministic: the same markup gives the same text.
+ * items, quotes and code are kept, except link lists and short fragments. A result under 60
+ * words is tried again without the class and id words. Refuses HTML bombs first
+ * ({@link preflightHtml}). Deterministic: the same markup gives the same text.
  *
  * @example
  * const page = await extractMainText(html, (markup) => new DOMParser().parseFromString(markup, 'text/html'));
@@ -172,10 +177,18 @@ export async function extractMainText(html: string, parse: HtmlParser, limits: H
   preflightHtml(html, limits);
   // A fragment gets a root element, so every parser builds the same full document from it.
   const source = /<html[\s>]/i.test(html) ? html : `<!doctype html><html><body>${html}</body></html>`;
-  const dom = (await parse(source)) as DomDocument;
+  const first = extractFrom((await parse(source)) as DomDocument, true);
+  if (first.words >= SHORT_RESULT_WORDS) return first;
+  // Class and id words can misfire (`<div class="page has-ads">` around the article): a short
+  // result is tried again without them, and the longer of the two is kept.
+  const second = extractFrom((await parse(source)) as DomDocument, false);
+  return second.words > first.words ? second : first;
+}
+
+function extractFrom(dom: DomDocument, byClassNames: boolean): ExtractedPage {
   const h1 = dom.querySelectorAll('h1')[0];
   const title = clean(dom.title) || clean(h1?.textContent ?? null);
-  dropBoilerplate(dom);
+  dropBoilerplate(dom, byClassNames);
   const root = dom.body ?? dom.documentElement;
   if (!root) return { title, text: '', blocks: [], words: 0 };
   const candidates = collectCandidates(root);
