@@ -30,7 +30,7 @@ import { OtlpSettingsSchema, otlpSettingsFromEnv, type OtlpSettings } from '../a
 import type { RuntimeOptions } from '../api/runtime.ts';
 import type { TokenMap } from '../api/security.ts';
 import { parseTokenMap } from '../api/tokens.ts';
-import { McpProfileAllowSchema, McpServerConfigSchema, parseMcpAllow, parseMcpServers, type McpAllow } from '../mcp/config.ts';
+import { McpProfileAllowSchema, McpServerConfigSchema, checkAllowed, parseMcpAllow, parseMcpServers, type McpAllow } from '../mcp/config.ts';
 import type { McpHostSettings } from '../mcp/hostSetup.ts';
 
 /** Where the configuration file is looked for when `CUGAR_CONFIG` names none. */
@@ -219,6 +219,14 @@ export async function loadHostSettings(options: { file?: string; env: Env; cwd?:
     servers: env['CUGAR_MCP_SERVERS']?.trim() ? parseMcpServers(env['CUGAR_MCP_SERVERS']) : servers,
     allow: env['CUGAR_MCP_ALLOW']?.trim() ? parseMcpAllow(env['CUGAR_MCP_ALLOW']) : fileMcpAllow(file),
   };
+  // A server its profile does not allow is left out when the host starts: say so now.
+  for (const server of mcp.servers) {
+    try {
+      checkAllowed(McpServerConfigSchema.parse(server), mcp.allow[server.profile]);
+    } catch (error) {
+      warnings.push(`mcp server ${server.name} — ${(error as Error).message}; it will be left out`);
+    }
+  }
   return {
     ...(path ? { file: path } : {}),
     config,

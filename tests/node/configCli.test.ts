@@ -95,7 +95,10 @@ describe('cugar config check', () => {
     expect(effective['tokens']).toEqual([{ from: 'TEST_API_TOKEN', profiles: ['demo'] }]);
     expect(effective['secrets']).toEqual(['SLACK_TOKEN']);
     expect(effective['mcp']).toMatchObject({ servers: [{ name: 'remote', transport: { type: 'http', headers: { Authorization: '[REDACTED]' } } }] });
-    expect(warnings).toEqual(['tokens[1] — TEST_UNSET_TOKEN is not set; this token is left out']);
+    expect(warnings).toEqual([
+      'tokens[1] — TEST_UNSET_TOKEN is not set; this token is left out',
+      'mcp server remote — MCP server remote needs the network, which profile "demo" does not allow; it will be left out',
+    ]);
   });
 
   it('lists every error with its line and key path and exits 2; a named file that does not exist is exit 3', async () => {
