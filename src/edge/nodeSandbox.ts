@@ -37,9 +37,12 @@ const BOOTSTRAP_URL = new URL(`data:text/javascript,${encodeURIComponent(WORKER_
 
 /**
  * Start one sandbox worker on Node: a `worker_threads` Worker with heap and stack limits, an empty
- * environment, its stdout and stderr kept from the host's, and `--experimental-vm-modules` (the
- * flag Node 20 needs to let the bootstrap answer `import()` itself instead of failing in the
- * worker's own realm). Out-of-memory and any other exit are reported as failures.
+ * environment, its stdout and stderr kept from the host's, `--experimental-vm-modules` (the flag
+ * Node 20 needs to let the bootstrap answer `import()` itself instead of failing in the worker's
+ * own realm) and `--experimental-permission` with nothing allowed: should code ever reach the
+ * worker's own realm, it could read no file, start no process and no worker (Node 20's permission
+ * model has no network permission; the network is closed by the realm). The host's permissions
+ * are untouched. Out-of-memory and any other exit are reported as failures.
  */
 export const spawnNodeSandboxWorker: SpawnSandboxWorker = (script, limits, events) => {
   const worker = new Worker(BOOTSTRAP_URL, {
@@ -49,7 +52,7 @@ export const spawnNodeSandboxWorker: SpawnSandboxWorker = (script, limits, event
     stdin: false,
     stdout: true,
     stderr: true,
-    execArgv: ['--experimental-vm-modules', '--no-warnings'],
+    execArgv: ['--experimental-vm-modules', '--experimental-permission', '--no-warnings'],
     trackUnmanagedFds: true,
     resourceLimits: {
       maxOldGenerationSizeMb: limits.memoryMb,
