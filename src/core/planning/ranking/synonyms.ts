@@ -91,7 +91,8 @@ station airport terminal
 
 /** Foreign word → English word, per language (folded). */
 const FOREIGN: Readonly<Record<Exclude<Language, 'en'>, string>> = {
-  fr: `retard=delay statut=status panier=cart aspirateur=vacuum chauffage=heating thermostat=thermostat degrés=degree degré=degree salon=living chambre=bedroom cuisine=kitchen
+  fr: `an=year ans=year personnes=people personne=person nuits=night nuit=night billets=ticket places=seat
+retard=delay statut=status panier=cart aspirateur=vacuum chauffage=heating thermostat=thermostat degrés=degree degré=degree salon=living chambre=bedroom cuisine=kitchen
 prêt=loan mensualité=payment crédit=loan intérêt=interest taux=rate cours=price bourse=stock facture=bill séance=showtime séances=showtime cinéma=cinema aléatoire=shuffle
 minuteur=timer chronomètre=timer agenda=calendar horaire=schedule gare=station aéroport=airport itinéraire=directions trajet=route pharmacie=pharmacy près=near proche=nearby
 médecin=doctor généraliste=doctor dentiste=dentist emploi=job travail=job poste=job offre=offer nouvelles=news infos=news journal=news match=match score=score classement=standings
@@ -113,7 +114,8 @@ ville=city photo=photo image=image document=document note=note liste=list tâche
 adresse=address itinéraire=route carte=map distance=distance traduction=translation mot=word texte=text nombre=number somme=sum
 soustraire=subtract multiplier=multiply diviser=divide résumer=summarize compter=count souvenir=remember mémoriser=remember
 rembourser=refund remboursement=refund livraison=delivery colis=package suivre=track`,
-  es: `retraso=delay estado=status carrito=cart cesta=cart aspiradora=vacuum calefacción=heating termostato=thermostat grados=degree salón=living dormitorio=bedroom cocina=kitchen
+  es: `año=year años=year personas=people persona=person noches=night noche=night entradas=ticket plazas=seat
+retraso=delay estado=status carrito=cart cesta=cart aspiradora=vacuum calefacción=heating termostato=thermostat grados=degree salón=living dormitorio=bedroom cocina=kitchen
 préstamo=loan hipoteca=mortgage cuota=payment interés=interest tasa=rate bolsa=stock factura=bill cine=cinema sesión=showtime aleatorio=shuffle temporizador=timer
 agenda=calendar horario=schedule estación=station aeropuerto=airport ruta=route indicaciones=directions farmacia=pharmacy farmacias=pharmacy cerca=near médico=doctor
 dentista=dentist trabajo=job empleo=job oferta=offer ofertas=offer noticias=news partido=match resultado=score clasificación=standings calorías=calorie receta=recipe
@@ -134,7 +136,8 @@ hoy=today ciudad=city foto=photo imagen=image documento=document nota=note lista
 llamar=call dirección=address ruta=route mapa=map distancia=distance traducción=translation palabra=word texto=text número=number
 suma=sum sumar=add restar=subtract multiplicar=multiply dividir=divide resumir=summarize contar=count reembolso=refund envío=shipping
 paquete=package rastrear=track`,
-  de: `verspätung=delay status=status warenkorb=cart korb=cart staubsauger=vacuum heizung=heating thermostat=thermostat grad=degree wohnzimmer=living schlafzimmer=bedroom bad=bathroom
+  de: `jahr=year jahre=year jahren=year personen=people person=person nächte=night nacht=night karten=ticket plätze=seat
+verspätung=delay status=status warenkorb=cart korb=cart staubsauger=vacuum heizung=heating thermostat=thermostat grad=degree wohnzimmer=living schlafzimmer=bedroom bad=bathroom
 küche=kitchen kredit=loan darlehen=loan rate=payment zins=interest zinsen=interest aktienkurs=stock börse=stock rechnung=bill kino=cinema vorstellung=showtime zufällig=shuffle
 zufallswiedergabe=shuffle timer=timer stoppuhr=timer kalender=calendar termine=appointment bahnhof=station hauptbahnhof=station flughafen=airport weg=directions route=route
 apotheke=pharmacy nähe=near arzt=doctor ärztin=doctor zahnarzt=dentist job=job stelle=job stellen=job arbeit=job nachrichten=news spiel=match ergebnis=score tabelle=standings
@@ -157,7 +160,8 @@ heute=today stadt=city foto=photo bild=image dokument=document notiz=note liste=
 anrufen=call adresse=address route=route karte=map entfernung=distance übersetzung=translation wort=word wörter=words text=text
 zahl=number summe=sum addieren=add subtrahieren=subtract multiplizieren=multiply dividieren=divide teilen=divide
 zusammenfassen=summarize zählen=count merken=remember rückerstattung=refund lieferung=delivery paket=package verfolgen=track`,
-  pt: `atraso=delay estado=status carrinho=cart cesto=cart aspirador=vacuum aquecimento=heating termostato=thermostat graus=degree sala=living quarto=bedroom cozinha=kitchen
+  pt: `ano=year anos=year pessoas=people pessoa=person noites=night noite=night bilhetes=ticket lugares=seat
+atraso=delay estado=status carrinho=cart cesto=cart aspirador=vacuum aquecimento=heating termostato=thermostat graus=degree sala=living quarto=bedroom cozinha=kitchen
 empréstimo=loan hipoteca=mortgage prestação=payment juros=interest taxa=rate bolsa=stock fatura=bill cinema=cinema sessão=showtime aleatório=shuffle temporizador=timer
 agenda=calendar horário=schedule estação=station aeroporto=airport rota=route direções=directions chegar=directions farmácia=pharmacy perto=near médico=doctor dentista=dentist
 emprego=job trabalho=job vaga=job vagas=job notícias=news jogo=match resultado=score classificação=standings calorias=calorie receita=recipe refeição=meal refeições=meal
@@ -178,7 +182,8 @@ data=date dia=day amanhã=tomorrow hoje=today cidade=city foto=photo imagem=imag
 tarefa=task contato=contact telefone=phone endereço=address rota=route mapa=map distância=distance tradução=translation
 palavra=word texto=text número=number soma=sum somar=add subtrair=subtract multiplicar=multiply dividir=divide resumir=summarize
 contar=count reembolso=refund entrega=delivery pacote=package rastrear=track`,
-  it: `ritardo=delay stato=status carrello=cart aspirapolvere=vacuum riscaldamento=heating termostato=thermostat gradi=degree soggiorno=living camera=bedroom cucina=kitchen
+  it: `anno=year anni=year persone=people persona=person notti=night notte=night biglietti=ticket posti=seat
+ritardo=delay stato=status carrello=cart aspirapolvere=vacuum riscaldamento=heating termostato=thermostat gradi=degree soggiorno=living camera=bedroom cucina=kitchen
 prestito=loan mutuo=mortgage rata=payment interesse=interest tasso=rate borsa=stock bolletta=bill fattura=bill cinema=cinema spettacolo=showtime casuale=shuffle timer=timer
 agenda=calendar orario=schedule stazione=station aeroporto=airport percorso=route indicazioni=directions farmacia=pharmacy vicino=near medico=doctor dentista=dentist
 lavoro=job offerta=offer notizie=news partita=match risultato=score classifica=standings calorie=calorie ricetta=recipe pasto=meal cena=dinner acqua=water bicchiere=glass
@@ -233,6 +238,15 @@ export function translate(word: string, language: Language): string | undefined 
   if (language === 'en') return undefined;
   const map = foreignOf.get(language)!;
   return map.get(word) ?? map.get(stem(word, language));
+}
+
+/** The English stem a word of any of the lexicon's languages translates to. */
+export function translateAny(word: string): string | undefined {
+  for (const language of foreignOf.keys()) {
+    const found = translate(word, language);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 /** The groups (named by stems) an English stem belongs to; empty when none. */

@@ -36,8 +36,15 @@ export function tokenize(text: string): Token[] {
   const tokens: Token[] = [];
   const source = text.length > MAX_TOKENIZED_CHARS ? text.slice(0, MAX_TOKENIZED_CHARS) : text;
   for (const match of source.matchAll(WORD)) {
-    const raw = match[0].toLowerCase();
-    tokens.push({ word: fold(raw).replace(/’/g, "'"), raw, start: match.index, end: match.index + match[0].length });
+    let raw = match[0].toLowerCase();
+    let start = match.index;
+    // French and Italian elide articles and pronouns into the next word: "l'air", "d'un", "dell'anno".
+    const elided = /^(?:l|d|j|c|n|m|s|t|qu|dell|all|nell|sull|un)['’](?=\p{L}{2})/u.exec(raw);
+    if (elided) {
+      start += elided[0].length;
+      raw = raw.slice(elided[0].length);
+    }
+    tokens.push({ word: fold(raw).replace(/’/g, "'"), raw, start, end: match.index + match[0].length });
   }
   return tokens;
 }

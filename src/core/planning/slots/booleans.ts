@@ -25,8 +25,25 @@ function meaningStems(param: Param): Set<string> {
   return stems;
 }
 
+/** Parameters that say whether something is on: read from "turn on/off", "switch off", "allume", "apaga", "spegni", "aus". */
+const POWER = /^(on|enabled?|power|active|state|switch)$/;
+const ON_WORDS = new Set('on allume allumer enciende encender enciendo liga ligar acende acender accendi accendere ein einschalten an'.split(' '));
+const OFF_WORDS = new Set('off eteins eteindre apaga apagar desliga desligar spegni spegnere aus ausschalten'.split(' '));
+
+function readPower(tokens: readonly Token[], offset: number): Filled | undefined {
+  for (let i = tokens.length - 1; i >= 0; i--) {
+    const word = tokens[i]!.word;
+    if (ON_WORDS.has(word) || OFF_WORDS.has(word)) {
+      const value = ON_WORDS.has(word);
+      return { value, start: offset + tokens[i]!.start, end: offset + tokens[i]!.end, reason: `"${tokens[i]!.raw}" says ${value ? 'on' : 'off'}` };
+    }
+  }
+  return undefined;
+}
+
 /** The value of boolean `param` the clause speaks to, if any. */
 export function readBoolean(param: Param, tokens: readonly Token[], offset: number): Filled | undefined {
+  if (param.nameWords.length === 1 && POWER.test(param.nameWords[0]!)) return readPower(tokens, offset);
   const stems = meaningStems(param);
   if (stems.size === 0) return undefined;
   for (let i = 0; i < tokens.length; i++) {

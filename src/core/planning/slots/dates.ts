@@ -71,8 +71,8 @@ export function dateMentions(text: string, language: Language, now: number | und
   const instant = new Date(now ?? Date.UTC(2000, 0, 1));
   let results: ReturnType<Parser['parse']>;
   try {
-    results = PARSERS[language].parse(source, { instant, timezone: 0 });
-    if (results.length === 0 && language !== 'en') results = PARSERS.en.parse(source, { instant, timezone: 0 });
+    results = PARSERS[language].parse(source, { instant, timezone: 0 }, { forwardDate: true });
+    if (results.length === 0 && language !== 'en') results = PARSERS.en.parse(source, { instant, timezone: 0 }, { forwardDate: true });
   } catch {
     return [];
   }
@@ -82,6 +82,8 @@ export function dateMentions(text: string, language: Language, now: number | und
     const end = start + result.text.length;
     // A bare number ("4") is not a date; chrono reads some as days or hours.
     if (/^\s*\d{1,4}\s*$/.test(result.text)) continue;
+    // "the next 5 days" is a length of time, not a date.
+    if (/\d+\s*(?:days?|weeks?|jours?|semaines?|d[ií]as?|semanas?|tage?n?|wochen?|giorni|settimane)\b/i.test(result.text)) continue;
     const parts: Array<[Components, number, number]> = [[result.start, start, end]];
     if (result.end) {
       // "from May 3 to May 7": split the span at the connecting word so each end has its own span.
@@ -91,6 +93,8 @@ export function dateMentions(text: string, language: Language, now: number | und
       parts.push([result.end, joint ? cut + joint[0].length : start, end]);
     }
     for (const [components, from, to] of parts) {
+      // A month and day without a year mean the nearest such day, before or after the reference (forward for weekdays only).
+      if (now !== undefined && components.isCertain('month') && components.isCertain('day') && !components.isCertain('year')) nearestYear(components, instant);
       const relative = !components.isCertain('day') && !components.isCertain('weekday') && !components.isCertain('month');
       if (now === undefined && (relative || !components.isCertain('year'))) continue;
       const hasDay = components.isCertain('day') || components.isCertain('weekday') || components.tags().has('result/relativeDate') || !relative;
@@ -102,6 +106,19 @@ export function dateMentions(text: string, language: Language, now: number | und
     }
   }
   return found;
+}
+
+function nearestYear(components: Components, instant: Date): void {
+  const month = components.get('month')!;
+  const day = components.get('day')!;
+  const reference = instant.getTime();
+  let best = components.get('year')!;
+  let distance = Infinity;
+  for (const year of [instant.getUTCFullYear() - 1, instant.getUTCFullYear(), instant.getUTCFullYear() + 1]) {
+    const gap = Math.abs(Date.UTC(year, month - 1, day) - reference);
+    if (gap < distance) [best, distance] = [year, gap];
+  }
+  (components as unknown as { assign(c: 'year', v: number): void }).assign('year', best);
 }
 
 /** Written times chrono may not see on their own ("19:00", "7.30pm"): kept whole so no colon rule splits them. */

@@ -3,14 +3,38 @@
  * synonym group, or one edit apart (typos) for words of five letters or more.
  */
 import { editDistance } from '../ranking/editDistance.ts';
-import { stem } from '../ranking/stem.ts';
+import { isStopWord, stem } from '../ranking/stem.ts';
 import { groups } from '../ranking/synonyms.ts';
 import { fold, tokenize, type Token } from '../ranking/tokens.ts';
 import type { Filled } from './types.ts';
 
+/** Units as people write them → the short forms enums use. */
+const UNITS: Readonly<Record<string, string>> = {};
+for (const line of [
+  'ft feet foot pieds pies fuss',
+  'in inch inches pouces pulgadas zoll',
+  'cm centimeter centimeters centimetre centimetres centimetres centimetros zentimeter',
+  'm meter meters metre metres metros',
+  'km kilometer kilometers kilometre kilometres kilometros kilometer',
+  'mi mile miles milles millas meilen',
+  'kg kilogram kilograms kilo kilos',
+  'g gram grams gramme grammes gramos',
+  'lb lbs pound pounds livres libras',
+  'oz ounce ounces onces onzas',
+  'l liter liters litre litres litros',
+  'ml milliliter milliliters millilitre millilitres',
+  'gal gallon gallons',
+  'c celsius centigrade',
+  'f fahrenheit',
+]) {
+  const [short, ...long] = line.split(' ');
+  for (const word of long) (UNITS as Record<string, string>)[word] = short!;
+}
+
 /** How close a request word is to an option word: 3 same, 2 same stem, 1.5 typo, 1 same group, 0 none. */
 function closeness(word: string, option: string): number {
-  if (word === option) return 3;
+  if (word === option) return option.length <= 2 && isStopWord(word, 'en') ? 0 : 3;
+  if (UNITS[word] !== undefined && UNITS[word] === (UNITS[option] ?? option)) return 2.5;
   const a = stem(word);
   const b = stem(option);
   if (a === b) return 2;

@@ -170,23 +170,70 @@ export function fillArguments(inputSchema: JsonSchema, context: FillContext): Fi
     context.description ?? '',
   ))
     set(param, filled);
+  fillArrays(params, input, clause, tokens, texts, numbers, taken, set, from);
+
+  // 5. Text by the words that introduce it; then quoted text; then what is left, for one required text.
+  const blockers = [...dates, ...numbers.filter((m) => !m.implicit), ...texts];
+  fillStrings(params, input, clause, tokens, texts, taken, blockers, numbers, context, set, from);
+
+  const missing = params.filter((p) => p.required && input[p.name] === undefined);
+  return { input, sources, missing };
+}
+
+/** Arrays from lists: numbers, e-mail addresses (each to the list its parameter's name word precedes), quoted items, words. */
+function fillArrays(
+  params: readonly Param[],
+  input: Record<string, unknown>,
+  clause: string,
+  tokens: readonly Token[],
+  texts: readonly Mention[],
+  numbers: readonly Mention[],
+  taken: Array<{ start: number; end: number }>,
+  set: (param: Param, filled: Filled) => void,
+  from: (mention: { start: number; end: number }, value: unknown, reason: string) => Filled,
+): void {
+  const arrays = params.filter((p) => p.type === 'array' && input[p.name] === undefined);
+  const emails = texts.filter((m) => m.kind === 'email' && !overlaps(m.start, m.end, taken));
+  const emailParams = arrays.filter(
+    (p) =>
+      (p.itemType !== 'number' && p.itemType !== 'integer' && (p.schema['items'] as Record<string, unknown> | undefined)?.['format'] === 'email') ||
+      roleOf(p) === 'person',
+  );
+  if (emails.length && emailParams.length) {
+    // Each address goes to the parameter whose name word comes last before it ("cc lisa@…"), else to the first.
+    const owner = (mention: Mention) => {
+      const before = tokens.filter((t) => t.end <= mention.start).map((t) => t.word);
+      let chosen = emailParams[0]!;
+      let at = -1;
+      for (const param of emailParams) {
+        const i = before.findLastIndex((w) => param.nameWords.includes(w));
+        if (i > at) [chosen, at] = [param, i];
+      }
+      return chosen;
+    };
+    const groups = new Map<Param, Mention[]>();
+    for (const mention of emails) groups.set(owner(mention), [...(groups.get(owner(mention)) ?? []), mention]);
+    for (const [param, list] of groups) {
+      set(
+        param,
+        from(
+          { start: list[0]!.start, end: list.at(-1)!.end },
+          list.map((m) => m.value),
+          `${list.length} e-mail address${list.length === 1 ? '' : 'es'}`,
+        ),
+      );
+    }
+  }
   for (const param of params) {
     if (param.type !== 'array' || input[param.name] !== undefined) continue;
     const numeric = param.itemType === 'number' || param.itemType === 'integer';
     const pool: Mention[] = numeric
-      ? numbers.filter((m) => !overlaps(m.start, m.end, taken))
+      ? numbers.filter((m) => !overlaps(m.start, m.end, taken) && !m.implicit)
       : texts.filter((m) => m.kind === 'quoted' && !overlaps(m.start, m.end, taken));
     const lists = mentionLists(clause, pool).sort((a, b) => b.items.length - a.items.length);
     const list = lists[0] ?? (numeric ? undefined : wordList(clause, tokens, taken));
     if (list) set(param, from(list, list.items, `a list of ${list.items.length}`));
   }
-
-  // 5. Text by the words that introduce it; then quoted text; then what is left, for one required text.
-  const blockers = [...dates, ...numbers.filter((m) => !m.implicit), ...texts.filter((m) => m.kind !== 'quoted')];
-  fillStrings(params, input, clause, tokens, texts, taken, blockers, numbers, context, set, from);
-
-  const missing = params.filter((p) => p.required && input[p.name] === undefined);
-  return { input, sources, missing };
 }
 
 const STRONG: Readonly<Partial<Record<Role, RegExp>>> = {
@@ -212,7 +259,11 @@ function fillStrings(
   set: (param: Param, filled: Filled) => void,
   from: (mention: { start: number; end: number }, value: unknown, reason: string) => Filled,
 ): void {
-  const open = () => params.filter((p) => p.type === 'string' && input[p.name] === undefined && !dateKind(p));
+  const open = () =>
+    params.filter((p) => (p.type === 'string' || (p.type === 'array' && p.itemType === 'string')) && input[p.name] === undefined && !dateKind(p));
+  // A list parameter takes a phrase as its items ("with Ana and Ben").
+  const valueFor = (param: Param, text: string): unknown =>
+    param.type === 'array' ? text.split(/\s*(?:,|\band\b|&|\bet\b|\by\b|\bund\b)\s*/).filter(Boolean) : text;
   const blocked = () => [...taken, ...blockers];
   const tokenTaken = (i: number) => blocked().some((t) => tokens[i]!.start < t.end && tokens[i]!.end > t.start);
   // Codes and currencies have a shape of their own.
@@ -236,7 +287,7 @@ function fillStrings(
   }
   const tryIntroducers = (param: Param, strongOnly: boolean): boolean => {
     const role = roleOf(param);
-    for (const at of introducerIndices(tokens, param, role)) {
+    for (const at of introducerIndices(tokens, param, role, context.language)) {
       if (tokenTaken(at)) continue;
       const strong = STRONG[role]?.test(tokens[at]!.word) ?? false;
       const ownName = param.nameWords.includes(tokens[at]!.word);
@@ -246,7 +297,7 @@ function fillStrings(
         (m) => m.kind === 'quoted' && m.start >= tokens[at]!.end && !overlaps(m.start, m.end, taken) && /^[\s:]*$/.test(clause.slice(tokens[at]!.end, m.start)),
       );
       if (quote) {
-        set(param, from(quote, quote.value, `quoted after "${tokens[at]!.raw}"`));
+        set(param, from(quote, valueFor(param, String(quote.value)), `quoted after "${tokens[at]!.raw}"`));
         return true;
       }
       const phrase = phraseAfter(clause, tokens, at, role, blocked());
@@ -255,7 +306,7 @@ function fillStrings(
       if (words.every((t) => isStopWord(t.word, context.language) || context.toolWords.has(t.word))) continue;
       if (role !== 'text' && words.some((t) => context.toolWords.has(t.word))) continue;
       const span = { start: words[0]!.start, end: words.at(-1)!.end };
-      set(param, from(span, clause.slice(span.start, span.end), `the words after "${tokens[at]!.raw}"`));
+      set(param, from(span, valueFor(param, clause.slice(span.start, span.end)), `the words after "${tokens[at]!.raw}"`));
       return true;
     }
     return false;
@@ -268,12 +319,15 @@ function fillStrings(
     if (!target) break;
     set(target, from(quote, quote.value, 'quoted in the request'));
   }
-  // A colon introduces the value of the one required text parameter left.
-  const left = open().filter((p) => p.required);
-  if (left.length === 0) return;
-  const target = left[0]!;
+  // A colon introduces the value of the one required text parameter left; with none, a capitalised name left over
+  // goes to the first optional title or query parameter ("play Bohemian Rhapsody by Queen").
+  const left = open().filter((p) => p.required && p.type === 'string');
+  const optional = open().filter((p) => !p.required && p.type === 'string' && ['title', 'query', 'creator'].includes(roleOf(p)));
+  if (left.length === 0 && optional.length === 0) return;
+  const target = left[0] ?? optional[0]!;
+  const namesOnly = left.length === 0;
   const colon = clause.indexOf(':');
-  if (colon >= 0 && clause.slice(colon + 1).trim() && !/\d:\d/.test(clause.slice(colon - 1, colon + 2))) {
+  if (!namesOnly && colon >= 0 && clause.slice(colon + 1).trim() && !/\d:\d/.test(clause.slice(colon - 1, colon + 2))) {
     const start = colon + 1 + (clause.slice(colon + 1).length - clause.slice(colon + 1).trimStart().length);
     set(target, from({ start, end: clause.trimEnd().length }, clause.slice(start).trim(), 'the text after the colon'));
     return;
@@ -286,12 +340,15 @@ function fillStrings(
   const firstContent = rest.findIndex((i) => !isStopWord(tokens[i]!.word, context.language));
   if (firstContent < 0) return;
   const begin = rest[firstContent]!;
+  if (namesOnly && !/^[\p{Lu}\p{N}]/u.test(clause.slice(tokens[begin]!.start))) return;
   const before = begin > 0 ? tokens[begin - 1]!.word : '';
   if (/^(the|this|that|my|our|these|those|ce|cette|le|la|el|der|die|das)$/.test(before) && !context.toolWords.has(before)) return;
   let end = begin;
   const long = roleOf(target) === 'text';
+  const capitals = ['place', 'person', 'creator'].includes(roleOf(target)) && /^\p{Lu}/u.test(clause.slice(tokens[begin]!.start));
   for (let i = begin + 1; i < tokens.length && !tokenTaken(i); i++) {
     if (!long && (/[,;!?]/.test(clause.slice(tokens[i - 1]!.end, tokens[i]!.start)) || isBoundary(tokens[i]!.word))) break;
+    if (capitals && !/^[\p{Lu}\p{N}]/u.test(clause.slice(tokens[i]!.start))) break;
     end = i;
   }
   while (end > begin && isStopWord(tokens[end]!.word, context.language)) end--;

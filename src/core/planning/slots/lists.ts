@@ -78,6 +78,9 @@ export function wordList(text: string, tokens: readonly Token[], taken: Readonly
       if (after.includes(',')) continue;
     }
     if (items.length < 2) continue;
+    // The first item is as long as the longest of the others: the words before it belong to the request.
+    const longest = Math.max(...items.slice(1).map(([a, b]) => b - a));
+    if (items[0]![1] - items[0]![0] > longest) items[0] = [items[0]![1] - longest, items[0]![1]];
     return {
       items: items.map(([a, b]) => text.slice(tokens[a]!.start, tokens[b]!.end)),
       start: tokens[items[0]![0]]!.start,

@@ -5,7 +5,9 @@
  * percent and money for parameters that speak of them, and years kept away from counts.
  */
 import { isStopWord, stem } from '../ranking/stem.ts';
+import { translateAny } from '../ranking/synonyms.ts';
 import { fold, type Token } from '../ranking/tokens.ts';
+import { durations } from './numbers.ts';
 import type { Filled, Mention, Param } from './types.ts';
 
 const REFERENCE =
@@ -14,6 +16,21 @@ const COUNTS =
   /^(count|number|num|tickets?|guests?|people|persons?|passengers?|adults?|children|days|nights|limit|quantity|qty|rooms?|seats?|servings?|k|n|top|max|results?)$/;
 const PERCENT = /^(percent|percentag|rate|tip|discount|pct|vat|tax)/;
 const MONEY = /^(amount|price|budget|cost|total|bill|max_price|fare|sum|salary|value|balance|payment)/;
+
+const TIME_UNITS: Readonly<Record<string, number>> = {
+  seconds: 1,
+  secs: 1,
+  sec: 1,
+  s: 1,
+  minutes: 60,
+  mins: 60,
+  min: 60,
+  hours: 3600,
+  hrs: 3600,
+  ms: 0.001,
+  milliseconds: 0.001,
+  days: 86400,
+};
 
 /** Prepositions the description puts right before the parameter's name: "from a", "by b". */
 function describedPrepositions(param: Param, description: string): Set<string> {
@@ -33,7 +50,7 @@ function cueScore(param: Param, mention: Mention, tokens: readonly Token[], prep
   const reasons: string[] = [];
   const at = tokenIndexAt(tokens, mention.start);
   const before = tokens.slice(Math.max(0, at - 3), at).map((t) => t.word);
-  const unit = mention.unit && !isStopWord(mention.unit, 'en') ? stem(mention.unit) : undefined;
+  const unit = mention.unit && !isStopWord(mention.unit, 'en') ? (translateAny(mention.unit) ?? stem(mention.unit)) : undefined;
   if (unit && (param.cues.has(unit) || param.nameWords.some((w) => stem(w) === unit))) {
     score += 3;
     reasons.push(`followed by "${mention.unit}"`);
@@ -47,7 +64,7 @@ function cueScore(param: Param, mention: Mention, tokens: readonly Token[], prep
     score += 3;
     reasons.push(`after "${previous}", as the description puts it`);
   }
-  const words = [...param.nameWords, ...[...param.cues].filter((c) => !c.startsWith('g:'))];
+  const words = param.nameWords;
   if (mention.kind === 'percent') score += words.some((w) => PERCENT.test(w)) ? 3 : -2;
   if (mention.kind === 'money') score += words.some((w) => MONEY.test(w)) ? 2 : 0;
   if (mention.kind !== 'percent' && words.some((w) => PERCENT.test(w)) && !words.some((w) => MONEY.test(w))) score -= 1;
@@ -79,6 +96,25 @@ export function assignNumbers(
   const out: Array<[Param, Filled]> = [];
   const used = new Set<Mention>();
   const done = new Set<Param>();
+  // A parameter in a unit of time takes a written duration, converted ("5 minutes" → 300 for seconds).
+  for (const param of numeric) {
+    const unit = param.nameWords.map((w) => TIME_UNITS[w]).find((u) => u !== undefined);
+    if (unit === undefined) continue;
+    const duration = durations(clause, mentions).find((d) => !mentions.some((m) => used.has(m) && m.start >= d.start && m.end <= d.end));
+    if (!duration) continue;
+    const value = duration.seconds / unit;
+    out.push([
+      param,
+      {
+        value: param.type === 'integer' ? Math.round(value) : value,
+        start: offset + duration.start,
+        end: offset + duration.end,
+        reason: `the duration "${clause.slice(duration.start, duration.end)}" in ${param.nameWords.at(-1)}`,
+      },
+    ]);
+    for (const m of mentions) if (m.start >= duration.start && m.end <= duration.end) used.add(m);
+    done.add(param);
+  }
   const value = (param: Param, mention: Mention) => (param.type === 'integer' ? Math.trunc(mention.value as number) : (mention.value as number));
   const fill = (param: Param, mention: Mention, reason: string) => {
     out.push([param, { value: value(param, mention), start: offset + mention.start, end: offset + mention.end, reason }]);
@@ -116,5 +152,9 @@ export function assignNumbers(
       mention.implicit ? `"${clause.slice(mention.start, mention.end)}" read as ${String(mention.value)}` : 'the next number written, in order',
     );
   }
+  // One number left and one optional numeric parameter left: the request speaks to it.
+  const rest = left.filter((m) => !used.has(m) && m.kind === 'number');
+  const optional = numeric.filter((p) => !p.required && !done.has(p));
+  if (rest.length === 1 && optional.length === 1 && required.every((p) => done.has(p))) fill(optional[0]!, rest[0]!, 'the one number left');
   return out;
 }

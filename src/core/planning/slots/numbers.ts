@@ -60,7 +60,9 @@ const WORDS: Readonly<Record<string, number>> = {};
   for (const list of lists) list.forEach((word, value) => (table[fold(word)] ??= value));
   const tens = 'twenty thirty forty fifty sixty seventy eighty ninety'.split(' ');
   tens.forEach((word, i) => (table[word] = (i + 2) * 10));
-  Object.assign(table, { une: 1, una: 1, uma: 1, eine: 1, ein: 1, dozen: 12, hundred: 100, thousand: 1000, million: 1_000_000, a: 1, an: 1 });
+  // "un", "uno", "ein", "um" are articles far more often than numbers: one is read only as "one".
+  for (const article of ['un', 'uno', 'um', 'ein', 'a', 'an']) delete table[article];
+  Object.assign(table, { dozen: 12, hundred: 100, thousand: 1000, million: 1_000_000 });
 }
 /** Words that say "times N" rather than a number; used only when no number is written. */
 const MULTIPLIERS: Readonly<Record<string, number>> = { double: 2, twice: 2, triple: 3, thrice: 3, halve: 2, half: 2, quadruple: 4 };
@@ -192,3 +194,42 @@ export function currencyCode(word: string): string | undefined {
 }
 
 const ISO_CODES = new Set('USD EUR GBP JPY CHF CAD AUD NZD INR BRL MXN CNY SEK NOK DKK PLN CZK HUF TRY ZAR KRW SGD HKD'.split(' '));
+
+const DURATION_UNITS: ReadonlyArray<[RegExp, number]> = [
+  [/^(h|hr|hrs|hours?|heures?|horas?|ore|ora|stunden?|std)$/, 3600],
+  [/^(m|min|mins|minutes?|minutos?|minuti|minuto|minuten|minute)$/, 60],
+  [/^(s|sec|secs|seconds?|secondes?|segundos?|secondi|sekunden?)$/, 1],
+  [/^(days?|jours?|d[ií]as?|giorni|tage?n?)$/, 86400],
+];
+
+/** A length of time written in the clause ("1 hour 30 minutes", "5 minutos", "90s"), in seconds. */
+export interface Duration {
+  seconds: number;
+  start: number;
+  end: number;
+}
+
+/** The durations of `text`: runs of number + time unit, added up ("1 hour 30 minutes" is 5400 s). */
+export function durations(text: string, numbers: readonly Mention[]): Duration[] {
+  const found: Duration[] = [];
+  let current: Duration | undefined;
+  for (const mention of numbers) {
+    if (mention.kind !== 'number' || mention.implicit) continue;
+    const unit = /^[\s-]*([\p{L}]+)/u.exec(text.slice(mention.end, mention.end + 16));
+    const factor = unit ? DURATION_UNITS.find(([pattern]) => pattern.test(fold(unit[1]!)))?.[1] : undefined;
+    if (factor === undefined) {
+      current = undefined;
+      continue;
+    }
+    const end = mention.end + unit![0].length;
+    const joined = current && /^[\s,]*(?:and|et|y|und|e)?\s*$/i.test(text.slice(current.end, mention.start));
+    if (current && joined) {
+      current.seconds += (mention.value as number) * factor;
+      current.end = end;
+    } else {
+      current = { seconds: (mention.value as number) * factor, start: mention.start, end };
+      found.push(current);
+    }
+  }
+  return found;
+}

@@ -4,6 +4,7 @@
  * introducing words point at: "to bob", "saying hi", "in New York", "directed by Greta Gerwig",
  * "called Road trip".
  */
+import type { Language } from '../ranking/stem.ts';
 import { fold, type Token } from '../ranking/tokens.ts';
 import type { Mention, Param } from './types.ts';
 
@@ -46,16 +47,22 @@ const ROLE_WORDS: ReadonlyArray<[Role, RegExp]> = [
   ['language', /^(language|lang|locale|target_language|to_language)$/],
   ['text', /^(text|message|body|content|note|comment|description|prompt|reason|caption|msg|sms|reply|memo|details)$/],
   ['query', /^(query|q|search|keywords?|terms?|topic|subject|question|about)$/],
-  ['person', /^(recipient|contact|person|attendees?|user|username|who|name|sender|friend|people|invitees?|assignee|phone)$/],
+  ['person', /^(recipients?|contacts?|person|attendees?|user|username|who|sender|friend|people|invitees?|assignee|to|cc|bcc|with|participants?|guests?)$/],
   ['place', /^(location|city|place|region|address|country|where|venue|area|town|near|cinema|restaurant|airport|station|zone|timezone|state)$/],
-  ['title', /^(title|playlist|song|movie|film|book|album|track|show|event|folder|archive|file|filename|channel|list|item|product|task|label|tag)$/],
+  [
+    'title',
+    /^(title|name|playlist|song|movie|film|book|album|track|show|event|folder|archive|filename|channel|list|item|product|task|label|tag|hotel|restaurant)$/,
+  ],
   ['creator', /^(director|author|artist|actor|composer|writer|band|singer|brand|by)$/],
 ];
 
 /** The role of a string parameter. */
 export function roleOf(param: Param): Role {
   const name = param.name.toLowerCase();
-  for (const [role, pattern] of ROLE_WORDS) if (pattern.test(name)) return role;
+  const named = ROLE_WORDS.find(([, pattern]) => pattern.test(name))?.[0];
+  // "to" is a recipient when the parameter lists people or its description says so, not a destination.
+  if (named === 'destination' && (param.type === 'array' || /recipient|person|contact|e-?mail|phone|who/i.test(param.description))) return 'person';
+  if (named) return named;
   if (/(^|_)(id|number|code)$/.test(name) && param.type === 'string') return 'identifier';
   for (const word of [...param.nameWords].reverse()) for (const [role, pattern] of ROLE_WORDS) if (pattern.test(word)) return role;
   const description = fold(param.description);
@@ -70,7 +77,7 @@ const INTRODUCERS: Readonly<Record<Role, readonly string[]>> = {
   text: ['saying', 'says', 'say', 'that', 'text', 'message', 'reading', 'with', 'disant', 'diciendo', 'dizendo', 'dicendo', 'sagt', 'mit'],
   query: ['for', 'about', 'on', 'regarding', 'sur', 'sobre', 'uber', 'su', 'de', 'pour', 'para', 'nach'],
   person: ['to', 'for', 'with', 'a', 'à', 'an', 'para', 'per', 'pour', 'con', 'mit', 'avec', 'com'],
-  place: ['in', 'at', 'near', 'for', 'around', 'à', 'en', 'a', 'em', 'no', 'na', 'in', 'im', 'bei', 'nach', 'dans', 'para', 'per', 'de'],
+  place: ['in', 'at', 'near', 'for', 'around', 'à', 'en', 'a', 'em', 'no', 'na', 'in', 'im', 'bei', 'nach', 'dans', 'para', 'per'],
   origin: ['from', 'de', 'desde', 'von', 'da', 'dal', 'ab', 'depuis'],
   destination: ['to', 'into', 'a', 'à', 'para', 'nach', 'pour', 'per', 'al', 'au', 'towards'],
   title: ['called', 'named', 'titled', 'entitled', 'appelee', 'appele', 'llamada', 'llamado', 'chamada', 'chamado', 'chiamata', 'chiamato', 'namens', 'heißt'],
@@ -137,11 +144,21 @@ export function phraseAfter(
   if (isTaken(first)) return undefined;
   let last = first;
   const limit = MAX_WORDS[role];
+  // A name written with capitals ends where the capitals end ("Hamburg jetzt", "Paris tomorrow").
+  const capitalised =
+    (role === 'person' || role === 'place' || role === 'creator' || role === 'origin' || role === 'destination') &&
+    /^\p{Lu}/u.test(text.slice(tokens[first]!.start));
+  const connector = /^(de|del|da|di|do|dos|van|von|der|of|la|le|el|du|des|y|e|and|&)$/;
   for (let i = first + 1; i < tokens.length && i - first < limit; i++) {
     const gap = text.slice(tokens[i - 1]!.end, tokens[i]!.start);
     if (isTaken(i)) break;
     if (role !== 'text' && /[,;:.!?()\n]/.test(gap)) break;
-    if (role !== 'text' && BOUNDARIES.has(tokens[i]!.word)) break;
+    if (capitalised && !/^[\p{Lu}\p{N}]/u.test(text.slice(tokens[i]!.start))) {
+      if (!(connector.test(tokens[i]!.word) && i + 1 < tokens.length && /^\p{Lu}/u.test(text.slice(tokens[i + 1]!.start)))) break;
+      last = i;
+      continue;
+    }
+    if (role !== 'text' && BOUNDARIES.has(tokens[i]!.word) && !capitalised) break;
     if (role === 'text' && /[;\n]/.test(gap)) break;
     last = i;
   }
@@ -149,8 +166,10 @@ export function phraseAfter(
 }
 
 /** Indices of tokens in `tokens` that introduce a value of `role` for `param` (its own name words count too). */
-export function introducerIndices(tokens: readonly Token[], param: Param, role: Role): number[] {
-  const words = new Set([...INTRODUCERS[role], ...param.nameWords.filter((w) => w.length > 2 && !BOUNDARIES.has(w))]);
+export function introducerIndices(tokens: readonly Token[], param: Param, role: Role, language: Language): number[] {
+  // "a"/"an" introduce a person or place in Spanish, Italian, Portuguese and German ("a Paul", "an Anna"), never in English.
+  const own = language === 'en' ? INTRODUCERS[role].filter((w) => w !== 'a' && w !== 'an') : INTRODUCERS[role];
+  const words = new Set([...own, ...param.nameWords.filter((w) => w.length > 2 && !BOUNDARIES.has(w))]);
   const found: number[] = [];
   tokens.forEach((token, i) => {
     if (words.has(token.word)) found.push(i);
