@@ -66,4 +66,28 @@ describe('the runs list', () => {
     await page.screenshot({ path: join(shots, 'runs-list.png') });
     await page.context().close();
   });
+
+  it('compares two runs side by side and names their first divergence', { timeout: 60_000 }, async () => {
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    await page.goto(`${server.url}/#token=${server.localToken}`);
+    await page.getByRole('heading', { name: 'Runs' }).waitFor();
+    await page.getByLabel('Search').fill('add 7 and 1');
+    await expect.poll(() => page.locator('table.runs tbody tr').count()).toBe(1);
+    await page.getByRole('checkbox', { name: 'Compare add 7 and 1' }).check();
+    await page.getByLabel('Search').fill('add 8 and 1');
+    await expect.poll(() => page.locator('table.runs tbody tr').count()).toBe(1);
+    await page.getByRole('checkbox', { name: 'Compare add 8 and 1' }).check();
+    await page.getByRole('link', { name: 'Compare the two runs picked' }).click();
+    await page.getByRole('heading', { name: 'Compare runs' }).waitFor();
+    await expect.poll(() => page.locator('.divergence').textContent()).toContain('At event 0');
+    const fields = await page.locator('.divergence table').textContent();
+    expect(fields).toContain('.data.inputs.goal');
+    expect(fields).toContain('"add 7 and 1"');
+    expect(fields).toContain('"add 8 and 1"');
+    expect(await page.locator('.compare pre.outputs').allTextContents()).toEqual([expect.stringContaining('8'), expect.stringContaining('9')]);
+    const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+    expect(results.violations.map((v) => `${v.id} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+    await page.screenshot({ path: join(shots, 'compare.png'), fullPage: true });
+    await page.context().close();
+  });
 });

@@ -31,9 +31,10 @@ const Audit = lazy(() => import('./Audit.tsx').then((m) => ({ default: m.Audit }
 const Secrets = lazy(() => import('./Secrets.tsx'));
 // Local mode only: the model this tab's agent runs call.
 const ModelSettings = lazy(() => import('./ModelSettings.tsx'));
+const Compare = lazy(() => import('./Compare.tsx').then((m) => ({ default: m.Compare })));
 
 /** The dashboard's pages; any other route shows "Page not found". */
-const PAGES: ReadonlySet<string> = new Set(['runs', 'playground', 'approvals', 'memory', 'tools', 'audit', 'secrets', 'model']);
+const PAGES: ReadonlySet<string> = new Set(['runs', 'compare', 'playground', 'approvals', 'memory', 'tools', 'audit', 'secrets', 'model']);
 
 /** The current hash route: `#/runs`, `#/runs/<id>`, `#/playground`, `#/approvals`, `#/audit`. */
 function useRoute(): string[] {
@@ -201,6 +202,7 @@ export function App() {
           {page === 'memory' ? <Memory token={token} profile={profile} /> : null}
           {page === 'tools' ? <Tools token={token} profile={profile} /> : null}
           {page === 'audit' ? <Audit token={token} /> : null}
+          {page === 'compare' ? <Compare token={token} /> : null}
           {page === 'secrets' && mode === 'local' ? <Secrets /> : null}
           {!PAGES.has(page ?? '') || ((page === 'secrets' || page === 'model') && mode !== 'local') ? (
             <section className="stack">

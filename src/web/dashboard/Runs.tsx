@@ -113,6 +113,10 @@ export function Runs({ token, profile: defaultProfile }: { token: string; profil
     return { profiles: [...profiles].sort(), tools: [...tools].sort() };
   }, [all.data, defaultProfile]);
   const shown = runs.data?.pages.flatMap((page) => page.runs) ?? [];
+  // Two runs picked to compare side by side.
+  const [picked, setPicked] = useState<string[]>([]);
+  const pick = (runId: string, on: boolean) =>
+    setPicked((now) => (on ? [...now.filter((id) => id !== runId), runId].slice(-2) : now.filter((id) => id !== runId)));
   const filtered = Object.entries(state).some(([key, value]) => value !== '' && key !== 'sort' && key !== 'order' && !(key === 'status' && value === 'all'));
   const header = (key: string, label: string) => {
     const active = sort === key;
@@ -164,9 +168,17 @@ export function Runs({ token, profile: defaultProfile }: { token: string; profil
       <p className="hint" aria-live="polite">
         {runs.isSuccess ? `${shown.length} run(s)${runs.hasNextPage ? ' shown, more below' : ''} · the address keeps these filters` : ''}
       </p>
+      <p className="compare-bar">
+        {picked.length === 2 ? (
+          <a href={`#/compare?a=${encodeURIComponent(picked[0]!)}&b=${encodeURIComponent(picked[1]!)}`}>Compare the two runs picked</a>
+        ) : (
+          <span className="hint">Pick two runs (Compare) to see them side by side.</span>
+        )}
+      </p>
       <table className="runs">
         <thead>
           <tr>
+            <th scope="col">Compare</th>
             <th scope="col">Goal</th>
             <th scope="col">Status</th>
             <th scope="col">Profile</th>
@@ -177,6 +189,14 @@ export function Runs({ token, profile: defaultProfile }: { token: string; profil
         <tbody>
           {shown.map((run) => (
             <tr key={run.runId}>
+              <td>
+                <input
+                  type="checkbox"
+                  aria-label={`Compare ${run.goal}`}
+                  checked={picked.includes(run.runId)}
+                  onChange={(e) => pick(run.runId, e.target.checked)}
+                />
+              </td>
               <td>
                 <a href={`#/runs/${encodeURIComponent(run.runId)}`}>{run.goal}</a>
               </td>
