@@ -78,6 +78,16 @@ describe('the Node sandbox', () => {
     await tool.close();
   });
 
+  it('disarms the time limit of a cancelled call: it never stops a later call', async () => {
+    const tool = await sandbox.load('export default (input) => { const end = Date.now() + input.ms; while (Date.now() < end); return input.ms; };');
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    expect(await codeOf(tool.call({ ms: 60_000 }, { signal: controller.signal, timeoutMs: 600 }))).toBe('timeout');
+    expect(await tool.call({ ms: 1_000 }, { timeoutMs: 5_000 })).toBe(1_000);
+    expect(tool.starts).toBe(2);
+    await tool.close();
+  });
+
   it('kills a worker that runs out of its memory and recovers', async () => {
     const tool = await sandbox.load(
       'export default function (input) { const all = []; for (let i = 0; i < input.n; i++) all.push(new Array(100000).fill(i)); return all.length; }',

@@ -75,21 +75,42 @@ class WorkerTool implements SandboxedTool {
     this.#onClose = onClose;
   }
 
-  /** Wait for the worker's next message, or fail after `timeoutMs` or on `signal`, terminating it. */
+  /**
+   * Wait for the worker's next message, or fail after `timeoutMs` or on `signal`, terminating it.
+   * Whichever comes first settles the wait and disarms the others, so a stale timer never
+   * terminates a worker started after it.
+   */
   #next(timeoutMs: number, what: string, signal?: AbortSignal): Promise<WorkerMessage> {
     return new Promise<WorkerMessage>((resolve, reject) => {
+      let settled = false;
+      const settle = () => {
+        settled = true;
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', abort);
+        if (this.#pending === pending) this.#pending = undefined;
+      };
       const stop = (error: SandboxError) => {
+        if (settled) return;
+        settle();
         this.#discard();
         reject(error);
       };
       const timer = setTimeout(() => stop(new SandboxError('timeout', `${what} ran past ${timeoutMs} ms; its worker was terminated`)), timeoutMs);
       const abort = () => stop(new SandboxError('timeout', `${what} was cancelled; its worker was terminated`, { cause: signal?.reason }));
-      signal?.addEventListener('abort', abort, { once: true });
-      const settle = () => (clearTimeout(timer), signal?.removeEventListener('abort', abort), (this.#pending = undefined));
-      this.#pending = {
-        resolve: (message) => (settle(), resolve(message)),
-        reject: (error) => (settle(), reject(error)),
+      const pending: Pending = {
+        resolve: (message) => {
+          if (settled) return;
+          settle();
+          resolve(message);
+        },
+        reject: (error) => {
+          if (settled) return;
+          settle();
+          reject(error);
+        },
       };
+      this.#pending = pending;
+      signal?.addEventListener('abort', abort, { once: true });
       if (signal?.aborted) abort();
     });
   }
