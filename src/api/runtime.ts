@@ -11,7 +11,6 @@ import {
   createRandomIds,
   registerBuiltinTools,
   registerMemoryTools,
-  registerWebTools,
   memoryManagerRunMemory,
   systemClock,
   type ApprovalPolicy,
@@ -24,7 +23,6 @@ import {
   type PolicyEnforcer,
   type Secrets,
   type VectorBackend,
-  type WebToolsDeps,
 } from '../core/index.ts';
 
 import type { HostModels } from './models.ts';
@@ -78,12 +76,6 @@ export interface RuntimeOptions {
   otlp?: OtlpSettingsInput;
   /** Where the exporter reports dropped spans. */
   log?: (line: string) => void;
-  /**
-   * The web tools' network access (`web_search`, `internet_extract` in the default profile): the
-   * host's guarded transport and settings. Absent, they are not registered. Whether a profile may
-   * use the network is `policy`'s `allowNetwork`.
-   */
-  web?: Pick<WebToolsDeps, 'transportFor' | 'parseHtml' | 'settings'>;
   /** The configuration file's retry policy, routing policy and worker pool, and default run budget. */
   orchestrator?: Pick<OrchestratorOptions, 'retry' | 'routing' | 'workers' | 'budget'>;
 }
@@ -102,14 +94,6 @@ export async function createRuntime(store: HostStore, config: Config, options: R
   if (!options.registry) {
     registerBuiltinTools(registry, config.defaultProfile);
     registerMemoryTools(registry, { memory, retriever }, config.defaultProfile);
-    if (options.web) {
-      const policy = options.policy;
-      registerWebTools(
-        registry,
-        { ...options.web, retriever, memory, networkAllowed: (profile) => policy?.policyFor(profile).allowNetwork ?? false },
-        config.defaultProfile,
-      );
-    }
   }
   const planner = new Planner({ ids, maxSteps: config.plannerMaxSteps, minSimilarity: config.plannerMinSimilarity });
   // One planner for dry runs and every run: each tool is embedded once.

@@ -32,11 +32,11 @@ import { mountMcp } from '../mcp/httpRoute.ts';
 import { fileListingCache } from '../mcp/listingCache.ts';
 import { stdioLauncher } from '../mcp/stdio.ts';
 import { installNodeDigest } from './nodeDigest.ts';
-import { linkedomParser } from './linkedomParser.ts';
 import { nodeTransport } from './nodeFetch.ts';
 import { hostLocalToken, hostSigningKey } from './hostKey.ts';
 import { startRetention } from './retention.ts';
 import { SqliteStore } from './sqliteStore.ts';
+import { registerHostWebTools } from './webToolsSetup.ts';
 
 /** Options of {@link startServer}. */
 export interface ServeOptions {
@@ -217,8 +217,8 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     ...(options.approval ? { approval: options.approval } : {}),
     ...(otlp ? { otlp, log } : {}),
     ...(options.orchestrator ? { orchestrator: options.orchestrator } : {}),
-    web: { settings: options.web ?? webSettingsFromEnv(process.env), transportFor: (guard) => nodeTransport(guard), parseHtml: linkedomParser },
   });
+  registerHostWebTools(runtime, (guard) => nodeTransport(guard), options.web ?? webSettingsFromEnv(process.env));
 
   // MCP servers' tools join their profiles before anything is served or resumed.
   // Each server's listing is kept beside the database: a server away at the next start keeps its tools (runs resume and replay).

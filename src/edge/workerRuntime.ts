@@ -10,7 +10,7 @@ import { parseTokenMap } from '../api/tokens.ts';
 import { connectMcpServers, mcpPolicyEnforcer, mcpSettingsFromEnv } from '../mcp/hostSetup.ts';
 import { mountMcp } from '../mcp/httpRoute.ts';
 import { DurableObjectStore, staleRunMs, type DurableObjectBindings } from './durableObjectStore.ts';
-import { linkedomParser } from './linkedomParser.ts';
+import { registerHostWebTools } from './webToolsSetup.ts';
 
 /** The Worker's bindings (see wrangler.jsonc). */
 export interface Env extends DurableObjectBindings {
@@ -98,18 +98,18 @@ export function workerRuntime(env: Env): Promise<Runtime> {
       policy: mcpPolicyEnforcer(mcp.allow),
       ...(approval ? { approval } : {}),
       ...(signer ? { signer } : {}),
-      // A Worker cannot resolve names or pin addresses: its web tools get the URL checks and re-checked redirects only.
-      web: {
-        transportFor: () => fetchTransport(),
-        parseHtml: linkedomParser,
-        settings: webSettingsFromEnv({
-          CUGAR_SEARXNG_URL: env.CUGAR_SEARXNG_URL,
-          CUGAR_NET_ALLOW: env.CUGAR_NET_ALLOW,
-          CUGAR_FETCH_TIMEOUT_MS: env.CUGAR_FETCH_TIMEOUT_MS,
-          CUGAR_FETCH_MAX_BYTES: env.CUGAR_FETCH_MAX_BYTES,
-        }),
-      },
     });
+    // A Worker cannot resolve names or pin addresses: its web tools get the URL checks and re-checked redirects only.
+    registerHostWebTools(
+      built,
+      () => fetchTransport(),
+      webSettingsFromEnv({
+        CUGAR_SEARXNG_URL: env.CUGAR_SEARXNG_URL,
+        CUGAR_NET_ALLOW: env.CUGAR_NET_ALLOW,
+        CUGAR_FETCH_TIMEOUT_MS: env.CUGAR_FETCH_TIMEOUT_MS,
+        CUGAR_FETCH_MAX_BYTES: env.CUGAR_FETCH_MAX_BYTES,
+      }),
+    );
     // MCP servers' tools join their profiles; a stdio server cannot start here and is logged and left out.
     await connectMcpServers(built.registry, mcp, { secrets, log: (line) => console.error(redactText(line)) });
     return built;

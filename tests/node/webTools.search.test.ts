@@ -20,11 +20,12 @@ import { InMemoryStore } from '../../src/core/stores.ts';
 import { createRuntime } from '../../src/api/runtime.ts';
 import { linkedomParser } from '../../src/edge/linkedomParser.ts';
 import { nodeTransport } from '../../src/edge/nodeFetch.ts';
+import { registerHostWebTools } from '../../src/edge/webToolsSetup.ts';
 import { startFixtureServer, type FixtureServer } from '../fixtures/pages/fixtureServer.ts';
 
 // web_search over the profile's corpus by default and over a SearXNG-shaped JSON API on
 // loopback when the profile allows the network; the echo generator; and the web tools as the
-// Node host's runtime registers them, run by the orchestrator under the profile's policy.
+// hosts register them on a runtime, run by the orchestrator under the profile's policy.
 
 const policy = new PolicyEnforcer({ online: { allowNetwork: true } });
 let server: FixtureServer;
@@ -151,13 +152,11 @@ describe('createEchoTool', () => {
   });
 });
 
-describe('the runtime with web tools', () => {
+describe('a host runtime with web tools', () => {
   it('registers both tools, lists their permissions, and runs internet_extract only in a profile that allows the network', async () => {
     const config = parseConfig({}).config;
-    const runtime = await createRuntime(new InMemoryStore(), config, {
-      policy: new PolicyEnforcer({ [config.defaultProfile]: { allowNetwork: true } }),
-      web: { transportFor: (guard) => nodeTransport(guard), parseHtml: linkedomParser, settings: { allow: { cidrs: ['127.0.0.1/32'] } } },
-    });
+    const runtime = await createRuntime(new InMemoryStore(), config, { policy: new PolicyEnforcer({ [config.defaultProfile]: { allowNetwork: true } }) });
+    expect(registerHostWebTools(runtime, (guard) => nodeTransport(guard), { allow: { cidrs: ['127.0.0.1/32'] } })).toEqual(['internet_extract', 'web_search']);
     const listed = runtime.registry.list(config.defaultProfile).filter((tool) => tool.name === 'web_search' || tool.name === 'internet_extract');
     expect(listed.map(({ name, allowNetwork, capabilities }) => ({ name, allowNetwork, capabilities }))).toEqual([
       { name: 'internet_extract', allowNetwork: true, capabilities: ['net:http', 'text'] },
@@ -167,7 +166,8 @@ describe('the runtime with web tools', () => {
     expect(done.status).toBe('completed');
     expect(JSON.stringify(done.outputs)).toContain('incremental compilation');
 
-    const closed = await createRuntime(new InMemoryStore(), config, { web: { transportFor: (guard) => nodeTransport(guard), parseHtml: linkedomParser } });
+    const closed = await createRuntime(new InMemoryStore(), config);
+    registerHostWebTools(closed, (guard) => nodeTransport(guard), { allow: { cidrs: ['127.0.0.1/32'] } });
     const before = server.connections();
     const refused = await closed.orchestrator.start(`internet_extract(url="${server.origin}/page/blog-post")`, config.defaultProfile);
     expect(refused.status).toBe('failed');
