@@ -142,9 +142,18 @@ describe('the Node sandbox', () => {
     expect(await codeOf(sandbox.load('export default () => 1;', { limits: { timeoutMs: -1 } }))).toBe('bad_input');
   });
 
-  it('refuses calls after close', async () => {
-    const tool = await sandbox.load('export default () => 1;');
+  it('refuses calls after close, and close stops a call under way at once', async () => {
+    const tool = await sandbox.load('export default (input) => { if (input.spin) for (let i = 0; i >= 0; i++); return 1; };', {
+      limits: { timeoutMs: 30_000 },
+    });
+    const running = codeOf(tool.call({ spin: true }));
+    const queued = codeOf(tool.call({ spin: false }));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const started = performance.now();
     await tool.close();
+    expect(await running).toBe('closed');
+    expect(await queued).toBe('closed');
+    expect(performance.now() - started).toBeLessThan(2_000);
     expect(await codeOf(tool.call({}))).toBe('closed');
   });
 

@@ -203,10 +203,12 @@ class WorkerTool implements SandboxedTool {
     }
   }
 
+  /** Terminate the worker now: a call under way rejects with `closed`, and so does every later one. */
   async close(): Promise<void> {
     this.#closed = true;
-    await this.#queue;
+    const pending = this.#pending;
     this.#discard();
+    pending?.reject(new SandboxError('closed', 'the sandboxed tool was closed during the call'));
     this.#onClose();
   }
 }
