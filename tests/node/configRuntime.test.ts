@@ -34,8 +34,15 @@ async function runtimeFrom(text: string) {
       return 'ok';
     },
   });
-  // The outcome and the run's journal.
-  return async (goal: string) => {
+  // The outcome and the run's journal; `sweep` decides the approvals that waited too long, as the host's timer does.
+  return async (goal: string, sweepAfterMs?: number) => {
+    if (sweepAfterMs !== undefined) {
+      const outcome = await runtime.orchestrator.start(goal, 'demo');
+      await new Promise((resolve) => setTimeout(resolve, sweepAfterMs));
+      await runtime.orchestrator.sweepApprovals();
+      const run = await runtime.store.getRun(outcome.runId);
+      return { status: run!.status, events: await runtime.store.readJournal(outcome.runId) };
+    }
     const outcome = await runtime.orchestrator.start(goal, 'demo');
     return { status: outcome.status, events: await runtime.store.readJournal(outcome.runId) };
   };
@@ -67,5 +74,15 @@ describe('an orchestrator configured by file', () => {
     expect(asked.status).toBe('paused');
     const listed = await (await runtimeFrom('approval: { require_approval: [multiply] }\n'))('add 1 and 2');
     expect(listed.status).toBe('completed');
+  });
+
+  it('lets auto_approve_timeout decide a request nobody answered: approve by default, reject when on_timeout says so', async () => {
+    const approved = await (await runtimeFrom('approval: { require_approval: true, auto_approve_timeout: 0.05 }\n'))('add 1 and 2', 100);
+    expect(approved.status).toBe('completed');
+    expect(approved.events.some((event) => event.type === 'approval_timeout')).toBe(true);
+    const rejected = await (await runtimeFrom('approval: { require_approval: true, auto_approve_timeout: 0.05, on_timeout: reject }\n'))('add 1 and 2', 100);
+    expect(rejected.status).toBe('failed');
+    const waiting = await (await runtimeFrom('approval: { require_approval: true, auto_approve_timeout: 0 }\n'))('add 1 and 2', 100);
+    expect(waiting.status).toBe('paused');
   });
 });
