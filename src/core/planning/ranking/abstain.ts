@@ -36,6 +36,8 @@ export const DEFAULT_THRESHOLDS: Readonly<EvidenceThresholds> = Object.freeze({
 /** What a tool with side effects keeps of its score; a question keeps less of it. */
 const SIDE_EFFECT_FACTOR = 0.85;
 const QUESTION_FACTOR = 0.7;
+/** Tools within this share of the best score are equally relevant: cost and latency preferences order them. */
+const BAND = 0.95;
 
 /** A tool ranked for a clause, with what its choice rests on. */
 export interface RankedTool {
@@ -81,8 +83,7 @@ export function intentWeight(query: Query): number {
 
 /**
  * Rank the tools of `index` for a clause and decide. Preferences (cost, latency) only reorder
- * tools whose relevance is within a fifth of the best, so cheapness never beats a clearly
- * better match.
+ * tools whose relevance is within 5 % of the best, so cheapness never beats a better match.
  */
 export function decide(
   index: ToolIndex,
@@ -112,7 +113,7 @@ export function decide(
   const byRelevance = ranked.sort((a, b) => b.score.score - a.score.score || a.position - b.position);
   const top = byRelevance[0];
   if (!top) return { accepted: false, code: 'no_match', message: 'no word of the request matches any tool', ranked: [] };
-  const band = byRelevance.filter((r) => r.score.score >= 0.8 * top.score.score);
+  const band = byRelevance.filter((r) => r.score.score >= BAND * top.score.score);
   band.sort((a, b) => b.preference - a.preference || b.score.score - a.score.score || a.position - b.position);
   const order = [...band, ...byRelevance.filter((r) => !band.includes(r))];
   const best = order[0]!;

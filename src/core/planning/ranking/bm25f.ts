@@ -77,8 +77,8 @@ export function readQuery(text: string): Query {
   const language = guessLanguage(text, tokens);
   const spans = valueSpans(text);
   // What follows "saying …" or a colon (not a clock time's) is the content to send or store, not intent.
-  const content = /\b(?:saying|says|that says|disant|diciendo|dizendo|dicendo)\b|(?<!\d):(?!\d)/i.exec(text);
-  if (content) spans.push([content.index + content[0].length, text.length]);
+  const content = /\b(?:saying|says|that says|disant|diciendo|dizendo|dicendo)\b|(?<!\d):(?!\d)|^\s*[\p{L}]+(?:\s+[\p{L}]+)?\s+that\b/iu.exec(text);
+  if (content) spans.push([/^\s*[\p{L}]/u.test(content[0]) && /that$/i.test(content[0]) ? content.index + content[0].length : content.index, text.length]);
   const words: QueryWord[] = [];
   tokens.forEach((token, i) => {
     const terms = termsOf(token.word, language);
@@ -89,17 +89,26 @@ export function readQuery(text: string): Query {
     words.push({ token, terms, value: inSpan || capitalised || VALUE_WORDS.has(token.word) });
   });
   // Symbols that carry intent: "15%" asks about a percentage, "£1,200" about money.
-  const symbols: Array<[RegExp, string]> = [
-    [/\d\s*%|%\s*\d/, 'percent'],
-    [/[$€£¥₹]\s*\d|\d\s*[$€£¥₹]/, 'currency'],
+  const symbols: Array<[RegExp, string, boolean]> = [
+    [/\d\s*%|%\s*\d/, 'percent', false],
+    [/[$€£¥₹]\s*\d|\d\s*[$€£¥₹]/, 'currency', false],
+    // Arithmetic written out asks for a calculation.
+    [/\d\s*(?:[-+*/^×÷]|\*\*)\s*\(?\s*\d|\d\s*%\s*of\s+\d/, 'calculate', false],
   ];
-  for (const [pattern, word] of symbols) {
+  for (const [pattern, word, value] of symbols) {
     const match = pattern.exec(text);
     const terms = match ? termsOf(word, 'en') : null;
-    if (match && terms) words.push({ token: { word, raw: match[0], start: match.index, end: match.index + match[0].length }, terms, value: false });
+    if (match && terms) words.push({ token: { word, raw: match[0], start: match.index, end: match.index + match[0].length }, terms, value });
   }
   const folded = tokens.map((t) => t.word);
-  const question = /\?\s*$/.test(text) || /^\s*¿/.test(text) || QUESTION_START.test(folded[0] ?? '');
+  const question = /\?\s*$/.test(text) || /^\s*¿/.test(text) || QUESTION_START.test(folded[0] ?? '') || /^\s*(?:tell me about|explain|describe)\b/i.test(text);
+  // A question asks for an answer: tools that answer questions match it, weakly (as a value would).
+  if (question) {
+    for (const word of ['question', 'answer']) {
+      const terms = termsOf(word, 'en');
+      if (terms) words.push({ token: { word, raw: '?', start: text.length, end: text.length }, terms, value: true });
+    }
+  }
   return { language, words, folded, question };
 }
 

@@ -303,7 +303,7 @@ function fillStrings(
       const phrase = phraseAfter(clause, tokens, at, role, blocked());
       if (!phrase) continue;
       const words = tokens.slice(phrase[0], phrase[1] + 1);
-      if (words.every((t) => isStopWord(t.word, context.language) || context.toolWords.has(t.word))) continue;
+      if (role !== 'text' && words.every((t) => isStopWord(t.word, context.language) || context.toolWords.has(t.word))) continue;
       if (role !== 'text' && words.some((t) => context.toolWords.has(t.word))) continue;
       const span = { start: words[0]!.start, end: words.at(-1)!.end };
       set(param, from(span, valueFor(param, clause.slice(span.start, span.end)), `the words after "${tokens[at]!.raw}"`));
@@ -337,21 +337,37 @@ function fillStrings(
   tokens.forEach((token, i) => {
     if (!tokenTaken(i) && !context.toolWords.has(token.word)) rest.push(i);
   });
-  const firstContent = rest.findIndex((i) => !isStopWord(tokens[i]!.word, context.language));
-  if (firstContent < 0) return;
-  const begin = rest[firstContent]!;
-  if (namesOnly && !/^[\p{Lu}\p{N}]/u.test(clause.slice(tokens[begin]!.start))) return;
-  const before = begin > 0 ? tokens[begin - 1]!.word : '';
-  if (/^(the|this|that|my|our|these|those|ce|cette|le|la|el|der|die|das)$/.test(before) && !context.toolWords.has(before)) return;
+  const text = roleOf(target) === 'text';
+  let begin: number;
+  if (text) {
+    // Free text starts after the last word that chose the tool ("echo hello world", "remember that …").
+    let after = 0;
+    tokens.forEach((token, i) => {
+      if (context.toolWords.has(token.word) && i < tokens.length - 1) after = i + 1;
+    });
+    while (after < tokens.length && /^(that|to|about|saying|of|for|in|que|dass|che)$/.test(tokens[after]!.word)) after++;
+    if (after >= tokens.length || tokenTaken(after)) return;
+    begin = after;
+    // "the README", "this file": a short phrase that points at something else is not the text itself.
+    const phrase = tokens.slice(begin).filter((_, k) => !tokenTaken(begin + k));
+    if (/^(the|this|that|my|our|these|those|ce|cette|le|la|el|der|die|das|mon|ma|mi|mein|meine)$/.test(tokens[begin]!.word) && phrase.length <= 3) return;
+  } else {
+    const firstContent = rest.findIndex((i) => !isStopWord(tokens[i]!.word, context.language));
+    if (firstContent < 0) return;
+    begin = rest[firstContent]!;
+    if (namesOnly && !/^[\p{Lu}\p{N}]/u.test(clause.slice(tokens[begin]!.start))) return;
+    const before = begin > 0 ? tokens[begin - 1]!.word : '';
+    if (/^(the|this|that|my|our|these|those|ce|cette|le|la|el|der|die|das)$/.test(before) && !context.toolWords.has(before)) return;
+  }
   let end = begin;
-  const long = roleOf(target) === 'text';
+  const long = text;
   const capitals = ['place', 'person', 'creator'].includes(roleOf(target)) && /^\p{Lu}/u.test(clause.slice(tokens[begin]!.start));
   for (let i = begin + 1; i < tokens.length && !tokenTaken(i); i++) {
     if (!long && (/[,;!?]/.test(clause.slice(tokens[i - 1]!.end, tokens[i]!.start)) || isBoundary(tokens[i]!.word))) break;
     if (capitals && !/^[\p{Lu}\p{N}]/u.test(clause.slice(tokens[i]!.start))) break;
     end = i;
   }
-  while (end > begin && isStopWord(tokens[end]!.word, context.language)) end--;
+  while (!text && end > begin && isStopWord(tokens[end]!.word, context.language)) end--;
   const span = { start: tokens[begin]!.start, end: tokens[end]!.end };
   set(target, from(span, clause.slice(span.start, span.end), 'the rest of the request, past the words that chose the tool'));
 }

@@ -97,7 +97,8 @@ export function paramsOf(inputSchema: JsonSchema): Param[] {
       const nameCues = cueSet(nameWords.join(' '));
       const cues = cueSet(`${nameWords.join(' ')} ${description}`);
       const items = schema['items'];
-      const param: Param = { name, type, schema, required: required.has(name), description, nameWords, cues, nameCues };
+      // A parameter with a default is filled by the tool itself when the request leaves it out.
+      const param: Param = { name, type, schema, required: required.has(name) && schema['default'] === undefined, description, nameWords, cues, nameCues };
       if (type === 'array' && typeof items === 'object' && items !== null && !Array.isArray(items)) param.itemType = typeOf(items as JsonSchema);
       if (type === 'enum') param.options = (schema['enum'] as unknown[]).filter((v): v is string => typeof v === 'string');
       return param;
