@@ -33,6 +33,9 @@ if (call) {
 }
 `;
 
+/** The Node options of a sandbox worker: `import()` answered by the bootstrap, and the permission model with nothing allowed. */
+export const NODE_SANDBOX_EXEC_ARGV: readonly string[] = ['--experimental-vm-modules', '--experimental-permission', '--no-warnings'];
+
 const BOOTSTRAP_URL = new URL(`data:text/javascript,${encodeURIComponent(WORKER_BOOTSTRAP)}`);
 
 /**
@@ -52,7 +55,7 @@ export const spawnNodeSandboxWorker: SpawnSandboxWorker = (script, limits, event
     stdin: false,
     stdout: true,
     stderr: true,
-    execArgv: ['--experimental-vm-modules', '--experimental-permission', '--no-warnings'],
+    execArgv: [...NODE_SANDBOX_EXEC_ARGV],
     trackUnmanagedFds: true,
     resourceLimits: {
       maxOldGenerationSizeMb: limits.memoryMb,

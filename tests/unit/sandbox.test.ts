@@ -9,7 +9,9 @@ import {
   sha256Hex,
   type SandboxErrorCode,
 } from '../../src/core/index.ts';
-import { createNodeSandbox } from '../../src/edge/nodeSandbox.ts';
+import { Worker } from 'node:worker_threads';
+import { readFileSync } from 'node:fs';
+import { NODE_SANDBOX_EXEC_ARGV, createNodeSandbox } from '../../src/edge/nodeSandbox.ts';
 
 // The Node sandbox through its public surface: load (audit, then a warm worker), call, limits,
 // recovery after a terminated worker, close; and the refusal of hosts that cannot isolate code.
@@ -162,6 +164,24 @@ describe('the Node sandbox', () => {
     const tools = await Promise.all([own.load('export default () => 1;'), own.load('export default () => 2;')]);
     await own.close();
     for (const tool of tools) expect(await codeOf(tool.call({}))).toBe('closed');
+  });
+});
+
+describe("the Node sandbox worker's own realm", () => {
+  it('may read no file, start no process and no worker under its options, while the host may', async () => {
+    // What the worker's realm could do if code ever reached it: the same options, in a plain worker.
+    const probe = `const { parentPort } = require('node:worker_threads');
+      const attempt = (f) => { try { f(); return 'allowed'; } catch (e) { return e.code; } };
+      parentPort.postMessage({
+        read: attempt(() => require('node:fs').readFileSync(${JSON.stringify(import.meta.filename)})),
+        spawn: attempt(() => require('node:child_process').execFileSync('true')),
+        worker: attempt(() => new (require('node:worker_threads').Worker)('1', { eval: true })),
+      });`;
+    const worker = new Worker(probe, { eval: true, execArgv: [...NODE_SANDBOX_EXEC_ARGV], env: {} });
+    const answer = await new Promise((resolve, reject) => worker.once('message', resolve).once('error', reject));
+    await worker.terminate();
+    expect(answer).toEqual({ read: 'ERR_ACCESS_DENIED', spawn: 'ERR_ACCESS_DENIED', worker: 'ERR_ACCESS_DENIED' });
+    expect(readFileSync(import.meta.filename, 'utf8')).toContain('ERR_ACCESS_DENIED');
   });
 });
 
