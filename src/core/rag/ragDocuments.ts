@@ -42,10 +42,10 @@ export class RagDocuments {
       const path = record.metadata?.['path'];
       if (typeof path !== 'string') continue;
       const text = record.metadata?.['text'];
-      const document = documents.get(path) ?? { path, chunks: 0, characters: 0 };
-      document.chunks++;
-      document.characters += typeof text === 'string' ? text.length : 0;
-      documents.set(path, document);
+      const entry = documents.get(path) ?? { path, chunks: 0, characters: 0 };
+      entry.chunks++;
+      entry.characters += typeof text === 'string' ? text.length : 0;
+      documents.set(path, entry);
     }
     return [...documents.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
