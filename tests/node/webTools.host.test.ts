@@ -7,7 +7,8 @@ import { startFixtureServer, type FixtureServer } from '../fixtures/pages/fixtur
 
 // The Node host as `npm start` builds it: the web tools are listed with their permissions, and
 // over HTTP a run of internet_extract reaches an allow-listed loopback page in a profile that
-// allows the network, and is refused (no connection made) for an address outside the allow-list.
+// allows the network (and the run replays without fetching again), and is refused (no connection
+// made) for an address outside the allow-list.
 
 const dir = mkdtempSync(join(tmpdir(), 'cugar-web-host-'));
 let server: FixtureServer;
@@ -50,6 +51,13 @@ describe('the Node host’s web tools', () => {
     const done = await call('/v1/runs', { goal: `internet_extract(url="${server.origin}/page/forum-thread")`, profile: 'demo' });
     expect(done['status']).toBe('completed');
     expect(JSON.stringify(done['outputs'])).toContain('barrel adjuster');
+    // The recorded run replays from its journal, hash for hash, without fetching the page again.
+    const paths = server.paths.length;
+    const journal = await (
+      await fetch(`${host.url}/v1/runs/${String(done['runId'])}/journal?raw=true&format=ndjson`, { headers: { authorization: `Bearer ${host.localToken}` } })
+    ).text();
+    expect(await call('/v1/replay', { journal })).toMatchObject({ ok: true });
+    expect(server.paths.length).toBe(paths);
     const before = server.connections();
     const refused = await call('/v1/runs', { goal: `internet_extract(url="http://localhost:${server.port}/page/forum-thread")`, profile: 'demo' });
     expect(refused['status']).toBe('failed');
