@@ -95,7 +95,7 @@ export async function createRuntime(store: HostStore, config: Config, options: R
     registerBuiltinTools(registry, config.defaultProfile);
     registerMemoryTools(registry, { memory, retriever }, config.defaultProfile);
   }
-  const planner = new Planner({ ids, maxSteps: config.plannerMaxSteps, minSimilarity: config.plannerMinSimilarity });
+  const planner = new Planner({ ids, clock, maxSteps: config.plannerMaxSteps, minSimilarity: config.plannerMinSimilarity });
   // One planner for dry runs and every run: each tool is embedded once.
   const orchestrator = new Orchestrator({
     ...options.orchestrator,

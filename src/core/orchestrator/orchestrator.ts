@@ -102,7 +102,9 @@ export class Orchestrator {
       ...(this.#config.reviewAnswers ? { review: true } : {}),
       ...options.agent,
     };
-    this.planner = options.planner ?? new Planner({ ids: this.#ids, maxSteps: this.#config.plannerMaxSteps, minSimilarity: this.#config.plannerMinSimilarity });
+    this.planner =
+      options.planner ??
+      new Planner({ ids: this.#ids, clock: this.#clock, maxSteps: this.#config.plannerMaxSteps, minSimilarity: this.#config.plannerMinSimilarity });
     const routing = options.routing ?? 'round_robin';
     this.coordinator = new Coordinator(options.workers ?? [new Worker({ id: 'local' })], typeof routing === 'string' ? createRoutingPolicy(routing) : routing);
     this.#sessions = new RunSessions({

@@ -41,6 +41,8 @@ export function planRun(state: RunState, context: StageContext, exclude: readonl
         runId: state.runId,
         planId,
         maxSteps: inputs.maxSteps,
+        // Relative dates ("tomorrow") are read against the run's start, so a replan or a replay plans alike.
+        now: state.createdAt,
         ...(inputs.preferences ? { preferences: inputs.preferences } : {}),
         exclude,
       });
