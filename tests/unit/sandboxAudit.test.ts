@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from '@babel/parser';
+import fc from 'fast-check';
 import { SandboxError, TOOL_GLOBALS, assertAudited as assertWith, auditToolSource as auditWith, type AuditLimits } from '../../src/core/index.ts';
 
 const auditToolSource = (source: string, limits: AuditLimits = {}) => auditWith(source, parse, limits);
@@ -104,6 +105,24 @@ describe('the patch auditor', () => {
       expect(report.ok, source.slice(0, 20)).toBe(false);
       expect(report.findings.length).toBeGreaterThan(0);
     }
+  });
+
+  it('answers every input with a report, and hands out a factory only with a pass', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          fc.string({ maxLength: 120 }),
+          fc.string({ maxLength: 80 }).map((body) => `export default (input) => ${body};`),
+        ),
+        async (source) => {
+          const report = await auditToolSource(source);
+          expect(report.ok).toBe(report.findings.length === 0);
+          expect(report.factorySource !== undefined).toBe(report.ok);
+          if (report.ok) expect(report.factorySource).toMatch(/^\(function \(\) \{\n'use strict';\n[\s\S]*\nreturn __cugarHandler;\n\}\)$/);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
   it('allows only the language globals', () => {
