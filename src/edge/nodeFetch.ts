@@ -41,6 +41,25 @@ export async function pinAddress(guard: SsrfGuard, hostname: string, resolve: Ho
   return addresses[0]!;
 }
 
+/** `promise`, or its rejection with the signal's reason as soon as `signal` aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
 function toHeaders(raw: http.IncomingHttpHeaders): Headers {
   const headers = new Headers();
   for (const [name, value] of Object.entries(raw)) {
@@ -62,7 +81,8 @@ function toHeaders(raw: http.IncomingHttpHeaders): Headers {
  */
 export function nodeTransport(guard: SsrfGuard, options: { resolve?: HostResolver; userAgent?: string } = {}): HttpTransport {
   return async (url, init) => {
-    const pinned = await pinAddress(guard, url.hostname, options.resolve);
+    // A resolver that hangs must not outlive the fetch's deadline.
+    const pinned = await untilAborted(pinAddress(guard, url.hostname, options.resolve), init.signal);
     const lookup: LookupFunction = (_hostname, lookupOptions, callback) => {
       // With autoSelectFamily (Node 20's default) the socket asks for every address at once.
       if (lookupOptions.all) (callback as unknown as (error: null, addresses: ResolvedAddress[]) => void)(null, [pinned]);

@@ -135,6 +135,16 @@ describe('SSRF guard (Node transport)', () => {
     await expect(pinAddress(new SsrfGuard(), 'rebind.example.com', resolve)).rejects.toMatchObject({ code: 'url_refused', reason: 'forbidden_address' });
   });
 
+  it('stops at the deadline while the resolver hangs', async () => {
+    const guard = new SsrfGuard();
+    const hanging: HostResolver = () => new Promise(() => undefined);
+    const started = performance.now();
+    await expect(
+      guardedFetch('http://slow-dns.example.com/', { guard, transport: nodeTransport(guard, { resolve: hanging }), limits: { ...LIMITS, timeoutMs: 300 } }),
+    ).rejects.toMatchObject({ code: 'fetch_timeout' });
+    expect(performance.now() - started).toBeLessThan(1500);
+  });
+
   it('re-checks every redirect: into a private range, to a forbidden name or scheme, and past the hop limit', async () => {
     // The fixture is reached through an allow-listed name; loopback itself is not allow-listed.
     const guard = new SsrfGuard({ hosts: ['fixture.example.com'] });
