@@ -58,6 +58,9 @@ export const ESCAPES: readonly Escape[] = [
     audit: 'network_access',
     stop: [...NET, 'handler_failed'],
   },
+  { name: 'indexedDB', code: `function handler() { indexedDB.open('host-data'); return 1; }`, audit: 'global_not_allowed', stop: THROWS },
+  { name: 'caches', code: `async function handler() { return (await caches.keys()).length; }`, audit: 'global_not_allowed', stop: THROWS },
+  { name: 'location of the host', code: `function handler() { return location.href; }`, audit: 'global_not_allowed', stop: THROWS },
   { name: 'BroadcastChannel', code: `function handler() { new BroadcastChannel('host').postMessage(1); return 1; }`, audit: 'global_not_allowed', stop: NET },
   {
     name: 'fetch caught and hidden',
