@@ -167,7 +167,8 @@ export class Planner {
     const refusals: PlanRefusal[] = [];
     let inputRequired: InputRequired | undefined;
 
-    clausesOf(goal).forEach((clause, clauseIndex) => {
+    const clauses = clausesOf(goal);
+    clauses.forEach((clause, clauseIndex) => {
       const query = readQuery(clause.text);
       const decision: ClauseDecision =
         query.words.length === 0
@@ -208,6 +209,8 @@ export class Planner {
       steps.push({ name: `step-${index_}`, tool: tool.name, input: filled.input, index: index_, sources: filled.sources });
     });
 
+    if (clauses.length === 0)
+      refusals.push({ clause: 0, text: goal.slice(0, 500), code: 'no_words', message: 'the goal has no word to match', suggestions: [] });
     candidates.sort((a, b) => a.clause - b.clause || b.score - a.score || (a.tool < b.tool ? -1 : 1));
     if (refusals.length > 0) return { steps: [], candidates: unselect(candidates), source: 'ranking', stopReason: 'no_relevant_tool', refusals };
     if (inputRequired) return { steps: [], candidates, source: 'ranking', stopReason: 'input_required', inputRequired };

@@ -17,7 +17,7 @@ buy purchase order shop
 update change modify edit alter adjust amend rename reschedule
 cancel delete remove erase drop discard clear revoke abort unsubscribe
 create make new generate compose draft
-send message text email mail notify dm ping forward
+send message email mail notify dm ping forward
 play stream listen watch
 stop pause halt end
 convert translate transform exchange
