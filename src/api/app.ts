@@ -3,6 +3,7 @@ import { createRouter, errorBody, respondToError } from './errors.ts';
 import { PUBLIC_ROUTES, installSecurityChain, type SecurityOptions } from './middleware.ts';
 import { approvalRoutes } from './routes/approvals.ts';
 import { auditRoutes } from './routes/audit.ts';
+import { feedbackRoutes } from './routes/feedback.ts';
 import { forkRoutes } from './routes/forks.ts';
 import { healthRoutes } from './routes/health.ts';
 import { keyRoutes } from './routes/keys.ts';
@@ -59,6 +60,7 @@ export function createApp(runtime: Runtime, options: AppOptions) {
     .route('/', runRoutes(runtime, createRunStarter(runtime), { maxWaitSeconds: Math.max(0, Math.min(MAX_WAIT_SECONDS, timeoutSeconds)), log }))
     .route('/', runEventRoutes(runtime))
     .route('/', forkRoutes(runtime))
+    .route('/', feedbackRoutes(runtime))
     .route('/', approvalRoutes(runtime))
     .route('/', memoryRoutes(runtime))
     .route('/', auditRoutes(runtime));

@@ -65,6 +65,20 @@ describe('the run page', () => {
     const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
     expect(results.violations.map((v) => `${v.id} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
     await page.screenshot({ path: join(shots, 'run-page.png'), fullPage: true });
+
+    // Feedback on the run and on one span; the runs list filters by it.
+    const onRun = page.getByRole('form', { name: 'Feedback on this run' });
+    await onRun.getByLabel('Comment (optional)').fill('right answer');
+    await onRun.getByRole('button', { name: 'Good' }).click();
+    await expect.poll(() => onRun.locator('.given').textContent()).toContain('good: right answer');
+    await page.getByRole('button', { name: /step-0 add #1/ }).click();
+    const onSpan = page.getByRole('form', { name: 'Feedback on this span' });
+    await onSpan.getByRole('button', { name: 'Bad' }).click();
+    await expect.poll(() => onSpan.locator('.given').textContent()).toContain('bad');
+    expect(await onRun.locator('.given li').count()).toBe(1);
+    await page.goto(`${server.url}/#/runs?feedback=positive`);
+    await expect.poll(() => page.locator('table.runs tbody tr').count()).toBe(1);
+    expect(await page.getByRole('combobox', { name: /^Feedback/ }).inputValue()).toBe('positive');
     await page.context().close();
   });
 

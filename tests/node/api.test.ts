@@ -82,6 +82,7 @@ describe('API security', () => {
         '/v1/replay': { journal },
         '/v1/journals': { journal },
         '/v1/runs/:runId/forks': { at: 0, edit: { kind: 'goal', goal: 'add 2 and 3' } },
+        '/v1/runs/:runId/feedback': { score: 1, comment: 'fine' },
       };
       const body = method === 'POST' ? JSON.stringify(bodies[path] ?? {}) : undefined;
       const headers = (token?: string) => ({ ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) });

@@ -3,6 +3,7 @@ import * as z from 'zod';
 import type { Context } from 'hono';
 import { derivationOf, redact, redactText, toOtlp, toTraceRecords, type RunOutcome } from '../../core/index.ts';
 import { journalView, otlpView, redactedListView } from '../largeViews.ts';
+import { FEEDBACK_FILTERS, feedbackByRun, feedbackMatches, feedbackOf } from '../feedback.ts';
 import { RUN_SORTS, pageRuns } from '../runPages.ts';
 import { HttpError, createRouter } from '../errors.ts';
 import type { KeepAlive, RunStarter, StartedRun } from '../runStarter.ts';
@@ -182,6 +183,10 @@ export function runRoutes(runtime: Runtime, starter: RunStarter, { maxWaitSecond
             since: z.coerce.number().int().min(0).optional().openapi({ description: 'Only runs created at or after this time (ms since the epoch)' }),
             until: z.coerce.number().int().min(0).optional().openapi({ description: 'Only runs created before this time (ms since the epoch)' }),
             q: z.string().min(1).max(500).optional().openapi({ description: 'Only runs whose goal or id contains this (case-insensitive)' }),
+            feedback: z
+              .enum(FEEDBACK_FILTERS)
+              .optional()
+              .openapi({ description: 'Only runs whose feedback is on the whole positive or negative, runs with any, or runs with none' }),
             sort: z.enum(RUN_SORTS).default('created').openapi({ description: 'created, updated, duration (updated − created), cost or tokens' }),
             order: z.enum(['desc', 'asc']).default('desc'),
             cursor: z.string().min(1).max(2048).optional().openapi({ description: 'The nextCursor of the page before' }),
@@ -197,7 +202,7 @@ export function runRoutes(runtime: Runtime, starter: RunStarter, { maxWaitSecond
         },
       }),
       async (c) => {
-        const { status, profile, tool, since, until, limit, q, sort, order, cursor } = c.req.valid('query');
+        const { status, profile, tool, since, until, limit, q, sort, order, cursor, feedback } = c.req.valid('query');
         const needle = q?.toLowerCase();
         if (profile) requireProfile(c, profile);
         const principal = principalOf(c);
@@ -210,7 +215,15 @@ export function runRoutes(runtime: Runtime, starter: RunStarter, { maxWaitSecond
             // The goal as the list shows it: a search is no oracle for a redacted secret.
             (!needle || redactText(r.goal).toLowerCase().includes(needle) || r.runId.toLowerCase().includes(needle)),
         );
-        const page = pageRuns(runs, { sort, order, limit, cursor });
+        // Feedback is kept per profile: read it for the profiles of the runs listed.
+        let scored = runs;
+        if (feedback) {
+          const totals = new Map<string, number>();
+          for (const name of new Set(runs.map((r) => r.profile)))
+            for (const [id, total] of feedbackByRun(await feedbackOf(runtime.memory, name))) totals.set(id, total);
+          scored = runs.filter((r) => feedbackMatches(feedback, totals.get(r.runId)));
+        }
+        const page = pageRuns(scored, { sort, order, limit, cursor });
         return c.json({ ...page, runs: redact(page.runs) }, 200);
       },
     )

@@ -5,6 +5,7 @@ import { updateRunStatus } from './history.ts';
 import { ApprovalCard } from './Approvals.tsx';
 import { BudgetMeters, ProfileBudget } from './Budget.tsx';
 import type { TraceRecord } from '../../core/index.ts';
+import { FeedbackBox } from './RunFeedback.tsx';
 import { RunPlan } from './RunPlan.tsx';
 import { TraceView, type ForkRequest } from './TraceView.tsx';
 
@@ -178,9 +179,21 @@ export function RunDetail({ token, runId }: { token: string; runId: string }) {
       ) : null}
       <h2>Outputs</h2>
       <pre className="outputs">{JSON.stringify(outcome.outputs, null, 2)}</pre>
+      <h2>Feedback</h2>
+      <FeedbackBox token={token} runId={outcome.runId} label="Feedback on this run" />
       <h2>Timeline</h2>
       {/* The client types the rows as JSON (hono's JSONValue for recorded metadata); they are the core's trace records. */}
-      {trace.data ? <TraceView records={trace.data.records as readonly TraceRecord[]} onFork={fork} /> : <p>Loading…</p>}
+      {trace.data ? (
+        <TraceView
+          records={trace.data.records as readonly TraceRecord[]}
+          onFork={fork}
+          spanExtra={(span) => (
+            <FeedbackBox key={span.seqs.join(',')} token={token} runId={outcome.runId} seq={span.seqs.at(-1)} label="Feedback on this span" />
+          )}
+        />
+      ) : (
+        <p>Loading…</p>
+      )}
     </section>
   );
 }

@@ -41,7 +41,8 @@ function Choice({
 }
 
 /** The list's state, kept in the address (`#/runs?status=failed&sort=cost`): a filtered view is a link. */
-const KEYS = ['status', 'profile', 'tool', 'from', 'to', 'q', 'sort', 'order'] as const;
+const KEYS = ['status', 'profile', 'tool', 'feedback', 'from', 'to', 'q', 'sort', 'order'] as const;
+const FEEDBACK = ['positive', 'negative', 'any', 'none'] as const;
 type ListState = Record<(typeof KEYS)[number], string>;
 
 function readState(): ListState {
@@ -85,6 +86,7 @@ export function Runs({ token, profile: defaultProfile }: { token: string; profil
     ...(since !== undefined ? { since: String(since) } : {}),
     ...(until !== undefined ? { until: String(until) } : {}),
     ...(state.q.trim() ? { q: state.q.trim() } : {}),
+    ...((FEEDBACK as readonly string[]).includes(state.feedback) ? { feedback: state.feedback as (typeof FEEDBACK)[number] } : {}),
     sort: sort as 'created' | 'updated' | 'duration' | 'cost' | 'tokens',
     order: order as 'asc' | 'desc',
     limit: '50',
@@ -145,6 +147,7 @@ export function Runs({ token, profile: defaultProfile }: { token: string; profil
         <Choice label="Status" value={state.status || 'all'} options={STATUSES} onChange={(v) => set('status', v === 'all' ? '' : v)} />
         <Choice label="Profile" value={state.profile} options={choices.profiles} empty="all" onChange={(v) => set('profile', v)} />
         <Choice label="Tool" value={state.tool} options={choices.tools} empty="any" onChange={(v) => set('tool', v)} />
+        <Choice label="Feedback" value={state.feedback} options={FEEDBACK} empty="all" onChange={(v) => set('feedback', v)} />
         <label>
           Started from <input type="datetime-local" value={state.from} onChange={(e) => set('from', e.target.value)} />
         </label>

@@ -1,5 +1,5 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useMemo, useRef, useState } from 'react';
+import { useMemo, useRef, useState, type ReactNode } from 'react';
 import { duration } from './format.ts';
 import { spansOf, type Span, type SpanKind, type TraceRow } from './spans.ts';
 
@@ -34,7 +34,17 @@ function Block({ title, value, className }: { title: string; value: unknown; cla
   );
 }
 
-function SpanDetail({ span, t0, onFork }: { span: Span; t0: number; onFork?: ((request: ForkRequest) => Promise<void>) | undefined }) {
+function SpanDetail({
+  span,
+  t0,
+  onFork,
+  extra,
+}: {
+  span: Span;
+  t0: number;
+  onFork?: ((request: ForkRequest) => Promise<void>) | undefined;
+  extra?: ReactNode;
+}) {
   // A model answer, or a decision a person made, can be changed in a fork of the run.
   const forkable = onFork && (span.kind === 'model' || (span.kind === 'approval' && span.extra?.['decision'] !== undefined));
   return (
@@ -65,6 +75,7 @@ function SpanDetail({ span, t0, onFork }: { span: Span; t0: number; onFork?: ((r
       <Block title="Error" value={span.error} className="bad" />
       <Block title="Details" value={span.extra} />
       {forkable ? <ForkForm key={span.seqs.join(',')} span={span} onFork={onFork} /> : null}
+      {extra}
     </section>
   );
 }
@@ -123,9 +134,18 @@ function ForkForm({ span, onFork }: { span: Span; onFork: (request: ForkRequest)
  * so even a zero-length span can be clicked or reached with the keyboard; its inputs and
  * outputs (redacted by the API) open in the panel beside it.
  */
-export function TraceView({ records, onFork }: { records: readonly TraceRow[]; onFork?: (request: ForkRequest) => Promise<void> }) {
+export function TraceView({
+  records,
+  onFork,
+  spanExtra,
+}: {
+  records: readonly TraceRow[];
+  onFork?: (request: ForkRequest) => Promise<void>;
+  /** More for the detail panel of a selected span (feedback on it, on the run page). */
+  spanExtra?: (span: Span) => ReactNode;
+}) {
   const spans = useMemo(() => spansOf(records), [records]);
-  return <SpanTimeline spans={spans} events={records.length} onFork={onFork} />;
+  return <SpanTimeline spans={spans} events={records.length} onFork={onFork} spanExtra={spanExtra} />;
 }
 
 /** The virtualized waterfall over any spans: a run's trace, or spans read from an OTLP file. */
@@ -133,10 +153,12 @@ export function SpanTimeline({
   spans,
   events,
   onFork,
+  spanExtra,
 }: {
   spans: readonly Span[];
   events?: number;
   onFork?: ((request: ForkRequest) => Promise<void>) | undefined;
+  spanExtra?: ((span: Span) => ReactNode) | undefined;
 }) {
   const [filter, setFilter] = useState<'all' | SpanKind>('all');
   const [selected, setSelected] = useState<Span | null>(null);
@@ -224,7 +246,11 @@ export function SpanTimeline({
             })}
           </ol>
         </div>
-        {selected ? <SpanDetail span={selected} t0={t0} onFork={onFork} /> : <p className="hint span-panel">Select a span to see its input and output.</p>}
+        {selected ? (
+          <SpanDetail span={selected} t0={t0} onFork={onFork} extra={spanExtra?.(selected)} />
+        ) : (
+          <p className="hint span-panel">Select a span to see its input and output.</p>
+        )}
       </div>
     </div>
   );
