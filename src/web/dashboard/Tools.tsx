@@ -14,12 +14,41 @@ export interface Tool {
   requiresApproval: boolean;
   /** The MCP server the tool calls, for tools registered from one. */
   mcpServer?: string | undefined;
+  /** Other names people use for the tool, which the planner matches like its name. */
+  aliases?: string[] | undefined;
+  /** Requests the tool serves, in any language, which the planner matches like its description. */
+  examples?: string[] | undefined;
   inputSchema: ObjectSchema;
 }
 
-/** A form generated from the tool's input schema; submitting runs a one-step plan and links to the run. */
-export function TryIt({ token, profile, tool, onRun }: { token: string; profile: string; tool: Tool; onRun?: (outcome: RunOutcome) => void }) {
-  const [state, setState] = useState<FormState>(() => initialFormState(tool.inputSchema));
+/** Form state from values already known (what a plan filled): text for text fields, JSON for the rest. */
+function prefilled(schema: ObjectSchema, values: Record<string, unknown>): FormState {
+  const state = initialFormState(schema);
+  for (const [name, value] of Object.entries(values)) {
+    if (!(name in state) || value === undefined) continue;
+    state[name] = typeof value === 'boolean' ? value : typeof value === 'string' ? value : typeof value === 'number' ? String(value) : JSON.stringify(value);
+  }
+  return state;
+}
+
+/**
+ * A form generated from the tool's input schema, optionally filled with `values` (what a plan
+ * already read from the goal); submitting runs a one-step plan and links to the run.
+ */
+export function TryIt({
+  token,
+  profile,
+  tool,
+  onRun,
+  values,
+}: {
+  token: string;
+  profile: string;
+  tool: Tool;
+  onRun?: (outcome: RunOutcome) => void;
+  values?: Record<string, unknown>;
+}) {
+  const [state, setState] = useState<FormState>(() => (values ? prefilled(tool.inputSchema, values) : initialFormState(tool.inputSchema)));
   const [invalid, setInvalid] = useState<string | null>(null);
   const run = useMutation({
     // Accepted at once, then followed to its outcome, which is shown here.
@@ -91,6 +120,29 @@ export function Tools({ token, profile }: { token: string; profile: string }) {
             ) : null}
           </h2>
           <p>{tool.description}</p>
+          {tool.aliases?.length ? (
+            <p>
+              Also called:{' '}
+              {tool.aliases.map((alias, i) => (
+                <span key={alias}>
+                  {i ? ', ' : ''}
+                  <q>{alias}</q>
+                </span>
+              ))}
+            </p>
+          ) : null}
+          {tool.examples?.length ? (
+            <details>
+              <summary>Requests it serves ({tool.examples.length})</summary>
+              <ul>
+                {tool.examples.map((example) => (
+                  <li key={example}>
+                    <a href={`#/playground?goal=${encodeURIComponent(example)}`}>{example}</a>
+                  </li>
+                ))}
+              </ul>
+            </details>
+          ) : null}
           <p className="hint">
             cost {tool.cost} · {tool.latency} ms · {tool.idempotent ? 'idempotent' : 'not idempotent'} ·{' '}
             {tool.requiresApproval ? 'needs approval' : 'no approval'} · {tool.allowNetwork ? 'uses the network' : 'no network'}
