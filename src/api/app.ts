@@ -4,6 +4,7 @@ import { PUBLIC_ROUTES, installSecurityChain, type SecurityOptions } from './mid
 import { approvalRoutes } from './routes/approvals.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { feedbackRoutes } from './routes/feedback.ts';
+import { statsRoutes } from './routes/stats.ts';
 import { forkRoutes } from './routes/forks.ts';
 import { healthRoutes } from './routes/health.ts';
 import { keyRoutes } from './routes/keys.ts';
@@ -61,6 +62,7 @@ export function createApp(runtime: Runtime, options: AppOptions) {
     .route('/', runEventRoutes(runtime))
     .route('/', forkRoutes(runtime))
     .route('/', feedbackRoutes(runtime))
+    .route('/', statsRoutes(runtime))
     .route('/', approvalRoutes(runtime))
     .route('/', memoryRoutes(runtime))
     .route('/', auditRoutes(runtime));

@@ -61,6 +61,11 @@ describe('the runs list', () => {
     expect(page.url()).toContain('q=divide');
     await page.getByLabel('Search').fill('');
     await expect.poll(() => rows.count()).toBe(50);
+    // Over time: today's bar holds every run, the failed one marked.
+    await page.getByText(/^Over time/).click();
+    await expect.poll(() => page.locator('.chart').count()).toBe(5);
+    expect(await page.locator('.chart svg').first().getAttribute('aria-label')).toMatch(/^Runs a day \(failed marked\): highest 56 on \d{4}-\d\d-\d\d$/);
+    expect(await page.locator('.chart').first().locator('rect.bar-marked').count()).toBe(1);
     const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
     expect(results.violations.map((v) => `${v.id} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
     await page.screenshot({ path: join(shots, 'runs-list.png') });

@@ -3,6 +3,7 @@ import { useMemo, useState } from 'react';
 import { client, unwrap } from './api.ts';
 import { ProfileBudget } from './Budget.tsx';
 import { duration } from './format.ts';
+import { Trends } from './Trends.tsx';
 
 const STATUSES = ['all', 'running', 'paused', 'completed', 'failed', 'cancelled'] as const;
 
@@ -70,6 +71,7 @@ function latency(run: { createdAt: number; updatedAt: number; status: string }):
 
 export function Runs({ token, profile: defaultProfile }: { token: string; profile: string }) {
   const [state, setState] = useState<ListState>(readState);
+  const [trendsOpen, setTrendsOpen] = useState(false);
   const set = (key: keyof ListState, value: string) => {
     const next = { ...state, [key]: value };
     setState(next);
@@ -143,6 +145,10 @@ export function Runs({ token, profile: defaultProfile }: { token: string; profil
     <section aria-labelledby="runs-title">
       <h1 id="runs-title">Runs</h1>
       <ProfileBudget token={token} profile={state.profile || defaultProfile} />
+      <details className="trends" onToggle={(e) => setTrendsOpen((e.target as HTMLDetailsElement).open)}>
+        <summary>Over time: runs, errors, latency and cost a day (last 30 days{state.profile ? `, ${state.profile}` : ''})</summary>
+        {trendsOpen ? <Trends token={token} {...(state.profile ? { profile: state.profile } : {})} /> : null}
+      </details>
       <div className="filters" role="search" aria-label="Filter runs">
         <Choice label="Status" value={state.status || 'all'} options={STATUSES} onChange={(v) => set('status', v === 'all' ? '' : v)} />
         <Choice label="Profile" value={state.profile} options={choices.profiles} empty="all" onChange={(v) => set('profile', v)} />
