@@ -97,8 +97,10 @@ export function decide(
   const tools = index.tools;
   const { maxCost, maxLatency } = index;
   const weightSum = weights.similarityWeight + weights.costWeight + weights.latencyWeight || 1;
+  // Only the tools near the top can be chosen or shown: the rest is not worth weighing.
+  const floor = scores.reduce((m, s) => Math.max(m, s.score), 0) * 0.25;
   const ranked: RankedTool[] = scores
-    .filter((score) => score.score > 0)
+    .filter((score) => score.score > 0 && (score.score >= floor || score.named))
     .map((raw) => {
       const { tool, sideEffects } = tools[raw.position]!;
       // A tool that changes the world needs more evidence, the more so when the clause only asks a question.

@@ -140,10 +140,12 @@ export function scoreTools(index: ToolIndex, query: Query): ToolScore[] {
       if (list) for (const [position, x] of list) raise(position, saturate(x));
       if (list) exact = true;
     }
-    for (const term of word.terms.groups) {
-      const list = index.postings.get(term);
-      if (list) for (const [position, x] of list) raise(position, GROUP_DISCOUNT * saturate(x));
-    }
+    // A synonym of a word that says little adds less than it costs to look up.
+    if (word.terms.weight >= 1)
+      for (const term of word.terms.groups) {
+        const list = index.postings.get(term);
+        if (list) for (const [position, x] of list) raise(position, GROUP_DISCOUNT * saturate(x));
+      }
     if (!exact) matchNearWords(index, word, query.language, raise);
     const weight = word.value ? VALUE_DISCOUNT * word.terms.weight : word.terms.weight;
     for (const position of touched) {

@@ -17,9 +17,19 @@ export interface Token {
 const WORD = /[\p{L}\p{M}\p{N}]+(?:['’][\p{L}]+)?/gu;
 const MARKS = /\p{M}+/gu;
 
-/** Lower-case and strip accents: the form words are compared in. */
+const folded = new Map<string, string>();
+
+/** Lower-case and strip accents: the form words are compared in (memoised for short texts, bounded). */
 export function fold(text: string): string {
-  return text.toLowerCase().normalize('NFD').replace(MARKS, '').normalize('NFC');
+  if (text.length > 40) return text.toLowerCase().normalize('NFD').replace(MARKS, '').normalize('NFC');
+  let value = folded.get(text);
+  if (value === undefined) {
+    // Plain ASCII has no accents to strip.
+    value = /^[\x00-\x7f]*$/.test(text) ? text.toLowerCase() : text.toLowerCase().normalize('NFD').replace(MARKS, '').normalize('NFC');
+    if (folded.size >= 20_000) folded.clear();
+    folded.set(text, value);
+  }
+  return value;
 }
 
 /** Most characters of a text that tokenisation reads; a longer request is cut here (its words past this carry no intent a plan could serve). */

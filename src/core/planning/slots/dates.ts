@@ -43,7 +43,7 @@ function isoTime(c: Components): string {
  */
 const DATE_HINT = new RegExp(
   [
-    '\\d',
+    '\\d{1,2}\\s*[/.:-]\\s*\\d{1,2}|\\d{4}-\\d{2}|\\d{1,2}\\s*(?:st|nd|rd|th|er|º|ª|am|pm|a\\.m|p\\.m|h\\b|uhr|hrs)',
     'today|tonight|tomorrow|yesterday|noon|midnight|morning|afternoon|evening|night|week|month|year|ago|next|last|this|mon|tue|wed|thu|fri|sat|sun',
     'jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|hour|minute',
     'aujourd|demain|hier|soir|matin|midi|semaine|mois|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|janv|févr|avr|mai|juin|juil|août|sept|déc',

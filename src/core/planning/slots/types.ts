@@ -83,8 +83,16 @@ function cueSet(text: string): Set<string> {
   return cues;
 }
 
-/** The parameters of an input schema, in declaration order. */
+const known = new WeakMap<JsonSchema, Param[]>();
+
+/** The parameters of an input schema, in declaration order (read once per schema object). */
 export function paramsOf(inputSchema: JsonSchema): Param[] {
+  let params = known.get(inputSchema);
+  if (!params) known.set(inputSchema, (params = readParams(inputSchema)));
+  return params;
+}
+
+function readParams(inputSchema: JsonSchema): Param[] {
   const properties = inputSchema['properties'];
   if (typeof properties !== 'object' || properties === null) return [];
   const required = new Set(Array.isArray(inputSchema['required']) ? (inputSchema['required'] as unknown[]).filter((r) => typeof r === 'string') : []);
