@@ -25,7 +25,7 @@ export function fold(text: string): string {
   let value = folded.get(text);
   if (value === undefined) {
     // Plain ASCII has no accents to strip.
-    value = /^[\x00-\x7f]*$/.test(text) ? text.toLowerCase() : text.toLowerCase().normalize('NFD').replace(MARKS, '').normalize('NFC');
+    value = !/[^\p{ASCII}]/u.test(text) ? text.toLowerCase() : text.toLowerCase().normalize('NFD').replace(MARKS, '').normalize('NFC');
     if (folded.size >= 20_000) folded.clear();
     folded.set(text, value);
   }
