@@ -10,11 +10,13 @@ import {
   ToolRegistry,
   createRandomIds,
   registerBuiltinTools,
+  registerCodeTools,
   registerMemoryTools,
   memoryManagerRunMemory,
   systemClock,
   type ApprovalPolicy,
   type Clock,
+  type CodeParserSource,
   type Config,
   type ToolBudgetInput,
   type HeadSigner,
@@ -24,6 +26,7 @@ import {
   type Secrets,
   type VectorBackend,
 } from '../core/index.ts';
+import { babelParser } from './codeParser.ts';
 
 import type { HostModels } from './models.ts';
 
@@ -58,6 +61,8 @@ export interface Runtime {
 /** Options of {@link createRuntime}. */
 export interface RuntimeOptions {
   clock?: Clock;
+  /** The parser of the code tools (`code_analyzer`); default @babel/parser, loaded on first use; `false` leaves them out. */
+  codeParser?: CodeParserSource | false;
   /** Tools to serve instead of the built-in and memory tools. */
   registry?: ToolRegistry;
   /** Shared ceilings per profile. */
@@ -94,6 +99,7 @@ export async function createRuntime(store: HostStore, config: Config, options: R
   if (!options.registry) {
     registerBuiltinTools(registry, config.defaultProfile);
     registerMemoryTools(registry, { memory, retriever }, config.defaultProfile);
+    if (options.codeParser !== false) registerCodeTools(registry, options.codeParser ?? babelParser, config.defaultProfile);
   }
   const planner = new Planner({ ids, clock, maxSteps: config.plannerMaxSteps, minSimilarity: config.plannerMinSimilarity });
   // One planner for dry runs and every run: each tool is embedded once.

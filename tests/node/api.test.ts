@@ -96,7 +96,7 @@ describe('API security', () => {
       expect(wrong.status, `${route} with a wrong token`).toBe(401);
       const other = await app.request(url, { method, headers: headers(OTHER), ...(body ? { body } : {}) });
       // Listing routes filter by the token's profiles; checking an uploaded journal reads no stored data.
-      if (!['GET /v1/runs', 'GET /v1/approvals', 'GET /v1/audit', 'POST /v1/audit/journal'].includes(route))
+      if (!['GET /v1/runs', 'GET /v1/approvals', 'GET /v1/audit', 'GET /v1/stats/runs', 'POST /v1/audit/journal'].includes(route))
         expect([403, 404], `${route} with another profile's token`).toContain(other.status);
       samples[route] = { path: url, body };
     }
