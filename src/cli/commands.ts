@@ -114,6 +114,7 @@ export async function dataCommand(command: string, args: string[], backend: Back
           output.out(
             `  ${c.selected ? paint(output, 'green', '●') : paint(output, 'dim', '○')} [${c.clause}] ${c.tool.padEnd(14)} score ${c.score.toFixed(3)} sim ${c.similarity.toFixed(3)}  ${paint(output, 'dim', c.reason)}`,
           );
+        for (const line of planNotes(plan)) output.out(`  ${line}`);
       });
       return EXIT.ok;
     }
@@ -251,4 +252,21 @@ export async function dataCommand(command: string, args: string[], backend: Back
     default:
       return usage(`unknown command ${command}`);
   }
+}
+
+/** Why a plan stopped short, as lines: each clause no tool serves, or the arguments an `input_required` plan lacks with the call to run once they are known. */
+export function planNotes(plan: {
+  refusals?: Array<{ text: string; message: string; suggestions: string[] }>;
+  inputRequired?: { tool: string; input: Record<string, unknown>; missing: Array<{ name: string; description?: string }> };
+}): string[] {
+  const notes = (plan.refusals ?? []).map(
+    (r) => `not planned: "${r.text}": ${r.message}${r.suggestions.length ? ` (closest: ${r.suggestions.join(', ')})` : ''}`,
+  );
+  const asked = plan.inputRequired;
+  if (asked) {
+    notes.push(`${asked.tool} needs ${asked.missing.map((m) => (m.description ? `${m.name} (${m.description})` : m.name)).join(', ')}`);
+    const given = Object.entries(asked.input).map(([name, value]) => `${name}=${JSON.stringify(value)}`);
+    notes.push(`run it with them: cugar run '${asked.tool}(${[...given, ...asked.missing.map((m) => `${m.name}=…`)].join(', ')})'`);
+  }
+  return notes;
 }

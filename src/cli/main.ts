@@ -12,7 +12,7 @@ import {
   type JournalEvent,
 } from '../core/index.ts';
 import { createOutput, paint, type Output } from './output.ts';
-import { dataCommand, readJournalFile, withBackend } from './commands.ts';
+import { dataCommand, planNotes, readJournalFile, withBackend } from './commands.ts';
 
 /** Exit codes: 0 ok, 1 the run failed, 2 bad usage or input, 3 not found, 4 refused by policy, 70 internal error. */
 export const EXIT = { ok: 0, failed: 1, usage: 2, notFound: 3, policy: 4, paused: 5, internal: 70 } as const;
@@ -85,6 +85,7 @@ function printJournal(output: Output, events: readonly JournalEvent[]): void {
         line(
           `${paint(output, 'cyan', 'plan')} ${steps.map((s) => `${s.tool}(${JSON.stringify(s.input)})`).join(' → ') || '(empty)'} ${paint(output, 'dim', stopReason)}`,
         );
+        for (const note of planNotes(event.data.plan)) line(paint(output, 'dim', note));
         break;
       }
       case 'tool_call_start':
