@@ -13,6 +13,7 @@ import { planRoutes } from './routes/plan.ts';
 import { profileRoutes } from './routes/profiles.ts';
 import { runEventRoutes } from './routes/runEvents.ts';
 import { runRoutes } from './routes/runs.ts';
+import { toolVersionRoutes } from './routes/toolVersions.ts';
 import { createRunStarter } from './runStarter.ts';
 import type { Runtime } from './runtime.ts';
 
@@ -65,7 +66,8 @@ export function createApp(runtime: Runtime, options: AppOptions) {
     .route('/', statsRoutes(runtime))
     .route('/', approvalRoutes(runtime))
     .route('/', memoryRoutes(runtime))
-    .route('/', auditRoutes(runtime));
+    .route('/', auditRoutes(runtime))
+    .route('/', toolVersionRoutes(runtime));
 
   routes.doc31('/openapi.json', {
     openapi: '3.1.0',

@@ -28,6 +28,7 @@ import {
 } from '../core/index.ts';
 import { babelParser } from './codeParser.ts';
 
+import { ToolVersions, type CodeParserSource as ToolCodeParser, type Sandbox, type SandboxLimits } from '../core/index.ts';
 import type { HostModels } from './models.ts';
 
 import { OtlpLiveExporter, type OtlpSettingsInput } from './otlpExport.ts';
@@ -56,6 +57,8 @@ export interface Runtime {
   models?: HostModels;
   /** The live OpenTelemetry exporter, when `OTEL_EXPORTER_OTLP_ENDPOINT` (or `otlp`) is set. */
   exporter?: OtlpLiveExporter;
+  /** Tools written at run time, when the host can run them in a sandbox; absent, proposals are refused (`unsupported_host`). */
+  toolVersions?: ToolVersions;
 }
 
 /** Options of {@link createRuntime}. */
@@ -81,6 +84,8 @@ export interface RuntimeOptions {
   otlp?: OtlpSettingsInput;
   /** Where the exporter reports dropped spans. */
   log?: (line: string) => void;
+  /** Take tools written at run time: their code runs in `sandbox`, audited with `parser` first. Absent, the host refuses them. */
+  toolVersions?: { sandbox: Sandbox; parser: ToolCodeParser; limits?: SandboxLimits };
   /** The configuration file's retry policy, routing policy and worker pool, and default run budget. */
   orchestrator?: Pick<OrchestratorOptions, 'retry' | 'routing' | 'workers' | 'budget'>;
 }
@@ -102,10 +107,13 @@ export async function createRuntime(store: HostStore, config: Config, options: R
     if (options.codeParser !== false) registerCodeTools(registry, options.codeParser ?? babelParser, config.defaultProfile);
   }
   const planner = new Planner({ ids, clock, maxSteps: config.plannerMaxSteps, minSimilarity: config.plannerMinSimilarity });
+  const toolVersions = options.toolVersions ? new ToolVersions({ memory, registry, clock, ...options.toolVersions }) : undefined;
+  await toolVersions?.load(registry.profiles());
   // One planner for dry runs and every run: each tool is embedded once.
   const orchestrator = new Orchestrator({
     ...options.orchestrator,
     registry,
+    ...(toolVersions ? { toolVersions } : {}),
     ...(options.signer ? { signer: options.signer } : {}),
     ...(options.secrets ? { secrets: options.secrets } : {}),
     ...(options.policy ? { policy: options.policy } : {}),
@@ -138,5 +146,6 @@ export async function createRuntime(store: HostStore, config: Config, options: R
     ...(options.models ? { models: options.models } : {}),
     ...(exporter ? { exporter } : {}),
     ...(options.policy ? { policy: options.policy } : {}),
+    ...(toolVersions ? { toolVersions } : {}),
   };
 }

@@ -172,6 +172,32 @@ export {
 } from './sandbox/sandbox.ts';
 export { createWorkerSandbox, type SandboxWorker, type SpawnSandboxWorker, type WorkerFailure } from './sandbox/workerSandbox.ts';
 export { sandboxedToolSpec } from './sandbox/sandboxedTool.ts';
+// Tools written at run time: proposed, audited, approved and registered by content hash
+export {
+  MAX_TOOL_SOURCE_CHARS,
+  StoredToolVersionSchema,
+  TOOL_VERSION_STATUSES,
+  ToolInputJsonSchema,
+  ToolVersionHashSchema,
+  ToolVersionMetaSchema,
+  ToolVersionProposalSchema,
+  toolVersionHash,
+  toolVersionKey,
+  type StoredToolVersion,
+  type ToolVersion,
+  type ToolVersionMeta,
+  type ToolVersionProposal,
+  type ToolVersionProposalInput,
+  type ToolVersionStatus,
+} from './tools/versions/toolVersion.ts';
+export {
+  TOOL_ACTIVE_NAMESPACE,
+  TOOL_EVENTS_NAMESPACE,
+  TOOL_VERSIONS_NAMESPACE,
+  ToolVersions,
+  type ToolVersionsOptions,
+} from './tools/versions/toolVersions.ts';
+export { type ToolVersionSource } from './tools/versions/toolVersionSource.ts';
 
 // Planning and policy
 export { Planner, splitClauses, type PlanRequest, type PlannerOptions } from './planning/planner.ts';

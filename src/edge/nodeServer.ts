@@ -3,6 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { serveStatic } from '@hono/node-server/serve-static';
+import { parse as parseJavaScript } from '@babel/parser';
 import { z } from 'zod';
 import {
   CugarError,
@@ -32,6 +33,7 @@ import { mountMcp } from '../mcp/httpRoute.ts';
 import { fileListingCache } from '../mcp/listingCache.ts';
 import { stdioLauncher } from '../mcp/stdio.ts';
 import { installNodeDigest } from './nodeDigest.ts';
+import { createNodeSandbox } from './nodeSandbox.ts';
 import { nodeTransport } from './nodeFetch.ts';
 import { hostLocalToken, hostSigningKey } from './hostKey.ts';
 import { startRetention } from './retention.ts';
@@ -217,12 +219,16 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     ...(options.approval ? { approval: options.approval } : {}),
     ...(otlp ? { otlp, log } : {}),
     ...(options.orchestrator ? { orchestrator: options.orchestrator } : {}),
+    // Tools written at run time run in worker_threads workers, audited with @babel/parser first.
+    toolVersions: { sandbox: createNodeSandbox(), parser: parseJavaScript },
   });
   registerHostWebTools(runtime, (guard) => nodeTransport(guard), options.web ?? webSettingsFromEnv(process.env));
 
   // MCP servers' tools join their profiles before anything is served or resumed.
   // Each server's listing is kept beside the database: a server away at the next start keeps its tools (runs resume and replay).
   const mcpServers = await connectMcpServers(runtime.registry, mcp, { secrets, stdio: stdioLauncher, log, cache: fileListingCache(join(dataDir, 'mcp')) });
+  // Profiles the MCP servers added keep their tool versions too, before any run resumes.
+  await runtime.toolVersions?.load(runtime.registry.profiles());
 
   const corpusDir = resolve(options.corpusDir ?? 'public/corpus');
   if ((await runtime.vectors.count(config.defaultProfile)) === 0 && existsSync(corpusDir)) {

@@ -205,7 +205,15 @@ export function auditRoutes(runtime: Runtime) {
       async (c) => {
         const events = parseJournal(c.req.valid('json').journal);
         requireProfile(c, profileOf(events));
-        return c.json(redact(await replay(events, runtime.registry, runtime.policy ? { policy: runtime.policy } : {})), 200);
+        return c.json(
+          redact(
+            await replay(events, runtime.registry, {
+              ...(runtime.policy ? { policy: runtime.policy } : {}),
+              ...(runtime.toolVersions ? { toolVersions: runtime.toolVersions } : {}),
+            }),
+          ),
+          200,
+        );
       },
     );
 }

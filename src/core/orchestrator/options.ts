@@ -19,6 +19,7 @@ import type { RoutingPolicy, RoutingPolicyName } from '../routing/routingAuthori
 import type { Store } from '../store/store.ts';
 import type { ToolDefinition } from '../tools/tool.ts';
 import type { ToolRegistry } from '../tools/toolRegistry.ts';
+import type { ToolVersionSource } from '../tools/versions/toolVersionSource.ts';
 
 /** Decides, beyond a tool's own `requiresApproval`, whether a call needs a human. */
 export type ApprovalPredicate = (call: { tool: ToolDefinition; input: unknown; profile: string }) => boolean;
@@ -36,6 +37,8 @@ export interface ApprovalPolicy {
 /** What an `Orchestrator` is built from. Every port has a working default. */
 export interface OrchestratorOptions {
   registry: ToolRegistry;
+  /** Tools written at run time: each run records the active versions when it starts and uses exactly those. Default none. */
+  toolVersions?: ToolVersionSource;
   /** Default a new `InMemoryStore`. */
   store?: Store;
   clock?: Clock;

@@ -23,6 +23,7 @@ import { parseOrThrow } from '../schema/validate.ts';
 import { InMemoryStore } from '../store/inMemoryStore.ts';
 import type { ApprovalFilter, ApprovalRecord, Store } from '../store/store.ts';
 import type { ToolRegistry } from '../tools/toolRegistry.ts';
+import type { ToolVersionSource } from '../tools/versions/toolVersionSource.ts';
 import { ExecutionContext } from './executionContext.ts';
 import { ApprovalDecisionSchema, StartOptionsSchema, type ApprovalDecision, type OrchestratorOptions, type StartOptions } from './options.ts';
 import { partialResult } from './partialResult.ts';
@@ -60,6 +61,7 @@ export class Orchestrator {
   /** The planner every run shares. */
   readonly planner: Planner;
   readonly #registry: ToolRegistry;
+  readonly #toolVersions: ToolVersionSource | undefined;
   readonly #clock: Clock;
   readonly #ids: Ids;
   readonly #retry: RetryPolicy;
@@ -78,6 +80,7 @@ export class Orchestrator {
 
   constructor(options: OrchestratorOptions) {
     this.#registry = options.registry;
+    this.#toolVersions = options.toolVersions;
     this.store = options.store ?? new InMemoryStore();
     this.#clock = options.clock ?? systemClock;
     this.#ids = options.ids ?? createRandomIds();
@@ -111,6 +114,7 @@ export class Orchestrator {
       store: this.store,
       clock: this.#clock,
       registry: this.#registry,
+      ...(options.toolVersions ? { toolVersions: options.toolVersions } : {}),
       policy: this.#policy,
       planner: this.planner,
       coordinator: this.coordinator,
@@ -337,6 +341,7 @@ export class Orchestrator {
     });
     const context = new ExecutionContext({ traceId, runId, requestId: runId, userIntent: goal, profile, ...definedOnly(scope) });
     const profileBudget = this.#profileBudgets.get(profile);
+    const toolVersions = this.#toolVersions?.active(profile) ?? {};
     const inputs: RunInputs = toJsonData({
       version: JOURNAL_VERSION,
       goal,
@@ -355,6 +360,7 @@ export class Orchestrator {
       ...(plan ? { plan: plan.map((step, index) => ({ name: `step-${index}`, tool: step.tool, input: step.input, index })) } : {}),
       ...(this.#stepTimeoutMs !== undefined ? { stepTimeoutMs: this.#stepTimeoutMs } : {}),
       ...(agent ? { agent } : {}),
+      ...(Object.keys(toolVersions).length > 0 ? { toolVersions } : {}),
     });
     return { runId, inputs };
   }

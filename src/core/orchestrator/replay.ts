@@ -12,6 +12,7 @@ import type { BudgetUsage } from '../schema/budget.ts';
 import type { JournalEvent } from '../schema/journalEvent.ts';
 import { PolicyEnforcer } from '../policy/policyEnforcer.ts';
 import { ToolRegistry } from '../tools/toolRegistry.ts';
+import type { ToolVersionSource } from '../tools/versions/toolVersionSource.ts';
 import { Orchestrator } from './orchestrator.ts';
 import { InMemoryStore } from '../store/inMemoryStore.ts';
 import type { AppendBatch } from '../store/store.ts';
@@ -95,6 +96,7 @@ const ReplayOptionsSchema = z.object({
   registry: z.instanceof(ToolRegistry),
   verifyTools: z.boolean().default(false),
   policy: z.instanceof(PolicyEnforcer).optional(),
+  toolVersions: z.custom<ToolVersionSource>((value) => typeof value === 'object' && value !== null && 'spec' in value).optional(),
 });
 
 /** Options of {@link replay}. */
@@ -110,6 +112,8 @@ export interface ReplayOptions {
    * Default: the default policy, which refuses tools that declare `allowNetwork`.
    */
   policy?: PolicyEnforcer;
+  /** Where the tool versions the run recorded (`toolVersions` in its inputs) are found; their metadata and schemas are replayed, never their code. */
+  toolVersions?: ToolVersionSource;
 }
 
 /**
@@ -123,7 +127,7 @@ export interface ReplayOptions {
  * if (!result.ok) console.log(result.divergence.seq);
  */
 export async function replay(journal: readonly JournalEvent[], registry: ToolRegistry, options: ReplayOptions = {}): Promise<ReplayResult> {
-  const { verifyTools, policy } = parseOptions(registry, options);
+  const { verifyTools, policy, toolVersions } = parseOptions(registry, options);
   const verified = verifyJournal(journal);
   if (!verified.ok)
     throw new ValidationError(`the journal does not verify at seq ${verified.seq}: ${verified.reason}`, {
@@ -149,26 +153,28 @@ export async function replay(journal: readonly JournalEvent[], registry: ToolReg
   const store = new ReplayStore(journal, clock, derivedFromOf(journal));
   // Tools keep their schemas and metadata; handlers return what the recording says they returned.
   const recordedRegistry = new ToolRegistry();
+  const recorded = (_input: unknown, context: { attempt: number; runId: string; idempotencyKey: string }) => {
+    const stepId = context.idempotencyKey.slice(runId.length + 1);
+    const result = journal.find(
+      (e): e is JournalEvent & { type: 'tool_call_complete' | 'tool_call_error' } =>
+        e.seq >= store.written &&
+        (e.type === 'tool_call_complete' || e.type === 'tool_call_error') &&
+        e.data.stepId === stepId &&
+        e.data.attempt === context.attempt,
+    );
+    if (!result) throw new Exhausted();
+    if (result.type === 'tool_call_error') throw errorFromInfo(result.data.error);
+    return result.data.output;
+  };
+  // The exact tool versions the run recorded, whatever is active now: their code is never run again.
+  for (const [name, hash] of Object.entries(inputs.toolVersions ?? {})) {
+    const spec = toolVersions?.spec(inputs.profile, name, hash);
+    if (!spec) throw new ValidationError(`the run uses tool version ${name}@${hash}, which this host does not have`, { code: 'unknown_tool_version' });
+    recordedRegistry.register(inputs.profile, name, { ...spec, handler: recorded });
+  }
   for (const tool of registry.definitions(inputs.profile)) {
-    recordedRegistry.register(inputs.profile, tool.name, {
-      ...tool,
-      handler:
-        verifyTools && tool.idempotent
-          ? tool.handler
-          : (_input: unknown, context: { attempt: number; runId: string; idempotencyKey: string }) => {
-              const stepId = context.idempotencyKey.slice(runId.length + 1);
-              const result = journal.find(
-                (e): e is JournalEvent & { type: 'tool_call_complete' | 'tool_call_error' } =>
-                  e.seq >= store.written &&
-                  (e.type === 'tool_call_complete' || e.type === 'tool_call_error') &&
-                  e.data.stepId === stepId &&
-                  e.data.attempt === context.attempt,
-              );
-              if (!result) throw new Exhausted();
-              if (result.type === 'tool_call_error') throw errorFromInfo(result.data.error);
-              return result.data.output;
-            },
-    });
+    if (recordedRegistry.has(inputs.profile, tool.name)) continue;
+    recordedRegistry.register(inputs.profile, tool.name, { ...tool, handler: verifyTools && tool.idempotent ? tool.handler : recorded });
   }
   const profileUsage = async (): Promise<BudgetUsage> => {
     for (const e of journal) {

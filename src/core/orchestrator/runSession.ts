@@ -13,6 +13,8 @@ import type { HeadSigner } from '../journal/headSignature.ts';
 import type { RunSummary, Store } from '../store/store.ts';
 import type { ToolDefinition } from '../tools/tool.ts';
 import type { ToolRegistry } from '../tools/toolRegistry.ts';
+import { registerPinnedVersions } from '../tools/versions/pinnedVersions.ts';
+import type { ToolVersionSource } from '../tools/versions/toolVersionSource.ts';
 import type { RunMemory } from '../memory/runMemory.ts';
 import type { ModelProvider } from '../models/model.ts';
 import { agentTurn } from './agentTurn.ts';
@@ -41,6 +43,8 @@ export interface SessionPorts {
   store: Store;
   clock: Clock;
   registry: ToolRegistry;
+  /** The tools written at run time whose versions runs record in their inputs. */
+  toolVersions?: ToolVersionSource;
   policy: PolicyEnforcer;
   planner: Planner;
   coordinator: Coordinator;
@@ -114,11 +118,13 @@ export class RunSessions {
     const random = createSeededRandom(state.inputs.seed);
     for (let i = 0; i < state.randomDraws; i++) random.next();
     const { policy, planner, coordinator, requiresApproval } = this.#ports;
+    const runRegistry = registry.sandbox(state.inputs.profile);
+    registerPinnedVersions(runRegistry, state.inputs, this.#ports.toolVersions);
     const context: StageContext = {
       policy,
       planner,
       coordinator,
-      registry: registry.sandbox(state.inputs.profile),
+      registry: runRegistry,
       ...(requiresApproval ? { requiresApproval } : {}),
     };
     const run: ActiveRun = { state, context, random, controller: new AbortController() };

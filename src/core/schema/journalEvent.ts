@@ -65,6 +65,12 @@ export const RunInputsSchema = z.object({
   plan: z.array(PlanStepSchema).optional(),
   /** Present when a model drives the run (an agent run) instead of the lexical planner. */
   agent: AgentSettingsSchema.optional(),
+  /**
+   * The tools written at run time the run uses: tool name → content hash of the version that was
+   * active when it started. Every step, resume and replay resolves these exact versions. Absent
+   * when the profile had none (and in journals written before tool versions).
+   */
+  toolVersions: z.record(z.string(), z.string().regex(/^[0-9a-f]{64}$/)).optional(),
   /** Present in a fork: the source journal's head when it was forked, and the seq of the event the fork changed. */
   forkOf: z.object({ runId: z.string(), seq: z.number().int().min(0), hash: z.string(), at: z.number().int().min(0) }).optional(),
 });
