@@ -153,6 +153,47 @@ export { DEFAULT_HTML_LIMITS, preflightHtml, type HtmlLimits } from './tools/web
 export { splitSentences, summarizeExtractive, type ExtractiveSummary } from './tools/webTools/extractiveSummary.ts';
 export { EchoPrefixSchema, createEchoTool, type GeneratedEchoTool } from './tools/webTools/echoTool.ts';
 
+// The DOM tools (the browser agent): contract, allow-list scope, snapshots, the live-document driver
+export {
+  DomActionSchema,
+  DomReadInputSchema,
+  DomReadTextInputSchema,
+  DomRoleSchema,
+  domToolSpecs,
+  registerDomTools,
+  type DomAction,
+  type DomActionOutput,
+  type DomDriver,
+  type DomReadInput,
+  type DomReadTextInput,
+  type DomReadTextOutput,
+  type DomSnapshotOutput,
+  type DomToolsOptions,
+} from './tools/dom/domTools.ts';
+export {
+  AllowOriginsSchema,
+  AllowSelectorsSchema,
+  DomScope,
+  DomSelectorSchema,
+  checkTargetOrigin,
+  parseAllowOrigins,
+  parseAllowSelectors,
+} from './tools/dom/domScope.ts';
+export {
+  DEFAULT_SNAPSHOT_LIMITS,
+  readElementsText,
+  selectTargets,
+  selectorFor,
+  snapshotElements,
+  type DomSnapshot,
+  type DomSnapshotLimits,
+  type DomSnapshotNode,
+} from './tools/dom/domSnapshot.ts';
+export { accessibleName, roleOf } from './tools/dom/domRoles.ts';
+export { capturedValue, isSecretField } from './tools/dom/domRedaction.ts';
+export type { DomDocumentLike, DomElementLike, DomNodeLike } from './tools/dom/domNodes.ts';
+export { documentDomDriver, type DocumentDomDriverOptions, type DomPerform } from './tools/dom/documentDomDriver.ts';
+
 // The code analyzer, the patch auditor and the sandbox port
 export { AnalyzeCodeInputSchema, analyzeCode, type CodeAnalysis } from './tools/codeAnalyzer/analyzeCode.ts';
 export { CodeLanguageSchema, type CodeLanguage, type CodeParser, type CodeParserOptions, type CodeParserSource } from './tools/codeAnalyzer/parseSource.ts';

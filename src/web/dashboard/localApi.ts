@@ -3,7 +3,7 @@
 // and nothing leaves the browser.
 import { parseConfig } from '../../core/index.ts';
 import { createApp } from '../../api/app.ts';
-import { createRuntime } from '../../api/runtime.ts';
+import { createRuntime, type Runtime } from '../../api/runtime.ts';
 import { RAW_JOURNAL_SCOPE } from '../../api/security.ts';
 import { IndexedDbStore, requestPersistentStorage } from '../indexedDbStore.ts';
 import { BrowserVault } from '../secretVault.ts';
@@ -23,11 +23,41 @@ export function localVault(): Promise<BrowserVault> {
   return (vault ??= BrowserVault.open());
 }
 
+let runtimeBuilt: Runtime | undefined;
+const runtimeSetups: Array<() => void> = [];
+
+/**
+ * Add to the tab's runtime (the widget registers its page's DOM tools here): at once when it is
+ * built, else as it is built, before the runs a reload interrupted resume. Resolves once `setup`
+ * ran, or rejects with what it threw (the runtime goes on without it).
+ */
+export function extendLocalRuntime(setup: (runtime: Runtime) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const apply = (runtime: Runtime) => {
+      try {
+        setup(runtime);
+        resolve();
+      } catch (error) {
+        reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    };
+    if (runtimeBuilt) apply(runtimeBuilt);
+    else {
+      runtimeSetups.push(() => apply(runtimeBuilt!));
+      localApp().catch(reject);
+    }
+  });
+}
+
 let app: Promise<{ request: (path: string, init: RequestInit) => Response | Promise<Response> }> | undefined;
 
 /** Answer an API request inside the page. */
 export async function localFetch(path: string, init: RequestInit): Promise<Response> {
-  app ??= (async () => {
+  return (await localApp()).request(path, init);
+}
+
+function localApp(): NonNullable<typeof app> {
+  return (app ??= (async () => {
     // Ask the browser not to evict the journals under storage pressure.
     void requestPersistentStorage();
     const store = await new IndexedDbStore('cugar').open();
@@ -42,6 +72,8 @@ export async function localFetch(path: string, init: RequestInit): Promise<Respo
     };
     const models = modelEnv['CUGAR_MODEL_URL'] ? (await import('../../api/models.ts')).hostModels(modelEnv, config) : undefined;
     const runtime = await createRuntime(store, config, { secrets, ...(models ? { models } : {}) });
+    runtimeBuilt = runtime;
+    for (const setup of runtimeSetups.splice(0)) setup();
     // Runs a reload or a closed tab interrupted continue from their journals.
     for (const run of await store.listRuns({ status: 'running' })) void runtime.orchestrator.resume(run.runId).catch(() => undefined);
     // The tab drives time: approval deadlines fire while the page is open, without a request.
@@ -57,6 +89,5 @@ export async function localFetch(path: string, init: RequestInit): Promise<Respo
     }, 1000);
     // The tab's owner holds every profile and may export journals raw.
     return createApp(runtime, { tokens: { [LOCAL_TOKEN]: { profiles: '*', scopes: [RAW_JOURNAL_SCOPE] } }, rateLimit: { perSecond: 1000, burst: 1000 } });
-  })();
-  return (await app).request(path, init);
+  })());
 }

@@ -12,6 +12,10 @@
 // CLI, or here), the element shows where the run ended. It offers Approve and Reject only where
 // the embedding page says the person at it may decide (`allow-approve`), and otherwise links to
 // the inbox (`inbox`, default the server's dashboard inbox in remote mode).
+//
+// In local mode, `allow-selectors="form#signup, #search"` gives the in-page agent DOM tools on
+// this page, inside those subtrees only (`allow-origins` bounds where links and forms may go;
+// default this page's origin); each action waits for an approval. Remote runs never see the page.
 
 import type * as Api from '../../api/client.ts';
 import type { ApiClient, RunOutcome } from '../../api/client.ts';
@@ -41,7 +45,7 @@ a { color: var(--cugar-accent, #0b57d0); }
 type LocalFetch = (path: string, init: RequestInit) => Promise<Response>;
 
 export class CugarAgent extends HTMLElement {
-  static observedAttributes = ['mode', 'profile', 'api', 'token', 'label', 'allow-approve', 'inbox'];
+  static observedAttributes = ['mode', 'profile', 'api', 'token', 'label', 'allow-approve', 'inbox', 'allow-selectors', 'allow-origins'];
   #root: ShadowRoot;
   #input!: HTMLInputElement;
   #button!: HTMLButtonElement;
@@ -73,7 +77,7 @@ export class CugarAgent extends HTMLElement {
 
   attributeChangedCallback(name: string): void {
     if (name === 'label' && this.#root.querySelector('label span')) this.#root.querySelector('label span')!.textContent = this.getAttribute('label') ?? 'Goal';
-    if (name === 'mode') this.#local = undefined;
+    if (name === 'mode' || name === 'profile' || name === 'allow-selectors' || name === 'allow-origins') this.#local = undefined;
   }
 
   /**
@@ -128,6 +132,17 @@ export class CugarAgent extends HTMLElement {
     }
   }
 
+  /**
+   * The journal of run `runId` as the API this element uses (the in-page runtime or the server)
+   * exports it: redacted, hash-chained, verifiable on its own.
+   */
+  async journal(runId: string): Promise<unknown[]> {
+    const { unwrap } = await loadClient();
+    const client = await this.#client();
+    const body: unknown = await unwrap(client.v1.runs[':runId'].journal.$get({ param: { runId: encodeURIComponent(runId) }, query: {} }));
+    return (body as { events: unknown[] }).events;
+  }
+
   /** Say what the run waits for, and offer the decision (where the page allows it) or the inbox. */
   #paused(client: ApiClient, outcome: RunOutcome): void {
     const approval = outcome.pendingApproval;
@@ -177,8 +192,20 @@ export class CugarAgent extends HTMLElement {
     const { createClient } = await loadClient();
     if (this.getAttribute('mode') === 'local') {
       // The whole runtime in this page, over IndexedDB: loaded the first time it is needed.
-      this.#local ??= import('../dashboard/localApi.ts').then((m) => ({ fetch: m.localFetch, token: m.LOCAL_TOKEN }));
-      const local = await this.#local;
+      // With `allow-selectors`, the page's DOM tools load with it, bounded by that allow-list.
+      // (After the runtime's module: its API schemas must be set up before the core they share.)
+      this.#local ??= import('../dashboard/localApi.ts').then(async (m) => {
+        if (this.hasAttribute('allow-selectors')) {
+          const dom = await import('./domTools.ts');
+          const profile = this.getAttribute('profile') ?? 'demo';
+          await m.extendLocalRuntime((runtime) => dom.registerPageDomTools(runtime, this, profile));
+        }
+        return { fetch: m.localFetch, token: m.LOCAL_TOKEN };
+      });
+      const local = await this.#local.catch((error: unknown) => {
+        this.#local = undefined;
+        throw error;
+      });
       return createClient({ token: local.token, fetch: local.fetch });
     }
     return createClient({ baseUrl: this.getAttribute('api') ?? '', token: this.getAttribute('token') ?? '' });

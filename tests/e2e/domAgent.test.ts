@@ -1,0 +1,178 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type RunningServer } from '../../src/edge/nodeServer.ts';
+import { launchChromium } from './support.ts';
+
+const root = join(import.meta.dirname, '..', '..');
+const dir = mkdtempSync(join(tmpdir(), 'cugar-dom-agent-'));
+let server: RunningServer;
+let browser: Browser;
+const cwd = process.cwd();
+
+beforeAll(async () => {
+  if (!existsSync(join(root, 'dist/widget/cugar-agent.iife.js'))) throw new Error('build the widget first: npx vite build --mode widget');
+  process.chdir(root);
+  server = await startServer({ port: 0, dataDir: dir, corpusDir: join(dir, 'none'), log: () => undefined });
+  browser = await launchChromium();
+}, 60_000);
+afterAll(async () => {
+  process.chdir(cwd);
+  await browser?.close();
+  await server?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+interface JournalEvent {
+  type: string;
+  data: Record<string, unknown>;
+}
+interface SnapshotNode {
+  role: string;
+  name?: string;
+  value?: string;
+  redacted?: true;
+  checked?: boolean;
+  children?: SnapshotNode[];
+}
+
+function find(nodes: readonly SnapshotNode[], role: string, name: string): SnapshotNode | undefined {
+  for (const node of nodes) {
+    if (node.role === role && node.name === name) return node;
+    const inner = find(node.children ?? [], role, name);
+    if (inner) return inner;
+  }
+  return undefined;
+}
+
+async function openDemo(): Promise<Page> {
+  const page = await (await browser.newContext()).newPage();
+  await page.goto(`${server.url}/agent-demo.html`);
+  await page.evaluate(() => {
+    const seen: Array<{ type: string; runId?: string; status?: string; code?: string }> = [];
+    (window as unknown as { seen: typeof seen }).seen = seen;
+    for (const type of ['cugar-result', 'cugar-approval', 'cugar-error'])
+      document.addEventListener(type, (event) => {
+        const detail = (event as CustomEvent<{ runId?: string; status?: string; code?: string }>).detail;
+        seen.push({ type, ...(detail.runId ? { runId: detail.runId } : {}), ...(detail.status ? { status: detail.status } : {}) });
+      });
+  });
+  return page;
+}
+
+async function runGoal(page: Page, goal: string): Promise<void> {
+  const agent = page.locator('#agent');
+  await agent.getByLabel('Ask the agent').fill(goal);
+  await agent.getByRole('button', { name: 'Run' }).click();
+}
+
+describe('the DOM agent in <cugar-agent mode="local" allow-selectors="form#signup" allow-approve>', () => {
+  it('fills and submits the form after approvals in the element, journaling each action with before/after snapshots', { timeout: 90_000 }, async () => {
+    const page = await openDemo();
+    const agent = page.locator('#agent');
+    // A person typed a password: no snapshot may capture it.
+    await page.fill('#password', 'hunter2-secret');
+    await runGoal(
+      page,
+      'dom_fill(selector="#name", value="Ana"); dom_fill(selector="#email", value="ana@example.com"); dom_select(selector="#plan", value="team"); dom_click(selector="#terms"); dom_click(selector="button[type=submit]")',
+    );
+    const expected = ['dom_fill', 'dom_fill', 'dom_select', 'dom_click', 'dom_click'];
+    const approvals = () =>
+      page.evaluate(() => (window as unknown as { seen: Array<{ type: string }> }).seen.filter((e) => e.type === 'cugar-approval').length);
+    for (const [index, tool] of expected.entries()) {
+      // Each action pauses the run anew; the element announces each pause once.
+      await expect.poll(approvals).toBe(index + 1);
+      expect(await agent.locator('output').textContent()).toContain(`Waiting for approval of ${tool}`);
+      if (index === 0) {
+        // Nothing changes before the person approves.
+        await page.waitForTimeout(300);
+        expect(await page.inputValue('#name')).toBe('');
+      }
+      await agent.getByRole('button', { name: 'Approve' }).click();
+    }
+    await expect
+      .poll(() => page.locator('#confirmation').textContent(), { timeout: 20_000 })
+      .toBe('Thanks, Ana: ana@example.com is signed up for the team plan, terms accepted.');
+    const events = () => page.evaluate(() => (window as unknown as { seen: Array<{ type: string; runId?: string; status?: string }> }).seen);
+    await expect.poll(async () => (await events()).at(-1)?.type).toBe('cugar-result');
+    const seen = await events();
+    expect(seen.map((event) => `${event.type} ${event.status}`)).toEqual([...expected.map(() => 'cugar-approval paused'), 'cugar-result completed']);
+    const runId = seen.at(-1)!.runId!;
+
+    // The journal, exported through the element's own API (the in-page runtime).
+    const journal = (await agent.evaluate(
+      (element, id) => (element as unknown as { journal(runId: string): Promise<unknown[]> }).journal(id),
+      runId,
+    )) as JournalEvent[];
+    const outputs = journal.filter((event) => event.type === 'tool_call_complete').map((event) => event.data['output'] as Record<string, unknown>);
+    expect(outputs.map((output) => `${output['action']} ${output['selector']}`)).toEqual([
+      'fill #name',
+      'fill #email',
+      'select #plan',
+      'click #terms',
+      'click button[type=submit]',
+    ]);
+    const [fillName, , select, check, submit] = outputs as Array<{
+      before: { nodes: SnapshotNode[] };
+      after: { nodes: SnapshotNode[] };
+      url: string;
+      target: unknown;
+    }>;
+    expect(fillName!.url).toBe(`${server.url}/agent-demo.html`);
+    expect(fillName!.target).toEqual({ role: 'textbox', name: 'Name', selector: '#name' });
+    expect(find(fillName!.before.nodes, 'textbox', 'Name')?.value).toBe('');
+    expect(find(fillName!.after.nodes, 'textbox', 'Name')?.value).toBe('Ana');
+    expect(find(select!.before.nodes, 'combobox', 'Plan')?.value).toBe('free');
+    expect(find(select!.after.nodes, 'combobox', 'Plan')?.value).toBe('team');
+    expect(find(check!.before.nodes, 'checkbox', 'I accept the terms')?.checked).toBe(false);
+    expect(find(check!.after.nodes, 'checkbox', 'I accept the terms')?.checked).toBe(true);
+    expect(find(submit!.before.nodes, 'status', '')).toBeUndefined();
+    expect(JSON.stringify(submit!.after.nodes)).toContain('Thanks, Ana: ana@example.com is signed up for the team plan');
+    // The password field is in every snapshot, redacted; its value is nowhere in the journal.
+    expect(find(fillName!.before.nodes, 'textbox', 'Password')).toEqual(expect.objectContaining({ redacted: true }));
+    expect(find(fillName!.before.nodes, 'textbox', 'Password')?.value).toBeUndefined();
+    expect(JSON.stringify(journal)).not.toContain('hunter2-secret');
+    // Only the allowed subtree is snapshotted: the section outside the form and the agent's own UI are absent.
+    expect(JSON.stringify(journal)).not.toContain('the agent may not read this');
+    expect(JSON.stringify(outputs)).not.toContain('Ask the agent');
+  });
+
+  it('refuses parts of the page outside the allow-list, the element itself and its shadow DOM', { timeout: 90_000 }, async () => {
+    const page = await openDemo();
+    const agent = page.locator('#agent');
+    const attempt = async (goal: string) => {
+      await runGoal(page, goal);
+      await expect.poll(() => agent.locator('output').getAttribute('class')).toBe('failed');
+      const text = (await agent.locator('output').textContent()) ?? '';
+      await agent.getByLabel('Ask the agent').fill('');
+      return text;
+    };
+    // Reads need no approval: the refusal comes at once.
+    expect(await attempt('dom_read_text(selector="#secret-note")')).toMatch(/outside what this page allows/);
+    expect(await attempt('dom_snapshot(selector="cugar-agent")')).toMatch(/outside what this page allows/);
+    // The element's shadow DOM is out of any selector's reach.
+    expect(await attempt('dom_read_text(selector="input[part=input]")')).toMatch(/no element matches/);
+    // A password field takes no typing from the agent (its inputs would be journaled).
+    await runGoal(page, 'dom_fill(selector="#password", value="typed-by-agent")');
+    await expect.poll(() => agent.locator('output').textContent()).toContain('Waiting for approval of dom_fill');
+    await agent.getByRole('button', { name: 'Approve' }).click();
+    await expect.poll(() => agent.locator('output').getAttribute('class')).toBe('failed');
+    expect(await agent.locator('output').textContent()).toMatch(/secret field/);
+    expect(await page.inputValue('#password')).toBe('');
+    // An action on the element itself is refused after its approval too, and the page is unchanged.
+    await agent.getByLabel('Ask the agent').fill('');
+    await runGoal(page, 'dom_click(selector="#agent")');
+    await expect.poll(() => agent.locator('output').textContent()).toContain('Waiting for approval of dom_click');
+    await agent.getByRole('button', { name: 'Approve' }).click();
+    await expect.poll(() => agent.locator('output').getAttribute('class')).toBe('failed');
+    expect(await agent.locator('output').textContent()).toMatch(/outside what this page allows/);
+    // Inside the allow-list, a read works and sees only the form.
+    await agent.getByLabel('Ask the agent').fill('');
+    await runGoal(page, 'dom_read_text(selector="#signup")');
+    await expect.poll(() => agent.locator('output').getAttribute('class')).toBe('');
+    await expect.poll(() => agent.locator('output').textContent()).toContain('I accept the terms');
+    expect(await agent.locator('output').textContent()).not.toContain('may not read this');
+  });
+});
