@@ -16,7 +16,7 @@ import {
 } from '../core/index.ts';
 
 /** Statuses the API answers errors with. */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 500 | 503 | 504;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 500 | 501 | 503 | 504;
 
 /** A typed HTTP failure in the API's error shape, for decisions only the HTTP layer makes (auth, limits, idempotency). */
 export class HttpError extends CugarError {

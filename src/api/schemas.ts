@@ -334,7 +334,7 @@ export const ReplaySchema = z
 
 // ---- response helpers for route definitions
 
-const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: ErrorSchema } } });
+export const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: ErrorSchema } } });
 
 /** The error responses every authenticated route may give. */
 export const errorResponses = {

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { ConflictError, SystemError, canonicalJson } from '../core/index.ts';
+import { ConflictError, NotFoundError, SystemError, canonicalJson } from '../core/index.ts';
 import {
   GroupCommit,
   HeadCache,
@@ -261,6 +261,34 @@ export class SqliteStore implements HostStore {
     }
     this.#log.commit();
     return { pruned, more: candidates.length > limit && pruned.length > 0 };
+  }
+
+  /**
+   * Delete one finished run's journal on request, as retention does (a signed `pruned` entry in
+   * the log of heads at its final head): an audit shows it deleted on purpose, and an export of it
+   * made before still verifies against that head. A running or paused run is a `ConflictError`
+   * (`run_not_finished`); an unknown one a `NotFoundError` (`unknown_run`).
+   */
+  pruneRun(runId: string): HeadLogEntry {
+    const row = this.#db.prepare<[string], { summary: string }>('SELECT summary FROM runs WHERE run_id = ?').get(runId);
+    if (!row) throw new NotFoundError(`no run ${runId}`, { code: 'unknown_run' });
+    const run = parseRow<RunSummary>(row.summary, `run ${runId}`);
+    if (!FINISHED.has(run.status)) throw new ConflictError(`run ${runId} is ${run.status}: only a finished run can be deleted`, { code: 'run_not_finished' });
+    let entry: HeadLogEntry | undefined;
+    try {
+      this.#db.transaction(() => {
+        const log = this.#log.open();
+        entry = this.#log.writePruned(run, log);
+        for (const statement of [this.#statements.deleteEvents, this.#statements.deleteApprovals, this.#statements.deleteRun]) statement.run(runId);
+        this.#heads.forget(runId);
+        this.#log.seal(log);
+      })();
+    } catch (error) {
+      this.#log.forget();
+      throw new SystemError(`deleting run ${runId} failed`, { code: 'prune_failed', cause: error });
+    }
+    this.#log.commit();
+    return entry!;
   }
 
   readHeadLog(): Promise<HeadLog> {

@@ -82,6 +82,18 @@ describe('the run page', () => {
     await page.context().close();
   });
 
+  it('deletes a finished run after saying what that means for the audit', { timeout: 60_000 }, async () => {
+    const run = await start('add 40 and 2');
+    const page = await open(run.runId);
+    await page.getByText('Delete this run').click();
+    expect(await page.locator('details.housekeeping').textContent()).toContain('signed log of heads keeps');
+    await page.getByRole('button', { name: /^Delete the run.s journal$/ }).click();
+    await page.getByRole('heading', { name: 'Runs' }).waitFor();
+    const response = await fetch(`${server.url}/v1/runs/${run.runId}`, { headers: { authorization: `Bearer ${server.localToken}` } });
+    expect(response.status).toBe(404);
+    await page.context().close();
+  });
+
   it('draws a paused run’s pending approval as a span and counts it', { timeout: 60_000 }, async () => {
     const run = await start('send_message(to="ops", text="deploy finished")');
     expect(run.status).toBe('paused');

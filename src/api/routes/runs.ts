@@ -18,6 +18,7 @@ import {
   RunParam,
   RunSummarySchema,
   TraceRecordSchema,
+  errorResponse,
   errorResponses,
   idempotencyMismatch,
   jsonBody,
@@ -238,6 +239,30 @@ export function runRoutes(runtime: Runtime, starter: RunStarter, { maxWaitSecond
         const { runId } = c.req.valid('param');
         await loadRun(runtime, c, runId);
         return c.json(outcomeBody(await runtime.orchestrator.getRun(runId)), 200);
+      },
+    )
+    .openapi(
+      createRoute({
+        method: 'delete',
+        path: '/v1/runs/{runId}',
+        request: { params: RunParam },
+        responses: {
+          200: jsonResponse(
+            z.object({ runId: z.string(), head: z.object({ seq: z.number().int(), hash: z.string() }) }),
+            "The run's journal is deleted; the signed log of heads keeps its final head (a pruned entry), so audits show it deleted on purpose and an export made before still verifies against it",
+          ),
+          ...errorResponses,
+          501: errorResponse('This host keeps every journal (only the Node host deletes runs)'),
+        },
+      }),
+      async (c) => {
+        const { runId } = c.req.valid('param');
+        await loadRun(runtime, c, runId);
+        const store = runtime.store as { pruneRun?: (runId: string) => { seq: number; hash: string } };
+        if (typeof store.pruneRun !== 'function')
+          throw new HttpError(501, 'unsupported_host', 'this host keeps every journal: deleting a run is offered by the Node host');
+        const entry = store.pruneRun(runId);
+        return c.json({ runId, head: { seq: entry.seq, hash: entry.hash } }, 200);
       },
     )
     .openapi(

@@ -5,7 +5,7 @@ import { updateRunStatus } from './history.ts';
 import { ApprovalCard } from './Approvals.tsx';
 import { BudgetMeters, ProfileBudget } from './Budget.tsx';
 import type { TraceRecord } from '../../core/index.ts';
-import { FeedbackBox } from './RunFeedback.tsx';
+import { DeleteRun, FeedbackBox } from './RunFeedback.tsx';
 import { RunPlan } from './RunPlan.tsx';
 import { TraceView, type ForkRequest } from './TraceView.tsx';
 
@@ -181,6 +181,7 @@ export function RunDetail({ token, runId }: { token: string; runId: string }) {
       <pre className="outputs">{JSON.stringify(outcome.outputs, null, 2)}</pre>
       <h2>Feedback</h2>
       <FeedbackBox token={token} runId={outcome.runId} label="Feedback on this run" />
+      {TERMINAL.has(outcome.status) ? <DeleteRun token={token} runId={outcome.runId} /> : null}
       <h2>Timeline</h2>
       {/* The client types the rows as JSON (hono's JSONValue for recorded metadata); they are the core's trace records. */}
       {trace.data ? (

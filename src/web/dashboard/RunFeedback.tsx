@@ -52,3 +52,36 @@ export function FeedbackBox({ token, runId, seq, label }: { token: string; runId
     </form>
   );
 }
+
+/**
+ * Housekeeping: delete a finished run's journal, saying first what that means for the audit
+ * (the Node host keeps the run's final head in its signed log of heads; other hosts keep every journal).
+ */
+export function DeleteRun({ token, runId }: { token: string; runId: string }) {
+  const client = useQueryClient();
+  const remove = useMutation({
+    mutationFn: () => unwrap(apiClient(token).v1.runs[':runId'].$delete({ param: { runId: encodeURIComponent(runId) } })),
+    onSuccess: () => {
+      void client.invalidateQueries({ queryKey: ['runs'] });
+      location.hash = '#/runs';
+    },
+  });
+  return (
+    <details className="housekeeping">
+      <summary>Delete this run</summary>
+      <p>
+        Deleting removes the run&apos;s journal from this host for good: its events, inputs and outputs. The signed log of heads keeps the run&apos;s id and
+        final hash, so an audit shows it as deleted on purpose (not tampered with), and a copy exported before still verifies against that head. Spending stays
+        counted in the profile&apos;s budget.
+      </p>
+      <button type="button" className="danger" disabled={remove.isPending} onClick={() => remove.mutate()}>
+        Delete the run&apos;s journal
+      </button>
+      {remove.error ? (
+        <p role="alert" className="bad">
+          {(remove.error as Error).message}
+        </p>
+      ) : null}
+    </details>
+  );
+}
