@@ -28,7 +28,7 @@ export interface PlannerOptions {
   ids: Ids;
   /** Default most steps (clamped to 1..50). Default 10. */
   maxSteps?: number;
-  /** Least relevance (0..1: the share of the request's informative words a tool matches, saturated) for a tool to be chosen. Default 0.12. */
+  /** Least relevance (0..1: the share of the request's informative words a tool matches) for a tool to be chosen. Default 0.12. */
   minSimilarity?: number;
   /** Where relative dates ("tomorrow") are read from when a request carries no `now`. Absent, such dates are left out. */
   clock?: Clock;

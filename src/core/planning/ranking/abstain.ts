@@ -5,7 +5,7 @@
  * (asks for approval, or is not safe to repeat) needs more of each.
  */
 import type { PlanRefusalCode } from '../../schema/plan.ts';
-import { SATURATION, type Query, type ToolScore } from './bm25f.ts';
+import type { Query, ToolScore } from './bm25f.ts';
 import type { ToolIndex } from './toolIndex.ts';
 
 /** Thresholds of the decision; the defaults were set on the development half of the labelled set. */
@@ -27,10 +27,10 @@ export interface EvidenceThresholds {
 export const DEFAULT_THRESHOLDS: Readonly<EvidenceThresholds> = Object.freeze({
   minEvidence: 2,
   minEvidenceSideEffects: 4,
-  minCoverage: 0.1,
-  minCoverageSideEffects: 0.2,
-  minMargin: 0.05,
-  strongEvidence: 6,
+  minCoverage: 0,
+  minCoverageSideEffects: 0,
+  minMargin: 0.2,
+  strongEvidence: 4,
 });
 
 /** What a tool with side effects keeps of its score; a question keeps less of it. */
@@ -42,7 +42,7 @@ const BAND = 0.95;
 /** A tool ranked for a clause, with what its choice rests on. */
 export interface RankedTool {
   position: number;
-  /** Relevance in [0, 1]: the score over the most the clause's intent words could score. */
+  /** Relevance in [0, 1]: the share of the clause's intent weight the tool matched. */
   similarity: number;
   /** Relevance weighed with cheapness and speed by the planning preferences. */
   preference: number;
@@ -105,12 +105,14 @@ export function decide(
       const { tool, sideEffects } = tools[raw.position]!;
       // A tool that changes the world needs more evidence, the more so when the clause only asks a question.
       const score = sideEffects ? { ...raw, score: raw.score * SIDE_EFFECT_FACTOR * (query.question ? QUESTION_FACTOR : 1) } : raw;
-      const similarity = intent > 0 ? round(Math.min(1, score.score / (SATURATION * intent))) : 0;
+      const coverage = intent > 0 ? Math.min(1, score.matchedWeight / intent) : 0;
+      // Relevance is the share of the clause's informative words the tool matched.
+      const similarity = round(coverage);
       const preference = round(
         (weights.similarityWeight * similarity + weights.costWeight * (1 - tool.cost / maxCost) + weights.latencyWeight * (1 - tool.latency / maxLatency)) /
           weightSum,
       );
-      return { position: score.position, similarity, preference, score, coverage: intent > 0 ? Math.min(1, score.matchedWeight / intent) : 0 };
+      return { position: score.position, similarity, preference, score, coverage };
     });
   const byRelevance = ranked.sort((a, b) => b.score.score - a.score.score || a.position - b.position);
   const top = byRelevance[0];

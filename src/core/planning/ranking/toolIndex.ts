@@ -124,10 +124,24 @@ export function indexTool(tool: ToolDefinition): IndexedTool {
     words: [...words],
     terms,
     nameWords: texts.name[0]!.split(' '),
-    sideEffects: tool.requiresApproval || !tool.idempotent,
+    sideEffects: tool.requiresApproval || (!tool.idempotent && changesWorld(texts.name[0]!.split(' '), tool.description)),
   };
   indexed.set(tool, entry);
   return entry;
+}
+
+/** Verbs of calls that change something: sending, writing, paying, deleting, booking… */
+const WORLD_CHANGING =
+  /^(send|post|publish|delete|remove|erase|create|add|insert|book|reserve|buy|purchase|order|pay|transfer|cancel|update|edit|modify|set|write|save|store|remember|share|move|rename|upload|apply|lock|unlock|start|stop|turn|switch|log|record|schedule|invite|submit|approve|reject|refund|return|archive|empty|clear|reset|install|uninstall|deploy|restart|shutdown|kill|notify|email|text|call|dial|reply|forward|mark|assign|close|open|enable|disable|subscribe|unsubscribe|follow|unfollow|like|rate|review|charge|withdraw|deposit)$/;
+
+/**
+ * Whether a tool that did not declare itself idempotent changes the world, by its name and the
+ * first word of its description ("Send …", "Delete …"); a tool that only reads ("Search …",
+ * "Current weather …") needs no more evidence than any other.
+ */
+function changesWorld(nameWords: readonly string[], description: string): boolean {
+  const first = fold(/^[\p{L}]+/u.exec(description.trim())?.[0] ?? '');
+  return [...nameWords, first].some((word) => WORLD_CHANGING.test(word));
 }
 
 /** An inverted index over a list of tools. */
