@@ -66,6 +66,18 @@ describe('the run page', () => {
     expect(results.violations.map((v) => `${v.id} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
     await page.screenshot({ path: join(shots, 'run-page.png'), fullPage: true });
 
+    // The span tree: the steps inside the stage they ran in, selectable like the waterfall's rows.
+    await page.getByRole('combobox', { name: /^View/ }).selectOption('tree');
+    const execute = page.getByRole('list', { name: 'Span tree' }).locator('li', { has: page.getByRole('button', { name: /^stage execute/ }) });
+    expect(await execute.getByRole('button').allTextContents()).toEqual(
+      expect.arrayContaining([expect.stringMatching(/stage execute/), expect.stringMatching(/step-0 add #1/), expect.stringMatching(/step-1 multiply #1/)]),
+    );
+    await execute.getByRole('button', { name: /step-1 multiply #1/ }).click();
+    await expect.poll(() => page.getByRole('region', { name: 'Span detail' }).textContent()).toContain('"b": 4');
+    const tree = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+    expect(tree.violations.map((v) => `${v.id} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+    await page.getByRole('combobox', { name: /^View/ }).selectOption('waterfall');
+
     // Feedback on the run and on one span; the runs list filters by it.
     const onRun = page.getByRole('form', { name: 'Feedback on this run' });
     await onRun.getByLabel('Comment (optional)').fill('right answer');

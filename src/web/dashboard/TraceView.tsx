@@ -1,7 +1,8 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useMemo, useRef, useState, type ReactNode } from 'react';
 import { duration } from './format.ts';
-import { spansOf, type Span, type SpanKind, type TraceRow } from './spans.ts';
+import { SpanTree, TREE_LIMIT } from './SpanTree.tsx';
+import { spanTree, spansOf, type Span, type SpanKind, type TraceRow } from './spans.ts';
 
 export { spansOf, type Span, type SpanKind, type TraceRow } from './spans.ts';
 export { duration } from './format.ts';
@@ -161,7 +162,9 @@ export function SpanTimeline({
   spanExtra?: ((span: Span) => ReactNode) | undefined;
 }) {
   const [filter, setFilter] = useState<'all' | SpanKind>('all');
+  const [view, setView] = useState<'waterfall' | 'tree'>('waterfall');
   const [selected, setSelected] = useState<Span | null>(null);
+  const tree = useMemo(() => (view === 'tree' && spans.length <= TREE_LIMIT ? spanTree(spans) : []), [view, spans]);
   const shown = useMemo(() => (filter === 'all' ? spans : spans.filter((span) => span.kind === filter)), [spans, filter]);
   const bounds = useMemo(() => {
     let t0 = Infinity;
@@ -215,13 +218,27 @@ export function SpanTimeline({
             ))}
           </select>
         </label>
+        <label>
+          View{' '}
+          <select value={view} onChange={(e) => setView(e.target.value as 'waterfall' | 'tree')}>
+            <option value="waterfall">waterfall</option>
+            <option value="tree" disabled={spans.length > TREE_LIMIT}>
+              span tree
+            </option>
+          </select>
+        </label>
         <span className="legend" aria-hidden="true">
           <i className="bar stage" /> stage <i className="bar tool" /> tool <i className="bar model" /> model <i className="bar error" /> error{' '}
           <i className="bar approval" /> approval <i className="bar budget" /> budget <i className="bar resume" /> resumed
         </span>
       </div>
       <div className="trace-body">
-        <div ref={scroller} className="trace-scroller" role="region" aria-label="Timeline" tabIndex={0}>
+        {view === 'tree' ? (
+          <div className="trace-scroller" role="region" aria-label="Span tree view" tabIndex={0}>
+            <SpanTree tree={tree} selected={selected} onSelect={(span) => setSelected(selected === span ? null : span)} />
+          </div>
+        ) : null}
+        <div ref={scroller} className="trace-scroller" role="region" aria-label="Timeline" tabIndex={0} hidden={view === 'tree'}>
           <ol className="waterfall" style={{ height: virtualizer.getTotalSize() }}>
             {virtualizer.getVirtualItems().map((item) => {
               const span = shown[item.index]!;

@@ -174,3 +174,28 @@ export function spansOf(records: readonly TraceRow[]): Span[] {
   }
   return spans;
 }
+
+/** A span with the spans that happened inside it: a stage holds the tool and model calls, approvals and budget events of its time. */
+export interface SpanNode {
+  span: Span;
+  children: SpanNode[];
+}
+
+/**
+ * The spans as a tree: each stage holds what began while it was the current stage (by journal
+ * order, so equal timestamps stay right); spans before the first stage stand alone. One pass.
+ */
+export function spanTree(spans: readonly Span[]): SpanNode[] {
+  const roots: SpanNode[] = [];
+  const stages = spans.filter((span) => span.kind === 'stage').sort((a, b) => a.seqs[0]! - b.seqs[0]!);
+  const nodes = new Map(stages.map((stage) => [stage, { span: stage, children: [] as SpanNode[] }]));
+  for (const stage of stages) roots.push(nodes.get(stage)!);
+  const others = spans.filter((span) => span.kind !== 'stage').sort((a, b) => a.seqs[0]! - b.seqs[0]!);
+  let current = -1;
+  for (const span of others) {
+    while (current + 1 < stages.length && stages[current + 1]!.seqs[0]! <= span.seqs[0]!) current++;
+    if (current < 0) roots.push({ span, children: [] });
+    else nodes.get(stages[current]!)!.children.push({ span, children: [] });
+  }
+  return roots.sort((a, b) => a.span.seqs[0]! - b.span.seqs[0]!);
+}
