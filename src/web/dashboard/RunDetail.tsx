@@ -164,11 +164,6 @@ export function RunDetail({ token, runId }: { token: string; runId: string }) {
       {outcome.pendingApproval ? <ApprovalCard token={token} approval={outcome.pendingApproval} /> : null}
       {/* The client types the rows as JSON (hono's JSONValue for recorded metadata); they are the core's trace records. */}
       <RunPlan goal={outcome.goal} records={(trace.data?.records ?? []) as readonly TraceRecord[]} />
-      <h2>Budget</h2>
-      <div className="side-by-side">
-        <BudgetMeters title="This run" usage={outcome.usage} budget={outcome.budget?.run} />
-        <ProfileBudget token={token} profile={outcome.profile} />
-      </div>
       {streaming ? (
         <>
           <h2>The model is answering</h2>
@@ -179,6 +174,11 @@ export function RunDetail({ token, runId }: { token: string; runId: string }) {
       ) : null}
       <h2>Outputs</h2>
       <pre className="outputs">{JSON.stringify(outcome.outputs, null, 2)}</pre>
+      <h2>Budget</h2>
+      <div className="side-by-side">
+        <BudgetMeters title="This run" usage={outcome.usage} budget={outcome.budget?.run} />
+        <ProfileBudget token={token} profile={outcome.profile} />
+      </div>
       <h2>Feedback</h2>
       <FeedbackBox token={token} runId={outcome.runId} label="Feedback on this run" />
       {TERMINAL.has(outcome.status) ? <DeleteRun token={token} runId={outcome.runId} /> : null}
