@@ -107,7 +107,7 @@ describe('tools written at run time', () => {
     expect(runtime.toolVersions?.active('demo')).toEqual({});
     expect((await call('POST', `${BASE}/${v1}/activate`)).body.error?.code).toBe('approval_required');
     const approved = await call('POST', `${BASE}/${v1}/approve`);
-    expect(approved).toMatchObject({ status: 200, body: { status: 'active', approvedBy: expect.stringMatching(/^token:/) } });
+    expect(approved).toMatchObject({ status: 200, body: { status: 'active', approvedBy: expect.stringMatching(/^principal:[0-9a-f]{16}$/) } });
     expect((await call('POST', `${BASE}/${v1}/approve`)).status).toBe(409);
 
     const first = await run('one two three');

@@ -65,7 +65,8 @@ const profileGate: MiddlewareHandler<ApiEnv> = async (c, next) => {
   requireProfile(c, c.req.param('profile') ?? '');
   await next();
 };
-const who = (c: Context) => `token:${principalOf(c).id}`;
+// The principal's id (a hash of its token, not the token): `token:` values are redacted on every channel, this one is meant to be read.
+const who = (c: Context) => `principal:${principalOf(c).id}`;
 
 /**
  * Tools written at run time: propose a version (audited; 202 with a pending approval, or 422 with

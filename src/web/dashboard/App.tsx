@@ -32,6 +32,7 @@ const Secrets = lazy(() => import('./Secrets.tsx'));
 // Local mode only: the model this tab's agent runs call.
 const ModelSettings = lazy(() => import('./ModelSettings.tsx'));
 const Compare = lazy(() => import('./Compare.tsx').then((m) => ({ default: m.Compare })));
+const ToolEditor = lazy(() => import('./ToolEditor.tsx').then((m) => ({ default: m.ToolEditor })));
 
 /** The dashboard's pages; any other route shows "Page not found". */
 const PAGES: ReadonlySet<string> = new Set(['runs', 'compare', 'playground', 'approvals', 'memory', 'tools', 'audit', 'secrets', 'model']);
@@ -200,7 +201,8 @@ export function App() {
           {page === 'playground' ? <Playground token={token} profile={profile} /> : null}
           {page === 'approvals' ? <Approvals token={token} /> : null}
           {page === 'memory' ? <Memory token={token} profile={profile} /> : null}
-          {page === 'tools' ? <Tools token={token} profile={profile} /> : null}
+          {page === 'tools' && id !== 'edit' ? <Tools token={token} profile={profile} /> : null}
+          {page === 'tools' && id === 'edit' ? <ToolEditor token={token} profile={profile} initialName={route[2]} /> : null}
           {page === 'audit' ? <Audit token={token} /> : null}
           {page === 'compare' ? <Compare token={token} /> : null}
           {page === 'secrets' && mode === 'local' ? <Secrets /> : null}

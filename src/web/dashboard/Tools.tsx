@@ -102,6 +102,7 @@ export function Tools({ token, profile }: { token: string; profile: string }) {
   return (
     <section aria-labelledby="tools-title">
       <h1 id="tools-title">Tools of {profile}</h1>
+      <a href="#/tools/edit">Write a tool (editor, approvals and versions)</a>
       {tools.error ? (
         <p role="alert" className="bad">
           {(tools.error as Error).message}
