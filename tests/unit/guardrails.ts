@@ -107,8 +107,12 @@ export function checkSource(file: string, text: string, isCore: boolean): Guardr
       if (HOST_FOLDERS.test(resolved) || !resolved.startsWith('src/core/')) add(node, 'core-import', `imports ${specifier} from outside src/core`);
       for (const rule of CORE_FOLDER_RULES)
         if (rule.from.test(file) && rule.forbidden.test(resolved)) add(node, 'core-folder', `imports ${specifier}: ${rule.detail}`);
-    } else if (!/^(?:zod|@noble\/hashes|@noble\/curves|ipaddr\.js|yaml)(?:\/|$)/.test(specifier)) {
-      add(node, 'core-import', `imports package ${specifier}; the core depends on zod, @noble/hashes, @noble/curves, ipaddr.js and yaml only`);
+    } else if (!/^(?:zod|@noble\/hashes|@noble\/curves|ipaddr\.js|yaml|@orama\/stemmers|chrono-node)(?:\/|$)/.test(specifier)) {
+      add(
+        node,
+        'core-import',
+        `imports package ${specifier}; the core depends on zod, @noble/hashes, @noble/curves, ipaddr.js, yaml, @orama/stemmers and chrono-node only`,
+      );
     }
   };
   // Code that was not shipped with CUGAr reaches a realm only through the sandbox's loaders.
