@@ -236,6 +236,11 @@ function fillArrays(
   }
 }
 
+/** Words after which free text begins, and words passed over before it. */
+const TEXT_CONNECTORS = /^(to|that|saying|about|de|d|di|an|que|dass|che|per|pour|para)$/;
+const TEXT_SKIP =
+  /^(a|an|the|me|us|him|her|them|it|my|our|your|please|on|at|in|for|of|by|with|and|moi|mi|mich|mir|nous|le|la|les|el|los|las|un|una|une|um|uma|o|os|der|die|das|den|dem|ein|eine|il|lo|gli|alle|am|um|au|do|da|ao|im|à|às|alle)$/;
+
 const STRONG: Readonly<Partial<Record<Role, RegExp>>> = {
   text: /^(saying|says|say|reading|disant|diciendo|dizendo|dicendo|sagt)$/,
   title: /./,
@@ -340,17 +345,26 @@ function fillStrings(
   const text = roleOf(target) === 'text';
   let begin: number;
   if (text) {
-    // Free text starts after the last word that chose the tool ("echo hello world", "remember that …").
-    let after = 0;
-    tokens.forEach((token, i) => {
-      if (context.toolWords.has(token.word) && i < tokens.length - 1) after = i + 1;
-    });
-    while (after < tokens.length && /^(that|to|about|saying|of|for|in|que|dass|che)$/.test(tokens[after]!.word)) after++;
-    if (after >= tokens.length || tokenTaken(after)) return;
+    // Free text starts past the words that ask for the tool, the function words and the values
+    // around them, and right after a connector ("remind me to call mom", "rappelle-moi de payer").
+    let after = -1;
+    for (let i = 0; i < tokens.length; i++) {
+      const word = tokens[i]!.word;
+      if (TEXT_CONNECTORS.test(word)) {
+        after = i + 1;
+        break;
+      }
+      if (tokenTaken(i) || context.toolWords.has(word) || TEXT_SKIP.test(word)) continue;
+      after = i;
+      break;
+    }
+    while (after >= 0 && after < tokens.length && (tokenTaken(after) || TEXT_CONNECTORS.test(tokens[after]!.word))) after++;
+    if (after < 0 || after >= tokens.length) return;
     begin = after;
     // "the README", "this file": a short phrase that points at something else is not the text itself.
     const phrase = tokens.slice(begin).filter((_, k) => !tokenTaken(begin + k));
-    if (/^(the|this|that|my|our|these|those|ce|cette|le|la|el|der|die|das|mon|ma|mi|mein|meine)$/.test(tokens[begin]!.word) && phrase.length <= 3) return;
+    const pointer = /^(the|this|that|my|our|these|those|ce|cette|le|la|el|der|die|das|mon|ma|mi|mein|meine)$/;
+    if ((pointer.test(tokens[begin]!.word) || pointer.test(tokens[begin - 1]?.word ?? '')) && phrase.length <= 3) return;
   } else {
     const firstContent = rest.findIndex((i) => !isStopWord(tokens[i]!.word, context.language));
     if (firstContent < 0) return;
@@ -367,7 +381,7 @@ function fillStrings(
     if (capitals && !/^[\p{Lu}\p{N}]/u.test(clause.slice(tokens[i]!.start))) break;
     end = i;
   }
-  while (!text && end > begin && isStopWord(tokens[end]!.word, context.language)) end--;
+  while (end > begin && isStopWord(tokens[end]!.word, context.language)) end--;
   const span = { start: tokens[begin]!.start, end: tokens[end]!.end };
   set(target, from(span, clause.slice(span.start, span.end), 'the rest of the request, past the words that chose the tool'));
 }

@@ -135,6 +135,7 @@ export function phraseAfter(
   let first = from + 1;
   // Skip determiners and possessives right after the introducer ("to my mom", "in the Alps").
   while (
+    role !== 'text' &&
     first < tokens.length &&
     /^(the|a|an|my|our|your|his|her|their|le|la|les|el|los|las|der|die|das|o|os|il|mon|ma|mes|mi|mis|meu|minha|mein|meine)$/.test(tokens[first]!.word)
   )
