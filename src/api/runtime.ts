@@ -26,7 +26,6 @@ import {
   type Secrets,
   type VectorBackend,
 } from '../core/index.ts';
-import { babelParser } from './codeParser.ts';
 
 import { ToolVersions, type CodeParserSource as ToolCodeParser, type Sandbox, type SandboxLimits } from '../core/index.ts';
 import type { HostModels } from './models.ts';
@@ -64,8 +63,12 @@ export interface Runtime {
 /** Options of {@link createRuntime}. */
 export interface RuntimeOptions {
   clock?: Clock;
-  /** The parser of the code tools (`code_analyzer`); default @babel/parser, loaded on first use; `false` leaves them out. */
-  codeParser?: CodeParserSource | false;
+  /**
+   * The parser of the code tools (`code_analyzer`; hosts pass `babelParser` of ./codeParser.ts,
+   * loaded on first use); absent, the host has no code tools (the widget's single file leaves the
+   * parser out).
+   */
+  codeParser?: CodeParserSource;
   /** Tools to serve instead of the built-in and memory tools. */
   registry?: ToolRegistry;
   /** Shared ceilings per profile. */
@@ -104,7 +107,7 @@ export async function createRuntime(store: HostStore, config: Config, options: R
   if (!options.registry) {
     registerBuiltinTools(registry, config.defaultProfile);
     registerMemoryTools(registry, { memory, retriever }, config.defaultProfile);
-    if (options.codeParser !== false) registerCodeTools(registry, options.codeParser ?? babelParser, config.defaultProfile);
+    if (options.codeParser) registerCodeTools(registry, options.codeParser, config.defaultProfile);
   }
   const planner = new Planner({ ids, clock, maxSteps: config.plannerMaxSteps, minSimilarity: config.plannerMinSimilarity });
   const toolVersions = options.toolVersions ? new ToolVersions({ memory, registry, clock, ...options.toolVersions }) : undefined;

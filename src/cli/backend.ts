@@ -26,6 +26,7 @@ import {
   type RunOutcome,
   type ToolInfo,
 } from '../api/client.ts';
+import { babelParser } from '../api/codeParser.ts';
 import { hostModels } from '../api/models.ts';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../api/runtime.ts';
 import { mcpPolicyEnforcer, mcpSettingsFromEnv, registerKeptMcpServers } from '../mcp/hostSetup.ts';
@@ -73,6 +74,7 @@ export async function localBackend(
   // With CUGAR_MODEL_URL and CUGAR_MODEL (or --model), local runs are agent runs, as on a server.
   const models = hostModels({ ...process.env }, config);
   const runtime = await createRuntime(store, config, {
+    codeParser: babelParser,
     secrets,
     signer,
     ...(models ? { models } : {}),

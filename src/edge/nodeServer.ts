@@ -23,6 +23,7 @@ import {
 } from '../core/index.ts';
 import { createHeadSigner } from '../core/signing.ts';
 import { createApp } from '../api/app.ts';
+import { babelParser } from '../api/codeParser.ts';
 import { otlpSettingsFromEnv, type OtlpSettingsInput } from '../api/otlpExport.ts';
 import { hostModels } from '../api/models.ts';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../api/runtime.ts';
@@ -212,6 +213,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const secrets = options.secrets ?? envSecrets(process.env);
   const runtime = await createRuntime(store, config, {
     signer,
+    codeParser: babelParser,
     policy: mcpPolicyEnforcer(mcp.allow),
     ...(models ? { models } : {}),
     secrets,

@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { envSecrets, fetchTransport, parseConfig, redactText, registerSecretValues, webSettingsFromEnv } from '../core/index.ts';
 import { createHeadSigner } from '../core/signing.ts';
 import { createApp } from '../api/app.ts';
+import { babelParser } from '../api/codeParser.ts';
 import { parseApprovalPolicy } from '../api/approvalSettings.ts';
 import { hostModels } from '../api/models.ts';
 import { otlpSettingsFromEnv } from '../api/otlpExport.ts';
@@ -92,6 +93,7 @@ export function workerRuntime(env: Env): Promise<Runtime> {
     const mcp = mcpSettingsFromEnv({ CUGAR_MCP_SERVERS: env.CUGAR_MCP_SERVERS, CUGAR_MCP_ALLOW: env.CUGAR_MCP_ALLOW });
     const secrets = envSecrets(env as unknown as Record<string, unknown>);
     const built = await createRuntime(new DurableObjectStore(env), config, {
+      codeParser: babelParser,
       ...(models ? { models } : {}),
       ...(otlp ? { otlp } : {}),
       secrets,

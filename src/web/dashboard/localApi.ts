@@ -3,6 +3,7 @@
 // and nothing leaves the browser.
 import { parseConfig } from '../../core/index.ts';
 import { createApp } from '../../api/app.ts';
+import { babelParser } from '../../api/codeParser.ts';
 import { createRuntime, type Runtime } from '../../api/runtime.ts';
 import { RAW_JOURNAL_SCOPE } from '../../api/security.ts';
 import { IndexedDbStore, requestPersistentStorage } from '../indexedDbStore.ts';
@@ -71,7 +72,13 @@ function localApp(): NonNullable<typeof app> {
       CUGAR_MODEL_KEY: secrets.get(MODEL_KEY_SECRET),
     };
     const models = modelEnv['CUGAR_MODEL_URL'] ? (await import('../../api/models.ts')).hostModels(modelEnv, config) : undefined;
-    const runtime = await createRuntime(store, config, { secrets, ...(models ? { models } : {}) });
+    // The dashboard loads the code tools' parser as a chunk of its own on first use; the widget's
+    // single file (the widget build) leaves code_analyzer out rather than carry the parser.
+    const runtime = await createRuntime(store, config, {
+      secrets,
+      ...(models ? { models } : {}),
+      ...(import.meta.env.MODE === 'widget' ? {} : { codeParser: babelParser }),
+    });
     runtimeBuilt = runtime;
     for (const setup of runtimeSetups.splice(0)) setup();
     // Runs a reload or a closed tab interrupted continue from their journals.
