@@ -152,6 +152,40 @@ describe('tools written at run time', () => {
     expect((await replay(second, runtime.registry, { toolVersions: runtime.toolVersions! })).ok).toBe(true);
   });
 
+  it('a run paused before a newer version was activated resumes with the version it recorded', async () => {
+    const { runtime, call } = await setup();
+    const v1 = hashOf(await call('POST', BASE, proposal(V1)));
+    await call('POST', `${BASE}/${v1}/approve`);
+    const plan = [
+      { tool: 'send_message', input: { to: 'ops', text: 'counting' } },
+      { tool: 'word_tally', input: { text: 'one two' } },
+    ];
+    const paused = await call('POST', '/v1/runs', { goal: 'tell ops, then tally', profile: 'demo', plan });
+    expect(paused.body['status']).toBe('paused');
+    const v2 = hashOf(await call('POST', BASE, proposal(V2)));
+    await call('POST', `${BASE}/${v2}/approve`);
+    const approvalId = (paused.body['pendingApproval'] as { approvalId: string }).approvalId;
+    expect((await call('POST', `/v1/approvals/${approvalId}`, { decision: 'approve' })).body['status']).toBe('completed');
+    const journal = await runtime.store.readJournal(paused.body['runId'] as string);
+    expect(recordedVersions(journal)).toEqual({ word_tally: v1 });
+    expect(eventsOf(journal, 'tool_call_complete').map((e) => e.data.output)).toContainEqual({ words: 2, version: 1 });
+  });
+
+  it('plans a goal with an approved tool, and not with one still waiting for approval', async () => {
+    const { runtime, call } = await setup();
+    const reverse = {
+      source: 'export default (input) => ({ reversed: input.text.split("").reverse().join("") })',
+      description: 'Reverse the letters of a text',
+      inputSchema: { type: 'object', properties: { text: { type: 'string', description: 'the text to reverse' } }, required: ['text'] },
+    };
+    const hash = hashOf(await call('POST', '/v1/profiles/demo/tools/reverse_text/versions', reverse));
+    const goal = 'reverse the text "hello world"';
+    expect((await runtime.orchestrator.start(goal, 'demo')).outputs).not.toEqual({ 'step-0': { reversed: 'dlrow olleh' } });
+    await call('POST', `/v1/profiles/demo/tools/reverse_text/versions/${hash}/approve`);
+    const outcome = await runtime.orchestrator.start(goal, 'demo');
+    expect(outcome).toMatchObject({ status: 'completed', outputs: { 'step-0': { reversed: 'dlrow olleh' } } });
+  });
+
   it("keeps versions in the host's store: a new runtime over the same store resumes them", async () => {
     const { runtime, call } = await setup();
     const v1 = hashOf(await call('POST', BASE, proposal(V1)));
