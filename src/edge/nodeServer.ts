@@ -40,6 +40,7 @@ import { hostLocalToken, hostSigningKey } from './hostKey.ts';
 import { startRetention } from './retention.ts';
 import { SqliteStore } from './sqliteStore.ts';
 import { registerHostWebTools } from './webToolsSetup.ts';
+import { browserSettingsFromEnv, registerNodeBrowserTools, type NodeBrowserSettings } from './domBrowserNode.ts';
 
 /** Options of {@link startServer}. */
 export interface ServeOptions {
@@ -86,6 +87,8 @@ export interface ServeOptions {
    * default the process environment. With a model, runs are agent runs unless they ask for the lexical path.
    */
   modelEnv?: Record<string, string | undefined>;
+  /** Origins and page parts of the DOM tools' browser (Playwright, optional); default `CUGAR_BROWSER_ALLOW`, else no browser tools. */
+  browser?: NodeBrowserSettings;
   /** MCP servers whose tools join profiles, and what each profile allows of them; default `CUGAR_MCP_SERVERS` and `CUGAR_MCP_ALLOW`. */
   mcp?: McpHostSettings;
   log?: (line: string) => void;
@@ -225,6 +228,9 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     toolVersions: { sandbox: createNodeSandbox(), parser: parseJavaScript },
   });
   registerHostWebTools(runtime, (guard) => nodeTransport(guard), options.web ?? webSettingsFromEnv(process.env));
+  // The DOM tools drive a Chromium page only when the operator names the origins it may load.
+  const browserSettings = options.browser ?? browserSettingsFromEnv(process.env);
+  const nodeBrowser = browserSettings ? registerNodeBrowserTools(runtime, browserSettings).browser : undefined;
 
   // MCP servers' tools join their profiles before anything is served or resumed.
   // Each server's listing is kept beside the database: a server away at the next start keeps its tools (runs resume and replay).
@@ -300,6 +306,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
       retention?.stop();
       server.close(() => undefined);
       for (const registration of mcpServers) void registration.close();
+      void nodeBrowser?.close();
       // Spans of finished runs go out first, for at most two seconds.
       const exported = runtime.exporter ? Promise.race([runtime.exporter.flush(), new Promise((r) => setTimeout(r, 2000))]) : Promise.resolve();
       void exported.then(() => setTimeout(() => void store.close().then(done), 50));

@@ -1,9 +1,13 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/edge/nodeServer.ts';
+import { NodeBrowser, browserSettingsFromEnv, type PlaywrightModule } from '../../src/edge/domBrowserNode.ts';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../support/chromium.ts';
 import { launchChromium } from './support.ts';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -174,5 +178,101 @@ describe('the DOM agent in <cugar-agent mode="local" allow-selectors="form#signu
     await expect.poll(() => agent.locator('output').getAttribute('class')).toBe('');
     await expect.poll(() => agent.locator('output').textContent()).toContain('I accept the terms');
     expect(await agent.locator('output').textContent()).not.toContain('may not read this');
+  });
+});
+
+describe('the same DOM tools on Node, through Playwright driving Chromium', () => {
+  // This machine's Chromium, as the other browser tests use.
+  const loadPlaywright = async (): Promise<PlaywrightModule> => {
+    const { chromium } = await import('playwright');
+    return { chromium: { launch: (options) => chromium.launch({ ...options, executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS }) } };
+  };
+
+  it('opens an allowed page, fills and submits its form with before/after snapshots, and loads nothing from other origins', { timeout: 90_000 }, async () => {
+    let elsewhereHits = 0;
+    const elsewhere = createServer((_req, res) => {
+      elsewhereHits++;
+      res.writeHead(200, { 'content-type': 'image/png' }).end();
+    });
+    await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
+    const elsewhereUrl = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}`;
+    const html = readFileSync(join(root, 'public/agent-demo.html'), 'utf8').replace('</body>', `<img src="${elsewhereUrl}/pixel.png" alt=""></body>`);
+    const site = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(html));
+    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+    const siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+    const browser = new NodeBrowser({ allowOrigins: [siteUrl], allowSelectors: ['form#signup'], timeoutMs: 15_000 }, loadPlaywright);
+    const signal = new AbortController().signal;
+    try {
+      const driver = browser.driver();
+      await expect(driver.snapshot({}, signal)).rejects.toMatchObject({ code: 'no_page' });
+      await expect(browser.open(`${elsewhereUrl}/`)).rejects.toMatchObject({ code: 'origin_not_allowed' });
+      expect(await browser.open(`${siteUrl}/agent-demo.html?token=x`)).toEqual({
+        url: `${siteUrl}/agent-demo.html`,
+        title: 'Sign up, with an in-page agent',
+        status: 200,
+      });
+      const fill = await driver.act({ action: 'fill', selector: '#name', value: 'Ana' }, signal);
+      expect(find(fill.before.nodes, 'textbox', 'Name')?.value).toBe('');
+      expect(find(fill.after.nodes, 'textbox', 'Name')?.value).toBe('Ana');
+      await driver.act({ action: 'fill', selector: '#email', value: 'ana@example.com' }, signal);
+      await driver.act({ action: 'select', selector: '#plan', value: 'enterprise' }, signal);
+      const check = await driver.act({ action: 'click', selector: '#terms' }, signal);
+      expect(find(check.after.nodes, 'checkbox', 'I accept the terms')?.checked).toBe(true);
+      const submit = await driver.act({ action: 'click', selector: 'button[type=submit]' }, signal);
+      expect(JSON.stringify(submit.after.nodes)).toContain('Thanks, Ana: ana@example.com is signed up for the enterprise plan, terms accepted.');
+      await expect(driver.act({ action: 'fill', selector: '#password', value: 'x' }, signal)).rejects.toMatchObject({ code: 'secret_field' });
+      await expect(driver.readText({ selector: '#secret-note', maxChars: 1000 }, signal)).rejects.toMatchObject({ code: 'outside_allow_list' });
+      expect((await driver.readText({ maxChars: 1000 }, signal)).text).toContain('I accept the terms');
+      expect(elsewhereHits).toBe(0);
+    } finally {
+      await browser.close();
+      site.close();
+      elsewhere.close();
+    }
+  });
+
+  it('reports unsupported_host when Playwright cannot be loaded, and registers the tools only when configured', async () => {
+    const missing = new NodeBrowser({ allowOrigins: ['http://127.0.0.1:9'], allowSelectors: ['body'], timeoutMs: 1000 }, () =>
+      Promise.reject(new Error('Cannot find package')),
+    );
+    await expect(missing.open('http://127.0.0.1:9/')).rejects.toMatchObject({ code: 'unsupported_host' });
+    expect(browserSettingsFromEnv({})).toBeUndefined();
+    expect(browserSettingsFromEnv({ CUGAR_BROWSER_ALLOW: 'https://shop.example/' })).toMatchObject({
+      allowOrigins: ['https://shop.example'],
+      allowSelectors: ['body'],
+    });
+    expect(() => browserSettingsFromEnv({ CUGAR_BROWSER_ALLOW: 'file:///etc' })).toThrow(expect.objectContaining({ code: 'invalid_allow_origins' }) as Error);
+    // The server started above has no browser configured: no DOM tools on Node.
+    const tools = (await (await fetch(`${server.url}/v1/profiles/demo/tools`, { headers: { authorization: `Bearer ${server.localToken}` } })).json()) as {
+      tools: { name: string }[];
+    };
+    expect(tools.tools.map((tool) => tool.name).filter((name) => name.startsWith('dom_'))).toEqual([]);
+    const browserDir = mkdtempSync(join(tmpdir(), 'cugar-dom-browser-'));
+    const withBrowser = await startServer({
+      port: 0,
+      dataDir: browserDir,
+      corpusDir: join(dir, 'none'),
+      log: () => undefined,
+      browser: { allowOrigins: ['http://127.0.0.1:9'], allowSelectors: ['body'], timeoutMs: 1000 },
+    });
+    try {
+      const listed = (await (
+        await fetch(`${withBrowser.url}/v1/profiles/demo/tools`, { headers: { authorization: `Bearer ${withBrowser.localToken}` } })
+      ).json()) as {
+        tools: { name: string; requiresApproval: boolean; allowNetwork: boolean }[];
+      };
+      expect(listed.tools.filter((tool) => tool.name.startsWith('dom_')).map((tool) => `${tool.name} ${tool.requiresApproval} ${tool.allowNetwork}`)).toEqual([
+        'dom_click true false',
+        'dom_fill true false',
+        'dom_open false true',
+        'dom_read_text false false',
+        'dom_select true false',
+        'dom_snapshot false false',
+        'dom_submit true false',
+      ]);
+    } finally {
+      await withBrowser.close();
+      rmSync(browserDir, { recursive: true, force: true });
+    }
   });
 });
