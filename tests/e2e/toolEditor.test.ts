@@ -104,4 +104,33 @@ describe('the tool editor', () => {
     expect(await axeViolations(page)).toEqual([]);
     await page.screenshot({ path: join(shots, 'tool-editor.png'), fullPage: true });
   });
+
+  it("in local mode, proposes, approves and runs a tool in the tab's own sandbox", { timeout: 90_000 }, async () => {
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 1000 } })).newPage();
+    await page.goto(`${server.url}/#mode=local`);
+    await page.getByRole('heading', { name: 'Runs' }).waitFor();
+    await page.goto(`${server.url}/#/tools/edit`);
+    await page.getByText('No versions yet.').waitFor();
+    const form = page.getByRole('form', { name: 'Propose a tool version' });
+    await form.getByLabel('Tool name').fill('reverse_text');
+    await form.getByLabel('Description').fill('Reverse the letters of a text');
+    await form.getByLabel('Source').fill('export default (input) => ({ reversed: input.text.split("").reverse().join("") });');
+    await form
+      .getByLabel('Input schema (JSON Schema)')
+      .fill(JSON.stringify({ type: 'object', properties: { text: { type: 'string', description: 'the text to reverse' } }, required: ['text'] }));
+    await form.getByRole('button', { name: 'Propose' }).click();
+    await page.getByRole('status').filter({ hasText: 'waiting for approval' }).waitFor();
+    const rows = page.locator('table.tool-versions tbody tr');
+    await rows
+      .nth(0)
+      .getByRole('button', { name: /Approve/ })
+      .click();
+    await expect.poll(() => rows.nth(0).textContent()).toContain('active');
+    expect(await axeViolations(page)).toEqual([]);
+    // A goal the planner gives to the new tool runs it in this tab's sandbox.
+    await page.getByRole('navigation').getByRole('link', { name: 'Playground' }).click();
+    await page.getByLabel('Goal').fill('reverse the text "hello world"');
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await expect.poll(() => page.locator('.outputs').textContent(), { timeout: 30_000 }).toContain('dlrow olleh');
+  });
 });

@@ -1,7 +1,7 @@
 // Local mode: the whole runtime in this tab. The same Hono app the servers run answers the
 // dashboard's requests in-page, over IndexedDB, so the screens are identical in both modes
 // and nothing leaves the browser.
-import { parseConfig } from '../../core/index.ts';
+import { parseConfig, type Sandbox } from '../../core/index.ts';
 import { createApp } from '../../api/app.ts';
 import { babelParser } from '../../api/codeParser.ts';
 import { createRuntime, type Runtime } from '../../api/runtime.ts';
@@ -78,6 +78,8 @@ function localApp(): NonNullable<typeof app> {
       secrets,
       ...(models ? { models } : {}),
       ...(import.meta.env.MODE === 'widget' ? {} : { codeParser: babelParser }),
+      // Tools written at run time (the tool editor) run in this tab's sandbox; not in the widget's single file.
+      ...(import.meta.env.MODE === 'widget' ? {} : { toolVersions: { sandbox: lazyBrowserSandbox(), parser: babelParser } }),
     });
     runtimeBuilt = runtime;
     for (const setup of runtimeSetups.splice(0)) setup();
@@ -97,4 +99,17 @@ function localApp(): NonNullable<typeof app> {
     // The tab's owner holds every profile and may export journals raw.
     return createApp(runtime, { tokens: { [LOCAL_TOKEN]: { profiles: '*', scopes: [RAW_JOURNAL_SCOPE] } }, rateLimit: { perSecond: 1000, burst: 1000 } });
   })());
+}
+
+/** The browser sandbox (a Web Worker behind a sandboxed frame), loaded as a chunk of its own on the first proposal or call. */
+function lazyBrowserSandbox(): Sandbox {
+  let sandbox: Promise<Sandbox> | undefined;
+  const loaded = () => (sandbox ??= import('../sandbox/browserSandbox.ts').then((m) => m.createBrowserSandbox()));
+  return {
+    host: 'browser',
+    load: async (source, options) => (await loaded()).load(source, options),
+    close: async () => {
+      if (sandbox) await (await sandbox).close();
+    },
+  };
 }
