@@ -5,6 +5,7 @@
  * when the request does not speak to it.
  */
 import { stem } from '../ranking/stem.ts';
+import { translateAny } from '../ranking/synonyms.ts';
 import type { Token } from '../ranking/tokens.ts';
 import type { Filled, Param } from './types.ts';
 
@@ -47,7 +48,8 @@ export function readBoolean(param: Param, tokens: readonly Token[], offset: numb
   const stems = meaningStems(param);
   if (stems.size === 0) return undefined;
   for (let i = 0; i < tokens.length; i++) {
-    if (!stems.has(stem(tokens[i]!.word))) continue;
+    // The parameter's word as written, or a word of another language the lexicon translates to it ("aléatoire").
+    if (!stems.has(stem(tokens[i]!.word)) && !stems.has(translateAny(tokens[i]!.word) ?? '')) continue;
     const window = tokens.slice(Math.max(0, i - 3), i).map((t) => t.word);
     const after = tokens[i + 1]?.word;
     const negated = window.some((w) => NEGATIONS.has(w) || w.endsWith("n't")) || after === 'off';

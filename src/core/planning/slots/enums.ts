@@ -74,7 +74,16 @@ export function chooseOption(
     }
   }
   if (!best) return undefined;
-  const how = best.score >= 3 ? 'written as is' : best.score >= 2 ? 'same word stem' : best.score >= 1.5 ? 'one letter off' : 'a synonym';
+  const how =
+    best.score >= 3
+      ? 'written as is'
+      : best.score >= 2.5
+        ? 'the unit written'
+        : best.score >= 2
+          ? 'same word stem'
+          : best.score >= 1.5
+            ? 'one letter off'
+            : 'a synonym';
   return { value: best.option, start: offset + best.start, end: offset + best.end, reason: `enum value ${JSON.stringify(best.option)}: ${how}` };
 }
 

@@ -141,7 +141,23 @@ export function fillArguments(inputSchema: JsonSchema, context: FillContext): Fi
     set(param, from(mention, value, `${kind === 'datetime' ? 'date and time' : kind} "${shown}"`));
   }
 
-  // 3. Enums and booleans the request speaks to.
+  // 3. Enums and booleans the request speaks to; a from/to pair of enums takes its values in the order written.
+  const source = params.find((p) => p.type === 'enum' && p.nameWords.some((w) => /^(from|source|src|base)$/.test(w)));
+  const target = params.find((p) => p.type === 'enum' && p !== source && p.nameWords.some((w) => /^(to|target|dest|destination)$/.test(w)));
+  if (source && target && input[source.name] === undefined && input[target.name] === undefined) {
+    const spans = () => taken.map((t) => ({ start: t.start, end: t.end }));
+    const first = chooseOption(source.options ?? [], tokens, offset, spans());
+    const second = first
+      ? chooseOption(target.options ?? [], tokens, offset, [...spans(), { start: first.start - offset, end: first.end - offset }])
+      : undefined;
+    if (first && second) {
+      const [early, late] = first.start < second.start ? [first, second] : [second, first];
+      const before = tokens.filter((t) => t.end + offset <= early.start).at(-1)?.word ?? '';
+      const swap = /^(to|into|in|en|a|nach|para|in)$/.test(before);
+      set(source, swap ? late : early);
+      set(target, swap ? early : late);
+    }
+  }
   for (const param of params) {
     if (input[param.name] !== undefined) continue;
     if (param.type === 'enum') {
@@ -244,7 +260,7 @@ const TEXT_SKIP =
 const STRONG: Readonly<Partial<Record<Role, RegExp>>> = {
   text: /^(saying|says|say|reading|disant|diciendo|dizendo|dicendo|sagt)$/,
   title: /./,
-  creator: /^(by|von|por|di)$/,
+  creator: /^(by|von|por|di|starring|featuring)$/,
   destination: /^(to|into|nach|towards)$/,
   origin: /^(from|desde|von|depuis)$/,
   language: /^(into|auf)$/,
@@ -316,13 +332,20 @@ function fillStrings(
     }
     return false;
   };
-  for (const param of open()) tryIntroducers(param, true);
-  for (const param of open()) tryIntroducers(param, false);
-  // Quoted text left over goes to the first open text parameter, required ones first.
+  // Required parameters first: an optional one must not take the words a required one needs.
+  const byNeed = () => [...open().filter((p) => p.required), ...open().filter((p) => !p.required)];
+  for (const param of byNeed()) tryIntroducers(param, true);
+  for (const param of byNeed()) tryIntroducers(param, false);
+  // Quoted text left over goes to the parameter named right beside it ("my 'Focus' playlist"), else to the
+  // first open text parameter, required ones first.
   for (const quote of texts.filter((m) => m.kind === 'quoted' && !overlaps(m.start, m.end, taken))) {
-    const target = [...open().filter((p) => p.required), ...open()][0];
+    const near = tokens
+      .filter((t) => (t.end <= quote.start && quote.start - t.end <= 12) || (t.start >= quote.end && t.start - quote.end <= 12))
+      .map((t) => t.word);
+    const named = open().find((p) => p.nameWords.some((w) => near.includes(w)));
+    const target = named ?? byNeed()[0];
     if (!target) break;
-    set(target, from(quote, quote.value, 'quoted in the request'));
+    set(target, from(quote, valueFor(target, String(quote.value)), named ? `quoted beside "${named.nameWords.join(' ')}"` : 'quoted in the request'));
   }
   // A colon introduces the value of the one required text parameter left; with none, a capitalised name left over
   // goes to the first optional title or query parameter ("play Bohemian Rhapsody by Queen").

@@ -81,7 +81,7 @@ const INTRODUCERS: Readonly<Record<Role, readonly string[]>> = {
   origin: ['from', 'de', 'desde', 'von', 'da', 'dal', 'ab', 'depuis'],
   destination: ['to', 'into', 'a', 'à', 'para', 'nach', 'pour', 'per', 'al', 'au', 'towards'],
   title: ['called', 'named', 'titled', 'entitled', 'appelee', 'appele', 'llamada', 'llamado', 'chamada', 'chamado', 'chiamata', 'chiamato', 'namens', 'heißt'],
-  creator: ['by', 'from', 'de', 'von', 'di', 'por'],
+  creator: ['by', 'from', 'de', 'von', 'di', 'por', 'starring', 'featuring', 'with', 'avec', 'con', 'mit', 'com'],
   language: ['into', 'to', 'in', 'en', 'al', 'auf', 'para', 'in'],
   identifier: [],
   currency: ['to', 'into', 'in', 'en', 'a', 'nach', 'para', 'in'],
