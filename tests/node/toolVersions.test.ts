@@ -124,6 +124,7 @@ describe('tools written at run time', () => {
 
     // The old run replays hash for hash against v1's recorded metadata; no tool code runs.
     const before = new Map(calls);
+    expect(before.get(V2)).toBe(1);
     const replayed = await replay(first, runtime.registry, { toolVersions: runtime.toolVersions! });
     expect(replayed).toMatchObject({ ok: true, events: first.length, head: { hash: first.at(-1)!.hash } });
     expect(calls).toEqual(before);
@@ -131,6 +132,12 @@ describe('tools written at run time', () => {
     const versions = runtime.toolVersions!;
     const activeNow = { active: (p: string) => versions.active(p), spec: (p: string, n: string) => versions.spec(p, n, versions.active(p)[n]!) };
     expect(await replay(first, runtime.registry, { toolVersions: activeNow })).toMatchObject({ ok: false });
+    // A fork keeps the source's inputs, so it runs the version the source recorded (live, past its fork point).
+    const fork = await call('POST', `/v1/runs/${first[0]!.runId}/forks`, { at: 0, edit: { kind: 'goal', goal: 'tally the words again' } });
+    expect(fork.status).toBe(201);
+    const forked = await runtime.store.readJournal(fork.body['runId'] as string);
+    expect(recordedVersions(forked)).toEqual({ word_tally: v1 });
+    expect(outputOf(forked)).toEqual({ words: 3, version: 1 });
     // Without the versions it recorded, a replay refuses instead of resolving another version.
     await expect(replay(first, runtime.registry)).rejects.toMatchObject({ code: 'unknown_tool_version' });
 

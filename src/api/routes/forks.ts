@@ -52,6 +52,7 @@ export function forkRoutes(runtime: Runtime) {
       const forkId = ids.next('run');
       const outcome = await forkRun(journal, {
         registry: runtime.registry,
+        ...(runtime.toolVersions ? { toolVersions: runtime.toolVersions } : {}),
         store: runtime.store,
         config: runtime.config,
         ...(runtime.signer ? { signer: runtime.signer } : {}),

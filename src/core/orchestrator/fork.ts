@@ -122,7 +122,13 @@ export async function forkRun(source: readonly JournalEvent[], options: ForkOpti
   // Tools before the fork point give back what they gave the source; after it they run.
   const toolResults = source.filter((e): e is ToolResult => before(e) && (e.type === 'tool_call_complete' || e.type === 'tool_call_error'));
   const forkRegistry = new ToolRegistry();
-  for (const tool of registry.definitions(recorded.profile)) {
+  // The tool versions the source recorded are the fork's too (it keeps the source's inputs), whatever is active now.
+  const pinned = Object.entries(recorded.toolVersions ?? {}).flatMap(([name, hash]) => {
+    const spec = rest.toolVersions?.spec(recorded.profile, name, hash);
+    return spec ? [{ ...spec, name }] : [];
+  });
+  const shipped = registry.definitions(recorded.profile).filter((tool) => recorded.toolVersions?.[tool.name] === undefined);
+  for (const tool of [...pinned, ...shipped]) {
     forkRegistry.register(recorded.profile, tool.name, {
       ...tool,
       handler: (input: unknown, context: Parameters<typeof tool.handler>[1]) => {
