@@ -96,7 +96,8 @@ export function dateMentions(text: string, language: Language, now: number | und
       // A month and day without a year mean the nearest such day, before or after the reference (forward for weekdays only).
       if (now !== undefined && components.isCertain('month') && components.isCertain('day') && !components.isCertain('year')) nearestYear(components, instant);
       const relative = !components.isCertain('day') && !components.isCertain('weekday') && !components.isCertain('month');
-      if (now === undefined && (relative || !components.isCertain('year'))) continue;
+      // Without a reference instant only a date that writes its year out means one day.
+      if (now === undefined && (relative || !/\d{4}/.test(text.slice(from, to)))) continue;
       const hasDay = components.isCertain('day') || components.isCertain('weekday') || components.tags().has('result/relativeDate') || !relative;
       const hasTime = components.isCertain('hour');
       const dayKnown = hasDay && !(hasTime && relative && !components.isCertain('day'));

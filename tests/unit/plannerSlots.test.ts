@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { splitClauses } from '../../src/core/index.ts';
+import { guessLanguage } from '../../src/core/planning/ranking/stem.ts';
+import { identifierWords, tokenize } from '../../src/core/planning/ranking/tokens.ts';
+import { segment } from '../../src/core/planning/ranking/toolIndex.ts';
+import { clockTimes, dateMentions } from '../../src/core/planning/slots/dates.ts';
+import { fillArguments, type FillContext } from '../../src/core/planning/slots/fill.ts';
+import { durations, numericMentions, parseDigits } from '../../src/core/planning/slots/numbers.ts';
+import { textMentions } from '../../src/core/planning/slots/strings.ts';
+
+const NOW = Date.UTC(2026, 2, 2, 9, 0); // Monday 2 March 2026, 09:00 UTC
+
+function fill(schema: z.ZodType, clause: string, extra: Partial<FillContext> = {}) {
+  const inputSchema = z.toJSONSchema(schema) as Record<string, unknown>;
+  const language = guessLanguage(clause, tokenize(clause));
+  return fillArguments(inputSchema, { clause, offset: 0, language, now: NOW, toolWords: new Set(), ...extra });
+}
+
+describe('words and names', () => {
+  it('splits identifiers and run-together names, and keeps contractions whole', () => {
+    expect(identifierWords('getHTTPStatus_v2.check')).toEqual(['get', 'http', 'status', 'v', '2', 'check']);
+    expect(segment('createevent', new Set(['create', 'an', 'event']))).toEqual(['create', 'event']);
+    expect(segment('weather', new Set(['we', 'at', 'her']))).toEqual(['weather']);
+    expect(tokenize("I'd like it, don't").map((t) => t.word)).toEqual(["i'd", 'like', 'it', "don't"]);
+    expect(tokenize("qualité de l'air").map((t) => t.word)).toEqual(['qualite', 'de', 'air']);
+  });
+
+  it('guesses the language from function words and letters', () => {
+    expect(guessLanguage('quel temps fait-il à Lyon', tokenize('quel temps fait-il à Lyon'))).toBe('fr');
+    expect(guessLanguage('¿cuánto dinero tengo en la cuenta?', tokenize('¿cuánto dinero tengo en la cuenta?'))).toBe('es');
+    expect(guessLanguage('wie ist das Wetter in München', tokenize('wie ist das Wetter in München'))).toBe('de');
+    expect(guessLanguage('book a flight', tokenize('book a flight'))).toBe('en');
+  });
+
+  it('splits clauses at sequencing words in six languages, never inside quotes', () => {
+    expect(splitClauses('add 2 and 3 puis double it')).toEqual(['add 2 and 3 puis double it']);
+    expect(splitClauses('ajoute 2 et 3 ensuite multiplie par 4')).toEqual(['ajoute 2 et 3', 'multiplie par 4']);
+    expect(splitClauses("echo 'a then b' then add 1 and 2")).toEqual(["echo 'a then b'", 'add 1 and 2']);
+  });
+});
+
+describe('typed extractors', () => {
+  it('reads numbers as each language writes them', () => {
+    expect(parseDigits('1,000', 'en')).toBe(1000);
+    expect(parseDigits('1.000,5', 'de')).toBe(1000.5);
+    expect(parseDigits('3,5', 'fr')).toBe(3.5);
+    expect(parseDigits('1,5', 'en')).toBeUndefined();
+    expect(numericMentions('tip 18% on $85.50 for twenty five people', 'en').map((m) => [m.kind, m.value, m.unit])).toEqual([
+      ['percent', 18, undefined],
+      ['money', 85.5, 'USD'],
+      ['number', 25, 'people'],
+    ]);
+    expect(numericMentions('un prêt de 200 000 € sur 20 ans', 'fr').map((m) => m.value)).toEqual([200000, 20]);
+  });
+
+  it('adds up durations', () => {
+    const text = 'start a 1 hour 30 minute countdown';
+    expect(durations(text, numericMentions(text, 'en')).map((d) => d.seconds)).toEqual([5400]);
+  });
+
+  it('reads dates and times relative to the reference instant, in UTC', () => {
+    const kinds = (text: string, language: 'en' | 'fr' = 'en') => dateMentions(text, language, NOW).map((m) => `${m.kind}:${m.value}`);
+    expect(kinds('tomorrow at 19:00')).toEqual(['date:2026-03-03', 'time:19:00', 'datetime:2026-03-03T19:00:00']);
+    expect(kinds('the 15th of April, 2023')).toEqual(['date:2023-04-15']);
+    expect(kinds('transactions since February 1')).toEqual(['date:2026-02-01']);
+    expect(kinds('le 12 mai', 'fr')).toEqual(['date:2026-05-12']);
+    expect(dateMentions('tomorrow', 'en', undefined)).toEqual([]);
+    expect(clockTimes('meet at 19:00 or 7.30pm, 10h or 8 Uhr').map((m) => m.value)).toEqual(['19:00', '19:30', '10:00', '08:00']);
+  });
+
+  it('finds quoted text but not apostrophes inside words, and URLs, e-mails and paths', () => {
+    expect(textMentions("I'd like 'Focus' and don't stop").map((m) => m.value)).toEqual(['Focus']);
+    expect(textMentions('mail ann@x.io the file /docs/a.md from https://x.io/p').map((m) => [m.kind, m.value])).toEqual([
+      ['email', 'ann@x.io'],
+      ['path', '/docs/a.md'],
+      ['url', 'https://x.io/p'],
+    ]);
+  });
+});
+
+describe('filling a schema', () => {
+  it('fills places from "from … to …" and dates in order, leaving optional ones out', () => {
+    const schema = z.object({
+      origin: z.string(),
+      destination: z.string(),
+      departure_date: z.string().meta({ format: 'date' }),
+      return_date: z.string().meta({ format: 'date' }).optional(),
+    });
+    const { input, missing } = fill(schema, 'flights from New York to Paris on May 3');
+    expect(input).toEqual({ origin: 'New York', destination: 'Paris', departure_date: '2026-05-03' });
+    expect(missing).toEqual([]);
+  });
+
+  it('reads lists, booleans with negation, enums by closeness and units', () => {
+    const schema = z.object({
+      numbers: z.array(z.number()),
+      shuffle: z.boolean().optional(),
+      mode: z.enum(['metric', 'imperial']).optional(),
+    });
+    expect(fill(schema, "stats of 3, 7 and 12, don't shuffle, in metrik").input).toEqual({ numbers: [3, 7, 12], shuffle: false, mode: 'metric' });
+    const units = z.object({ value: z.number(), from_unit: z.enum(['ft', 'cm', 'in']), to_unit: z.enum(['ft', 'cm', 'in']) });
+    expect(fill(units, '6 feet in centimeters').input).toEqual({ value: 6, from_unit: 'ft', to_unit: 'cm' });
+  });
+
+  it('converts durations to the parameter unit and keeps a year out of a count', () => {
+    expect(fill(z.object({ duration_seconds: z.number().int() }), 'a timer of 5 minutes').input).toEqual({ duration_seconds: 300 });
+    expect(fill(z.object({ count: z.number().int(), year: z.number().int() }), 'top 5 films of 1994').input).toEqual({ count: 5, year: 1994 });
+  });
+
+  it('records the span of the clause and the reason for each value, offset into the goal', () => {
+    const { sources } = fill(z.object({ to: z.string().describe('recipient'), text: z.string() }), 'send a message to bob saying hi', { offset: 10 });
+    expect(sources['to']).toMatchObject({ start: 28, end: 31 });
+    expect(sources['text']!.reason).toContain('saying');
+  });
+
+  it('reports required parameters it cannot find instead of guessing', () => {
+    const { input, missing } = fill(z.object({ text: z.string() }), 'count the words in the README', { toolWords: new Set(['count', 'words']) });
+    expect(input).toEqual({});
+    expect(missing.map((p) => p.name)).toEqual(['text']);
+  });
+});
