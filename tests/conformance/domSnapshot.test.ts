@@ -141,7 +141,8 @@ describe('DOM snapshots (accessibility tree) and the allow-list scope', () => {
 });
 
 describe('the DOM tools over a document', () => {
-  const context = { signal: new AbortController().signal } as never;
+  const signal = new AbortController().signal;
+  const context = { signal } as never;
 
   async function setup() {
     const document = await parse(PAGE);
@@ -202,6 +203,19 @@ describe('the DOM tools over a document', () => {
     await expect(call('dom_click', { selector: '#out' })).rejects.toMatchObject({ code: 'outside_allow_list' });
     await expect(call('dom_click', { selector: '#inside-agent' })).rejects.toMatchObject({ code: 'outside_allow_list' });
     await expect(call('dom_submit', { selector: 'nav' })).rejects.toMatchObject({ code: 'outside_allow_list' });
+    expect(performed).toEqual([]);
+    // A part of a form allowed without its form: its submit button would send fields the agent may not see.
+    const document = await parse(PAGE);
+    const partial = documentDomDriver({
+      document,
+      allowSelectors: ['#signup > button'],
+      pageUrl: () => 'https://shop.example/signup',
+      perform: (step) => Promise.resolve(void performed.push(step)),
+    });
+    await expect(partial.act({ action: 'click', selector: 'button[type=submit]' }, signal)).rejects.toMatchObject({ code: 'outside_allow_list' });
+    await expect(partial.act({ action: 'submit', selector: 'button[type=submit]' }, signal)).rejects.toMatchObject({ code: 'outside_allow_list' });
+    // A cancelled step touches nothing.
+    await expect(partial.act({ action: 'click', selector: '#signup > button' }, AbortSignal.abort())).rejects.toMatchObject({ code: 'cancelled' });
     expect(performed).toEqual([]);
     // Allowed: the form submits to its own origin, and the option is found by label too.
     await call('dom_submit', { selector: '#name' });

@@ -71,6 +71,15 @@ export function documentDomDriver(options: DocumentDomDriverOptions): DomDriver 
     return snapshotElements(subtree && subtrees.includes(subtree) ? [subtree] : subtrees, { scope });
   };
 
+  // A form submits every field it holds: one reaching past the allowed subtrees is not the agent's to submit.
+  const checkFormAllowed = (form: DomElementLike, selector: string): void => {
+    if (!scope.allows(form))
+      throw new PolicyViolationError(`the form of "${selector}" reaches outside what this page allows the agent to use`, {
+        code: 'outside_allow_list',
+        details: { selector, allowed: [...scope.selectors] },
+      });
+  };
+
   const check = (action: DomAction, element: DomElementLike): DomPerform => {
     const tag = element.tagName.toUpperCase();
     const origins = allowOrigins();
@@ -81,6 +90,7 @@ export function documentDomDriver(options: DocumentDomDriverOptions): DomDriver 
         const link = element.closest('a[href]');
         if (link) checkTargetOrigin(link.getAttribute('href')!, options.pageUrl(), origins);
         const form = isSubmitter(element) ? element.closest('form') : null;
+        if (form) checkFormAllowed(form, action.selector);
         if (form) checkTargetOrigin(element.getAttribute('formaction') ?? form.getAttribute('action') ?? '', options.pageUrl(), origins);
         return { action: 'click', element };
       }
@@ -121,11 +131,7 @@ export function documentDomDriver(options: DocumentDomDriverOptions): DomDriver 
       case 'submit': {
         const form = tag === 'FORM' ? element : element.closest('form');
         if (!form) refuse(`"${action.selector}" is not a form nor inside one`, 'no_form', action.selector);
-        if (!scope.allows(form))
-          throw new PolicyViolationError(`the form of "${action.selector}" reaches outside what this page allows the agent to use`, {
-            code: 'outside_allow_list',
-            details: { selector: action.selector, allowed: [...scope.selectors] },
-          });
+        checkFormAllowed(form, action.selector);
         checkTargetOrigin(form.getAttribute('action') ?? '', options.pageUrl(), origins);
         return { action: 'submit', form };
       }

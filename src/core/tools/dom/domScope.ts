@@ -90,12 +90,18 @@ export class DomScope {
     return this.#exclude().some((excluded) => excluded === element || excluded.contains(element));
   }
 
-  /** The allowed subtrees now, in document order; one inside another counts once. */
-  subtrees(): DomElementLike[] {
+  /** The allowed subtrees now, outermost only, in no particular order. */
+  #roots(): DomElementLike[] {
     const found = new Set<DomElementLike>();
     for (const selector of this.selectors) for (const element of queryAll(this.#root, selector)) if (!this.excluded(element)) found.add(element);
     const all = [...found];
-    const outermost = all.filter((element) => !all.some((other) => other !== element && other.contains(element)));
+    return all.filter((element) => !all.some((other) => other !== element && other.contains(element)));
+  }
+
+  /** The allowed subtrees now, in document order; one inside another counts once. */
+  subtrees(): DomElementLike[] {
+    const outermost = this.#roots();
+    if (outermost.length < 2) return outermost;
     const order = queryAll(this.#root, '*');
     const position = new Map(order.map((element, index) => [element, index]));
     return outermost.sort((a, b) => (position.get(a) ?? 0) - (position.get(b) ?? 0));
@@ -103,12 +109,12 @@ export class DomScope {
 
   /** Whether `element` is inside an allowed subtree and not excluded. */
   allows(element: DomElementLike): boolean {
-    return !this.excluded(element) && this.subtrees().some((subtree) => subtree.contains(element));
+    return !this.excluded(element) && this.#roots().some((subtree) => subtree.contains(element));
   }
 
   /** The allowed subtree holding `element`. */
   subtreeOf(element: DomElementLike): DomElementLike | undefined {
-    return this.subtrees().find((subtree) => subtree.contains(element));
+    return this.#roots().find((subtree) => subtree.contains(element));
   }
 
   /**
@@ -120,7 +126,8 @@ export class DomScope {
   resolveAll(selector: string): DomElementLike[] {
     const valid = parseOrThrow(DomSelectorSchema, selector, 'selector', 'invalid_selector');
     const matched = queryAll(this.#root, valid);
-    const allowed = matched.filter((element) => this.allows(element));
+    const roots = this.#roots();
+    const allowed = matched.filter((element) => !this.excluded(element) && roots.some((subtree) => subtree.contains(element)));
     if (allowed.length > 0) return allowed;
     if (matched.length > 0) {
       throw new PolicyViolationError(`"${valid}" is outside what this page allows the agent to see (${this.selectors.join(', ')})`, {

@@ -172,7 +172,8 @@ export function selectTargets(scope: DomScope, request: { selector?: string | un
   for (const base of visible) {
     for (const element of [base, ...Array.from(base.querySelectorAll('*'))]) {
       if (found.length >= max) return found;
-      if (roleOf(element) !== role || !scope.allows(element) || hiddenByAncestor(element)) continue;
+      // Descendants of an allowed element are allowed unless excluded.
+      if (roleOf(element) !== role || scope.excluded(element) || hiddenByAncestor(element)) continue;
       if (found.some((outer) => outer.contains(element))) continue;
       found.push(element);
     }
