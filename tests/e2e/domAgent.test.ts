@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/edge/nodeServer.ts';
@@ -141,6 +142,8 @@ describe('the DOM agent in <cugar-agent mode="local" allow-selectors="form#signu
     // Only the allowed subtree is snapshotted: the section outside the form and the agent's own UI are absent.
     expect(JSON.stringify(journal)).not.toContain('the agent may not read this');
     expect(JSON.stringify(outputs)).not.toContain('Ask the agent');
+    const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+    expect(results.violations.map((v) => v.id)).toEqual([]);
   });
 
   it('refuses parts of the page outside the allow-list, the element itself and its shadow DOM', { timeout: 90_000 }, async () => {
@@ -178,6 +181,20 @@ describe('the DOM agent in <cugar-agent mode="local" allow-selectors="form#signu
     await expect.poll(() => agent.locator('output').getAttribute('class')).toBe('');
     await expect.poll(() => agent.locator('output').textContent()).toContain('I accept the terms');
     expect(await agent.locator('output').textContent()).not.toContain('may not read this');
+    // A second element of the page cannot widen the same profile's reach.
+    await page.evaluate(() => {
+      const second = document.createElement('cugar-agent');
+      second.id = 'second';
+      second.setAttribute('mode', 'local');
+      second.setAttribute('label', 'Second agent');
+      second.setAttribute('allow-selectors', 'section');
+      document.querySelector('main')!.append(second);
+    });
+    const second = page.locator('#second');
+    await second.getByLabel('Second agent').fill('dom_read_text(selector="#secret-note")');
+    await second.getByRole('button', { name: 'Run' }).click();
+    await expect.poll(() => second.locator('output').getAttribute('class')).toBe('failed');
+    expect(await second.locator('output').textContent()).toMatch(/another agent element of this page already allows profile "demo"/);
   });
 });
 
