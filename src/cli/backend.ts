@@ -73,8 +73,12 @@ export async function localBackend(
   const secrets = envSecrets(process.env);
   // With CUGAR_MODEL_URL and CUGAR_MODEL (or --model), local runs are agent runs, as on a server.
   const models = hostModels({ ...process.env }, config);
+  // Imported here, not at the top: commands that never open a data directory never load the Node host.
+  const { nodeToolVersionSettings } = await import('../edge/nodeServer.ts');
   const runtime = await createRuntime(store, config, {
     codeParser: babelParser,
+    // The tool versions a host on this directory registered: runs here use them, replays resolve them.
+    toolVersions: nodeToolVersionSettings(),
     secrets,
     signer,
     ...(models ? { models } : {}),
@@ -82,6 +86,7 @@ export async function localBackend(
   });
   const servers =
     options.mcp === 'none' ? [] : registerKeptMcpServers(runtime.registry, mcp, { cache: fileListingCache(join(dir, 'mcp')), secrets, stdio: stdioLauncher });
+  await runtime.toolVersions?.load(runtime.registry.profiles());
   return {
     runtime,
     tools: async (profile) => runtime.registry.list(profile),

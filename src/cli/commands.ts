@@ -227,11 +227,11 @@ export async function dataCommand(command: string, args: string[], backend: Back
       // Replay re-runs the recorded inputs, so it needs the journal as recorded (a server asks for the `journal:raw` scope).
       const journal = /\.(nd)?json$/.test(source) ? parseJournal(readJournalFile(source)) : await backend.journal(source, { raw: true });
       // Replay needs the tools' schemas and policies: the local runtime's registry has the same built-ins a server has.
-      const { registry, policy } =
+      const { registry, policy, toolVersions } =
         'runtime' in backend ? (backend as Awaited<ReturnType<typeof localBackend>>).runtime : (await localBackend(options['data-dir'] ?? '.cugar')).runtime;
       let result: Awaited<ReturnType<typeof replay>>;
       try {
-        result = await replay(journal, registry, policy ? { policy } : {});
+        result = await replay(journal, registry, { ...(policy ? { policy } : {}), ...(toolVersions ? { toolVersions } : {}) });
       } catch (error) {
         // A journal whose chain does not verify is a verification failure (exit 1), not bad usage.
         if (!(error instanceof CugarError) || error.code !== 'journal_invalid') throw error;

@@ -166,6 +166,11 @@ async function resumeInterrupted(runtime: Runtime, log: (line: string) => void):
   }
 }
 
+/** Where the Node host (and the CLI on its data directory) runs tools written at run time: worker_threads workers, audited with @babel/parser first. */
+export function nodeToolVersionSettings(): NonNullable<RuntimeOptions['toolVersions']> {
+  return { sandbox: createNodeSandbox(), parser: parseJavaScript };
+}
+
 /**
  * The Node host: the API and the static files on one port, data in SQLite under `dataDir`.
  * With no tokens it binds loopback only and prints a generated local token; binding any
@@ -224,8 +229,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     ...(options.approval ? { approval: options.approval } : {}),
     ...(otlp ? { otlp, log } : {}),
     ...(options.orchestrator ? { orchestrator: options.orchestrator } : {}),
-    // Tools written at run time run in worker_threads workers, audited with @babel/parser first.
-    toolVersions: { sandbox: createNodeSandbox(), parser: parseJavaScript },
+    toolVersions: nodeToolVersionSettings(),
   });
   registerHostWebTools(runtime, (guard) => nodeTransport(guard), options.web ?? webSettingsFromEnv(process.env));
   // The DOM tools drive a Chromium page only when the operator names the origins it may load.

@@ -1,9 +1,15 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { parse } from '@babel/parser';
 import { afterAll, describe, expect, it } from 'vitest';
 import { eventsOf, parseConfig, replay, type JournalEvent, type Sandbox } from '../../src/core/index.ts';
 import { createApp } from '../../src/api/app.ts';
 import { createRuntime } from '../../src/api/runtime.ts';
 import { createNodeSandbox } from '../../src/edge/nodeSandbox.ts';
+import { startServer } from '../../src/edge/nodeServer.ts';
 import { SqliteStore } from '../../src/edge/sqliteStore.ts';
 
 const ANA = 'ana-token-0123456789abcdef';
@@ -220,5 +226,35 @@ describe('tools written at run time', () => {
     const refused = await call('POST', BASE, proposal(V1));
     expect(refused).toMatchObject({ status: 501, body: { error: { code: 'unsupported_host' } } });
     expect((await call('GET', BASE)).status).toBe(501);
+  });
+
+  it('the Node host keeps versions in its data directory, and `cugar replay` there resolves the recorded one', { timeout: 60_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cugar-tool-versions-'));
+    try {
+      const server = await startServer({ port: 0, dataDir: dir, corpusDir: join(dir, 'none'), log: () => undefined });
+      const http = async (method: string, path: string, body?: unknown) =>
+        (await (
+          await fetch(`${server.url}${path}`, {
+            method,
+            headers: { authorization: `Bearer ${server.localToken}`, 'content-type': 'application/json', prefer: 'wait=20' },
+            ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+          })
+        ).json()) as Record<string, unknown>;
+      const v1 = hashOf({ body: await http('POST', BASE, proposal(V1)) });
+      await http('POST', `${BASE}/${v1}/approve`);
+      const outcome = await http('POST', '/v1/runs', { goal: 'tally', profile: 'demo', plan: [{ tool: 'word_tally', input: { text: 'x y' } }] });
+      expect(outcome['outputs']).toEqual({ 'step-0': { words: 2, version: 1 } });
+      const v2 = hashOf({ body: await http('POST', BASE, proposal(V2)) });
+      await http('POST', `${BASE}/${v2}/approve`);
+      await server.close();
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        [join(import.meta.dirname, '..', '..', 'src/cli/bin.mjs'), 'replay', outcome['runId'] as string, '--json', '--data-dir', dir],
+        { env: { ...process.env, NO_COLOR: '1' }, timeout: 60_000 },
+      );
+      expect(JSON.parse(stdout)).toMatchObject({ ok: true });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
