@@ -228,8 +228,12 @@ function candidatesOf(index: ToolIndex, decision: ClauseDecision, clause: number
   const chosen = decision.accepted ? decision.best : undefined;
   const ranked = decision.ranked.slice(0, MAX_CANDIDATES);
   const listed = new Set(ranked.map((r) => r.position));
-  // With few tools, every tool is listed, the unmatched ones too.
-  const unmatched = toolCount <= MAX_CANDIDATES ? index.tools.map((_, position) => position).filter((p) => !listed.has(p)) : [];
+  // Fewer matched tools than the list holds: tools that matched no word fill it, in name order.
+  const scored = new Set(decision.ranked.map((r) => r.position));
+  const unmatched = index.tools
+    .map((_, position) => position)
+    .filter((p) => !listed.has(p) && !scored.has(p))
+    .slice(0, Math.max(0, Math.min(toolCount, MAX_CANDIDATES) - ranked.length));
   const rows = ranked.map((r): PlanCandidate => {
     const { tool } = index.tools[r.position]!;
     const selected = r === chosen;
@@ -260,7 +264,7 @@ function candidatesOf(index: ToolIndex, decision: ClauseDecision, clause: number
       latency: tool.latency,
       score: 0,
       selected: false,
-      reason: 'no word of the request matches it',
+      reason: 'not among the closest tools',
       matched: [],
     });
   }

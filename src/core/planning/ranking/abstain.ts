@@ -36,6 +36,8 @@ export const DEFAULT_THRESHOLDS: Readonly<EvidenceThresholds> = Object.freeze({
 /** What a tool with side effects keeps of its score; a question keeps less of it. */
 const SIDE_EFFECT_FACTOR = 0.85;
 const QUESTION_FACTOR = 0.7;
+/** How many of the best-scoring tools are weighed and kept as candidates. */
+const TOP = 24;
 /** Tools within this share of the best score are equally relevant: cost and latency preferences order them. */
 const BAND = 0.95;
 
@@ -98,9 +100,9 @@ export function decide(
   const { maxCost, maxLatency } = index;
   const weightSum = weights.similarityWeight + weights.costWeight + weights.latencyWeight || 1;
   // Only the tools near the top can be chosen or shown: the rest is not worth weighing.
-  const floor = scores.reduce((m, s) => Math.max(m, s.score), 0) * 0.25;
-  const ranked: RankedTool[] = scores
-    .filter((score) => score.score > 0 && (score.score >= floor || score.named))
+  const top24 = scores.length > TOP ? [...scores].sort((a, b) => b.score - a.score || a.position - b.position).slice(0, TOP) : scores;
+  const ranked: RankedTool[] = top24
+    .filter((score) => score.score > 0)
     .map((raw) => {
       const { tool, sideEffects } = tools[raw.position]!;
       // A tool that changes the world needs more evidence, the more so when the clause only asks a question.
