@@ -101,6 +101,13 @@ describe('the tool editor', () => {
     await expect.poll(() => rows.nth(1).textContent()).toContain('active');
     expect(await rows.nth(0).textContent()).toContain('retired');
     expect(await runTally('a b c')).toEqual({ words: 3 });
+    // Any version's content fills the form, to propose the next version from it.
+    await form.getByLabel('Source').fill('');
+    await rows
+      .nth(0)
+      .getByRole('button', { name: /Edit a copy/ })
+      .click();
+    expect(await form.getByLabel('Source').inputValue()).toBe(source(10));
     expect(await axeViolations(page)).toEqual([]);
     await page.screenshot({ path: join(shots, 'tool-editor.png'), fullPage: true });
   });

@@ -121,6 +121,16 @@ export function ToolEditor({ token, profile, initialName }: { token: string; pro
     });
   };
 
+  /** Fill the form with a version's content, to propose the next version from it. */
+  const editFrom = (version: { source: string; inputSchema: Record<string, unknown>; description: string; meta: { cost: number; latency: number } }) => {
+    setSource(version.source);
+    setSchema(JSON.stringify(version.inputSchema, null, 2));
+    setDescription(version.description);
+    setCost(String(version.meta.cost));
+    setLatency(String(version.meta.latency));
+    setProposed(null);
+  };
+
   const versions = history.data?.versions ?? [];
   const unsupported = history.error instanceof ApiError && history.error.code === 'unsupported_host' ? history.error.message : null;
   return (
@@ -219,7 +229,10 @@ export function ToolEditor({ token, profile, initialName }: { token: string; pro
                       Activate {version.hash.slice(0, 12)}
                     </button>
                   ) : null}
-                  {version.status === 'active' ? 'in use' : null}
+                  {version.status === 'active' ? 'in use' : null}{' '}
+                  <button type="button" className="link" onClick={() => editFrom(version)}>
+                    Edit a copy of {version.hash.slice(0, 12)}
+                  </button>
                 </td>
               </tr>
             ))}
