@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from '@babel/parser';
 import { afterAll, describe, expect, it } from 'vitest';
-import { eventsOf, parseConfig, replay, type JournalEvent, type Sandbox } from '../../src/core/index.ts';
+import { eventsOf, parseConfig, replay, type JournalEvent, type Sandbox, type SandboxLimits } from '../../src/core/index.ts';
 import { createApp } from '../../src/api/app.ts';
 import { createRuntime } from '../../src/api/runtime.ts';
 import { createNodeSandbox } from '../../src/edge/nodeSandbox.ts';
@@ -58,11 +58,15 @@ afterAll(async () => {
   await Promise.all(sandboxes.map((sandbox) => sandbox.close()));
 });
 
-async function setup(withSandbox = true) {
+async function setup(withSandbox = true, limits?: SandboxLimits) {
   const counting = countingSandbox();
   sandboxes.push(counting.sandbox);
   const store = new SqliteStore(':memory:');
-  const runtime = await createRuntime(store, parseConfig({}).config, withSandbox ? { toolVersions: { sandbox: counting.sandbox, parser: parse } } : {});
+  const runtime = await createRuntime(
+    store,
+    parseConfig({}).config,
+    withSandbox ? { toolVersions: { sandbox: counting.sandbox, parser: parse, ...(limits ? { limits } : {}) } } : {},
+  );
   const app = createApp(runtime, { tokens: { [ANA]: ['demo'], [OTHER]: ['other'] }, rateLimit: { perSecond: 1000, burst: 5000 } });
   const call = async (method: string, path: string, body?: unknown, token = ANA) => {
     const response = await app.request(path, {
@@ -197,6 +201,33 @@ describe('tools written at run time', () => {
     await call('POST', `/v1/profiles/demo/tools/reverse_text/versions/${hash}/approve`);
     const outcome = await runtime.orchestrator.start(goal, 'demo');
     expect(outcome).toMatchObject({ status: 'completed', outputs: { 'step-0': { reversed: 'dlrow olleh' } } });
+  });
+
+  it('stops a version that runs past its time limit with a typed error, and the host goes on', async () => {
+    const { call, run } = await setup(true, { timeoutMs: 300 });
+    const slow = 'export default function handler(input) { let total = 0; for (let i = 0; i < 1e12; i++) total += i; return { total, text: input.text }; }';
+    const hash = hashOf(await call('POST', BASE, proposal(slow)));
+    await call('POST', `${BASE}/${hash}/approve`);
+    const stopped = await run('x');
+    const errors = eventsOf(stopped, 'tool_call_error');
+    expect(errors.length).toBeGreaterThanOrEqual(1);
+    expect(errors.every((e) => e.data.error.code === 'timeout')).toBe(true);
+    expect(eventsOf(stopped, 'run_completed')[0]?.data.success).toBe(false);
+    // Roll forward to a version that answers: the same host runs it at once.
+    const fixed = hashOf(await call('POST', BASE, proposal(V1)));
+    await call('POST', `${BASE}/${fixed}/approve`);
+    expect(outputOf(await run('x y'))).toEqual({ words: 2, version: 1 });
+  });
+
+  it('refuses input schemas it cannot check inputs against, and keeps nothing', async () => {
+    const { call } = await setup();
+    for (const inputSchema of [{ type: 'object', properties: { a: { $ref: 'https://example.com/schema' } } }, { type: 'object', properties: 'text' }, []]) {
+      const refused = await call('POST', BASE, { ...proposal(V1), inputSchema });
+      expect(refused.status).toBe(400);
+    }
+    expect((await call('POST', BASE, { ...proposal(V1), extra: true })).status).toBe(400);
+    expect((await call('POST', BASE, { ...proposal(V1), source: 'x'.repeat(100_001) })).status).toBe(400);
+    expect((await call('GET', BASE)).body['versions']).toEqual([]);
   });
 
   it("keeps versions in the host's store: a new runtime over the same store resumes them", async () => {
