@@ -50,12 +50,12 @@ export function readBoolean(param: Param, tokens: readonly Token[], offset: numb
   for (let i = 0; i < tokens.length; i++) {
     // The parameter's word as written, or a word of another language the lexicon translates to it ("aléatoire").
     if (!stems.has(stem(tokens[i]!.word)) && !stems.has(translateAny(tokens[i]!.word) ?? '')) continue;
-    const window = tokens.slice(Math.max(0, i - 3), i).map((t) => t.word);
+    const before = tokens.slice(Math.max(0, i - 3), i).map((t) => t.word);
     const after = tokens[i + 1]?.word;
-    const negated = window.some((w) => NEGATIONS.has(w) || w.endsWith("n't")) || after === 'off';
+    const negated = before.some((w) => NEGATIONS.has(w) || w.endsWith("n't")) || after === 'off';
     const value = after !== undefined && NO.has(after) ? false : after !== undefined && YES.has(after) ? true : !negated;
     const start = negated
-      ? (tokens[Math.max(0, i - 3) + window.findIndex((w) => NEGATIONS.has(w) || w.endsWith("n't"))]?.start ?? tokens[i]!.start)
+      ? (tokens[Math.max(0, i - 3) + before.findIndex((w) => NEGATIONS.has(w) || w.endsWith("n't"))]?.start ?? tokens[i]!.start)
       : tokens[i]!.start;
     return {
       value,
