@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from '@babel/parser';
 import { afterAll, describe, expect, it } from 'vitest';
-import { eventsOf, parseConfig, replay, type JournalEvent, type Sandbox, type SandboxLimits } from '../../src/core/index.ts';
+import { eventsOf, parseConfig, replay, type ApprovalPolicy, type JournalEvent, type Sandbox, type SandboxLimits } from '../../src/core/index.ts';
 import { createApp } from '../../src/api/app.ts';
 import { createRuntime } from '../../src/api/runtime.ts';
 import { createNodeSandbox } from '../../src/edge/nodeSandbox.ts';
@@ -58,15 +58,14 @@ afterAll(async () => {
   await Promise.all(sandboxes.map((sandbox) => sandbox.close()));
 });
 
-async function setup(withSandbox = true, limits?: SandboxLimits) {
+async function setup(withSandbox = true, limits?: SandboxLimits, approval?: ApprovalPolicy) {
   const counting = countingSandbox();
   sandboxes.push(counting.sandbox);
   const store = new SqliteStore(':memory:');
-  const runtime = await createRuntime(
-    store,
-    parseConfig({}).config,
-    withSandbox ? { toolVersions: { sandbox: counting.sandbox, parser: parse, ...(limits ? { limits } : {}) } } : {},
-  );
+  const runtime = await createRuntime(store, parseConfig({}).config, {
+    ...(withSandbox ? { toolVersions: { sandbox: counting.sandbox, parser: parse, ...(limits ? { limits } : {}) } } : {}),
+    ...(approval ? { approval } : {}),
+  });
   const app = createApp(runtime, { tokens: { [ANA]: ['demo'], [OTHER]: ['other'] }, rateLimit: { perSecond: 1000, burst: 5000 } });
   const call = async (method: string, path: string, body?: unknown, token = ANA) => {
     const response = await app.request(path, {
@@ -186,6 +185,19 @@ describe('tools written at run time', () => {
     const journal = await runtime.store.readJournal(paused.body['runId'] as string);
     expect(recordedVersions(journal)).toEqual({ word_tally: v1 });
     expect(eventsOf(journal, 'tool_call_complete').map((e) => e.data.output)).toContainEqual({ words: 2, version: 1 });
+  });
+
+  it('a person edits the input of a call to a versioned tool held for approval; it is checked against the recorded version', async () => {
+    const { call } = await setup(true, undefined, { requires: ({ tool }) => tool.name === 'word_tally' });
+    const v1 = hashOf(await call('POST', BASE, proposal(V1)));
+    await call('POST', `${BASE}/${v1}/approve`);
+    const paused = await call('POST', '/v1/runs', { goal: 'tally', profile: 'demo', plan: [{ tool: 'word_tally', input: { text: 'a b' } }] });
+    expect(paused.body['status']).toBe('paused');
+    const approvalId = (paused.body['pendingApproval'] as { approvalId: string }).approvalId;
+    // The version's schema refuses an input it does not take; then a good edit runs.
+    expect((await call('POST', `/v1/approvals/${approvalId}`, { decision: 'edit', args: { text: 5 } })).status).toBe(400);
+    const edited = await call('POST', `/v1/approvals/${approvalId}`, { decision: 'edit', args: { text: 'a b c d' } });
+    expect(edited.body).toMatchObject({ status: 'completed', outputs: { 'step-0': { words: 4, version: 1 } } });
   });
 
   it('plans a goal with an approved tool, and not with one still waiting for approval', async () => {

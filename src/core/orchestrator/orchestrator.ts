@@ -23,6 +23,7 @@ import { parseOrThrow } from '../schema/validate.ts';
 import { InMemoryStore } from '../store/inMemoryStore.ts';
 import type { ApprovalFilter, ApprovalRecord, Store } from '../store/store.ts';
 import type { ToolRegistry } from '../tools/toolRegistry.ts';
+import { registerPinnedVersions } from '../tools/versions/pinnedVersions.ts';
 import type { ToolVersionSource } from '../tools/versions/toolVersionSource.ts';
 import { ExecutionContext } from './executionContext.ts';
 import { ApprovalDecisionSchema, StartOptionsSchema, type ApprovalDecision, type OrchestratorOptions, type StartOptions } from './options.ts';
@@ -243,7 +244,10 @@ export class Orchestrator {
     const who = { by: input.by, ...(input.principal ? { principal: input.principal } : {}) };
     let received: Entry = entry('approval_received', { approvalId, decision: input.decision, argsHash: current.argsHash, reason: input.reason, ...who }, at);
     if (input.decision === 'edit') {
-      const tool = this.#registry.resolve(state.inputs.profile, current.tool);
+      // The edited call is checked against the tool the run uses: for a tool written at run time, the version it recorded.
+      const registry = this.#registry.sandbox(state.inputs.profile);
+      registerPinnedVersions(registry, state.inputs, this.#toolVersions);
+      const tool = registry.resolve(state.inputs.profile, current.tool);
       const args = toJsonData(this.#policy.checkStep(state.inputs.profile, tool, input.args)) as Record<string, unknown>;
       received = entry('approval_received', { approvalId, decision: 'edit', argsHash: sha256Hex(canonicalJson(args)), reason: input.reason, ...who, args }, at);
     }
