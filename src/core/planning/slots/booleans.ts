@@ -48,8 +48,14 @@ export function readBoolean(param: Param, tokens: readonly Token[], offset: numb
   const stems = meaningStems(param);
   if (stems.size === 0) return undefined;
   for (let i = 0; i < tokens.length; i++) {
-    // The parameter's word as written, or a word of another language the lexicon translates to it ("aléatoire").
-    if (!stems.has(stem(tokens[i]!.word)) && !stems.has(translateAny(tokens[i]!.word) ?? '')) continue;
+    // The parameter's word as written, or a word of another language the lexicon translates to it ("aléatoire");
+    // "unlock" and "disable" say the opposite of "lock" and "able".
+    const word = tokens[i]!.word;
+    const opposite = /^(un|dis)(.{3,})$/.exec(word);
+    if (opposite && stems.has(stem(opposite[2]!))) {
+      return { value: false, start: offset + tokens[i]!.start, end: offset + tokens[i]!.end, reason: `"${tokens[i]!.raw}" says the opposite` };
+    }
+    if (!stems.has(stem(word)) && !stems.has(translateAny(word) ?? '')) continue;
     const before = tokens.slice(Math.max(0, i - 3), i).map((t) => t.word);
     const after = tokens[i + 1]?.word;
     const negated = before.some((w) => NEGATIONS.has(w) || w.endsWith("n't")) || after === 'off';

@@ -344,11 +344,14 @@ function fillStrings(
   const long = text;
   const capitals = ['place', 'person', 'creator'].includes(roleOf(target)) && /^\p{Lu}/u.test(clause.slice(tokens[begin]!.start));
   for (let i = begin + 1; i < tokens.length && !tokenTaken(i); i++) {
-    if (!long && (/[,;!?]/.test(clause.slice(tokens[i - 1]!.end, tokens[i]!.start)) || isBoundary(tokens[i]!.word))) break;
+    const capitalWord = /^\p{Lu}/u.test(clause.slice(tokens[i]!.start));
+    if (!long && (/[,;!?]/.test(clause.slice(tokens[i - 1]!.end, tokens[i]!.start)) || (isBoundary(tokens[i]!.word) && !capitalWord))) break;
+    // The words that chose the tool end a name ("software engineer jobs", "NBA standings").
+    if (!long && context.toolWords.has(tokens[i]!.word)) break;
     if (capitals && !/^[\p{Lu}\p{N}]/u.test(clause.slice(tokens[i]!.start))) break;
     end = i;
   }
-  while (end > begin && isStopWord(tokens[end]!.word, context.language)) end--;
+  while (end > begin && isStopWord(tokens[end]!.word, context.language) && !/^\p{Lu}/u.test(clause.slice(tokens[end]!.start))) end--;
   const span = { start: tokens[begin]!.start, end: tokens[end]!.end };
   set(target, from(span, clause.slice(span.start, span.end), 'the rest of the request, past the words that chose the tool'));
 }

@@ -7,7 +7,7 @@
 import { isStopWord, stem } from '../ranking/stem.ts';
 import { translateAny } from '../ranking/synonyms.ts';
 import { fold, type Token } from '../ranking/tokens.ts';
-import { durations } from './numbers.ts';
+import { convertMeasure, durations } from './numbers.ts';
 import type { Filled, Mention, Param } from './types.ts';
 
 const REFERENCE =
@@ -96,6 +96,28 @@ export function assignNumbers(
   const out: Array<[Param, Filled]> = [];
   const used = new Set<Mention>();
   const done = new Set<Param>();
+  // A parameter in a unit of measure ("amount_ml", "height_cm") takes a number written in a unit of its dimension, converted.
+  for (const param of numeric) {
+    const target = param.nameWords.at(-1)!;
+    if (param.nameWords.length < 2 || done.has(param)) continue;
+    for (const mention of mentions) {
+      if (used.has(mention) || mention.kind !== 'number' || !mention.unit) continue;
+      const converted = convertMeasure(mention.value as number, mention.unit, target);
+      if (converted === undefined) continue;
+      out.push([
+        param,
+        {
+          value: converted,
+          start: offset + mention.start,
+          end: offset + mention.end + (clause.slice(mention.end).match(/^\s*\p{L}+/u)?.[0].length ?? 0),
+          reason: `${String(mention.value)} ${mention.unit} in ${target}`,
+        },
+      ]);
+      used.add(mention);
+      done.add(param);
+      break;
+    }
+  }
   // A parameter in a unit of time takes a written duration, converted ("5 minutes" → 300 for seconds).
   for (const param of numeric) {
     const unit = param.nameWords.map((w) => TIME_UNITS[w]).find((u) => u !== undefined);

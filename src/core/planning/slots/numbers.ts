@@ -68,7 +68,7 @@ const WORDS: Readonly<Record<string, number>> = {};
 const MULTIPLIERS: Readonly<Record<string, number>> = { double: 2, twice: 2, triple: 3, thrice: 3, halve: 2, half: 2, quadruple: 4 };
 
 const DIGITS =
-  /(?<![\p{L}\p{N}_.,:])([-−+]?)(\d{1,3}(?:(?:,\d{3})+|(?:\.\d{3})+|(?:[  ]\d{3})+)(?:[.,]\d+)?|\d+(?:[.,]\d+)?)(?:\s?([kKmM])(?![\p{L}]))?(?![\p{L}\p{N}_]|[.,:]\d)/gu;
+  /(?<![\p{L}\p{N}_.,:])([-−+]?)(\d{1,3}(?:(?:,\d{3})+|(?:\.\d{3})+|(?:[  ]\d{3})+)(?:[.,]\d+)?|\d+(?:[.,]\d+)?)(?:\s?([kK]|M(?!\p{L}))(?![\p{L}]))?(?![\p{N}_]|[.,:]\d|(?:st|nd|rd|th|am|pm|h|er)\b|\p{L}+\d)/gu;
 
 /** Parse digits as the language writes them; `undefined` when they are a list ("1,5" in English reads as 1 and 5). */
 export function parseDigits(text: string, language: Language): number | undefined {
@@ -143,6 +143,7 @@ export function numericMentions(text: string, language: Language, exclude: reado
     }
     let value = parseDigits(digits!, language)!;
     if (suffix) value *= /k/i.test(suffix) ? 1000 : 1_000_000;
+    // A unit written against the number ("82.5kg", "1.80m") reads like one written apart.
     if (sign === '-' || sign === '−') value = -value;
     const before = text.slice(Math.max(0, start - 3), start).toLowerCase();
     const symbol = /(r\$|[$€£¥₹₩])\s*$/.exec(before);
@@ -232,4 +233,92 @@ export function durations(text: string, numbers: readonly Mention[]): Duration[]
     }
   }
   return found;
+}
+
+/** Units of measure by dimension, as a factor of the dimension's base unit (ml, g, m). */
+const MEASURES: ReadonlyArray<[string, Readonly<Record<string, number>>]> = [
+  [
+    'volume',
+    {
+      ml: 1,
+      milliliter: 1,
+      milliliters: 1,
+      cl: 10,
+      dl: 100,
+      l: 1000,
+      liter: 1000,
+      liters: 1000,
+      litre: 1000,
+      litres: 1000,
+      litros: 1000,
+      liter_: 1000,
+      gallon: 3785.41,
+      gallons: 3785.41,
+      cup: 240,
+      cups: 240,
+    },
+  ],
+  [
+    'mass',
+    {
+      mg: 0.001,
+      g: 1,
+      gram: 1,
+      grams: 1,
+      gramos: 1,
+      kg: 1000,
+      kilo: 1000,
+      kilos: 1000,
+      kilogram: 1000,
+      kilograms: 1000,
+      lb: 453.592,
+      lbs: 453.592,
+      pound: 453.592,
+      pounds: 453.592,
+      oz: 28.3495,
+      ounce: 28.3495,
+      ounces: 28.3495,
+    },
+  ],
+  [
+    'length',
+    {
+      mm: 0.001,
+      cm: 0.01,
+      centimeter: 0.01,
+      centimeters: 0.01,
+      m: 1,
+      meter: 1,
+      meters: 1,
+      metre: 1,
+      metres: 1,
+      metros: 1,
+      km: 1000,
+      kilometer: 1000,
+      kilometers: 1000,
+      kilometres: 1000,
+      mi: 1609.34,
+      mile: 1609.34,
+      miles: 1609.34,
+      ft: 0.3048,
+      feet: 0.3048,
+      foot: 0.3048,
+      in: 0.0254,
+      inch: 0.0254,
+      inches: 0.0254,
+    },
+  ],
+];
+
+/**
+ * `value` written in `unit`, converted to `target` when both are units of one dimension
+ * ("1.5 liters" for a parameter in ml is 1500); undefined when they are not.
+ */
+export function convertMeasure(value: number, unit: string, target: string): number | undefined {
+  for (const [, units] of MEASURES) {
+    const from = units[unit];
+    const to = units[target];
+    if (from !== undefined && to !== undefined) return Math.round(((value * from) / to) * 1e9) / 1e9;
+  }
+  return undefined;
 }
