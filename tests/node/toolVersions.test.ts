@@ -118,6 +118,12 @@ describe('tools written at run time', () => {
     const approved = await call('POST', `${BASE}/${v1}/approve`);
     expect(approved).toMatchObject({ status: 200, body: { status: 'active', approvedBy: expect.stringMatching(/^principal:[0-9a-f]{16}$/) } });
     expect((await call('POST', `${BASE}/${v1}/approve`)).status).toBe(409);
+    // Listed beside the shipped tools in its active version, and planned in dry runs.
+    const listed = (await call('GET', '/v1/profiles/demo/tools')).body['tools'] as Array<{ name: string; capabilities: string[]; cost: number }>;
+    expect(listed.find((tool) => tool.name === 'word_tally')).toMatchObject({ capabilities: ['sandbox'], cost: 1 });
+    expect(listed.map((tool) => tool.name)).toContain('echo');
+    const dry = await call('POST', '/v1/plan', { goal: 'tally the words of "a b"', profile: 'demo' });
+    expect(JSON.stringify(dry.body)).toContain('word_tally');
 
     const first = await run('one two three');
     expect(recordedVersions(first)).toEqual({ word_tally: v1 });

@@ -17,7 +17,7 @@ export function planRoutes(runtime: Runtime) {
     (c) => {
       const { goal, profile, preferences } = c.req.valid('json');
       requireProfile(c, profile);
-      const registry = runtime.registry.sandbox(profile);
+      const registry = runtime.toolVersions?.registryOf(profile) ?? runtime.registry.sandbox(profile);
       // Redacted like every other view: a plan echoes the goal and the inputs filled from it.
       return c.json(
         redact(runtime.planner.plan({ goal, profile, registry, traceId: 'dry-run', runId: 'dry-run', ...(preferences ? { preferences } : {}) })),

@@ -18,7 +18,8 @@ export function profileRoutes(runtime: Runtime) {
       (c) => {
         const { profile } = c.req.valid('param');
         requireProfile(c, profile);
-        return c.json({ tools: runtime.registry.list(profile) }, 200);
+        // Tools written at run time are listed in their active version, beside the shipped ones.
+        return c.json({ tools: (runtime.toolVersions?.registryOf(profile) ?? runtime.registry).list(profile) }, 200);
       },
     )
     .openapi(

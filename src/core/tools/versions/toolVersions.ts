@@ -11,6 +11,7 @@ import { parseOrThrow } from '../../schema/validate.ts';
 import type { CodeParserSource } from '../codeAnalyzer/parseSource.ts';
 import type { ToolSpec } from '../tool.ts';
 import type { ToolRegistry } from '../toolRegistry.ts';
+import { registerPinnedVersions } from './pinnedVersions.ts';
 import {
   StoredToolVersionSchema,
   ToolVersionHashSchema,
@@ -163,6 +164,17 @@ export class ToolVersions implements ToolVersionSource {
       const parsed = Event.safeParse(fact.value);
       return parsed.success && (name === undefined || parsed.data.name === name) ? [{ ...parsed.data, at: fact.at }] : [];
     });
+  }
+
+  /**
+   * The tools a new run of `profile` would have: a copy of the host's shipped tools of the profile
+   * plus the active version of each tool written at run time (for listings and dry-run plans).
+   * Throws `NotFoundError` for a profile the host does not know.
+   */
+  registryOf(profile: string): ToolRegistry {
+    const registry = this.#options.registry.sandbox(profile);
+    registerPinnedVersions(registry, { profile, toolVersions: this.active(profile) }, this);
+    return registry;
   }
 
   active(profile: string): Record<string, string> {
