@@ -41,19 +41,23 @@ function isoTime(c: Components): string {
  * Words without which a text holds no date or time chrono could read (digits aside): a cheap
  * test that spares parsing the many requests that name none.
  */
+const DATE_WORDS = [
+  'today tonight tomorrow tmrw yesterday noon midnight morning afternoon evening night weekend week weeks month months year years ago next last',
+  'monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat sun',
+  'january february march april may june july august september october november december jan feb mar apr jun jul aug sep sept oct nov dec',
+  "hour hours minute minutes aujourd'hui aujourd demain hier soir matin midi semaine mois lundi mardi mercredi jeudi vendredi samedi dimanche",
+  'janvier février mars avril mai juin juillet août septembre octobre novembre décembre',
+  'hoy mañana ayer noche tarde semana mes lunes martes miércoles jueves viernes sábado domingo enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre',
+  'heute morgen gestern abend nacht woche monat montag dienstag mittwoch donnerstag freitag samstag sonntag januar februar märz juni juli oktober dezember uhr',
+  'hoje amanhã ontem noite segunda terça quarta quinta sexta sábado domingo janeiro fevereiro março maio junho julho setembro outubro dezembro',
+  'oggi domani ieri sera notte settimana mese lunedì martedì mercoledì giovedì venerdì sabato domenica gennaio febbraio aprile maggio giugno luglio settembre ottobre dicembre',
+  'vandaag gisteren maandag dinsdag woensdag donderdag vrijdag zaterdag zondag',
+]
+  .join(' ')
+  .split(' ');
 const DATE_HINT = new RegExp(
-  [
-    '\\d{1,2}\\s*[/.:-]\\s*\\d{1,2}|\\d{4}-\\d{2}|\\d{1,2}\\s*(?:st|nd|rd|th|er|º|ª|am|pm|a\\.m|p\\.m|h\\b|uhr|hrs)',
-    'today|tonight|tomorrow|yesterday|noon|midnight|morning|afternoon|evening|night|week|month|year|ago|next|last|this|mon|tue|wed|thu|fri|sat|sun',
-    'jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|hour|minute',
-    'aujourd|demain|hier|soir|matin|midi|semaine|mois|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|janv|févr|avr|mai|juin|juil|août|sept|déc',
-    'hoy|mañana|ayer|noche|tarde|semana|mes|lunes|martes|miércoles|jueves|viernes|sábado|domingo|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre',
-    'heute|morgen|gestern|abend|nacht|woche|monat|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|januar|februar|märz|juni|juli|oktober|dezember|uhr',
-    'hoje|amanhã|ontem|noite|segunda|terça|quarta|quinta|sexta|sábado|domingo|janeiro|fevereiro|março|maio|junho|julho|setembro|outubro|dezembro',
-    'oggi|domani|ieri|sera|notte|settimana|mese|lunedì|martedì|mercoledì|giovedì|venerdì|sabato|domenica|gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre|dicembre',
-    'vandaag|morgen|gisteren|maandag|dinsdag|woensdag|donderdag|vrijdag|zaterdag|zondag',
-  ].join('|'),
-  'i',
+  `\\d{1,2}\\s*[/.:-]\\s*\\d{1,2}|\\d{4}-\\d{2}|\\d{1,2}\\s*(?:st|nd|rd|th|er|º|ª|am|pm|a\\.m|p\\.m|h\\b|uhr|hrs)|(?<!\\p{L})(?:${DATE_WORDS.join('|')})(?!\\p{L})`,
+  'iu',
 );
 
 /** Longest text chrono reads; dates are near the words that ask for them. */
