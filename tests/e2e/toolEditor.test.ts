@@ -110,6 +110,9 @@ describe('the tool editor', () => {
     expect(await form.getByLabel('Source').inputValue()).toBe(source(10));
     expect(await axeViolations(page)).toEqual([]);
     await page.screenshot({ path: join(shots, 'tool-editor.png'), fullPage: true });
+    // It fits a 360 px wide screen, history included.
+    await page.setViewportSize({ width: 360, height: 740 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
   });
 
   it("in local mode, proposes, approves and runs a tool in the tab's own sandbox", { timeout: 90_000 }, async () => {
