@@ -1,4 +1,4 @@
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Suspense, lazy, useEffect, useState, type FormEvent } from 'react';
 import {
   PROFILE_PATTERN,
@@ -122,6 +122,7 @@ export function App() {
   // A tab opened without a token asks this session's other tabs for theirs first.
   const [asking, setAsking] = useState(() => mode === 'remote' && token === null);
   const [rejected, setRejected] = useState(false);
+  const queryClient = useQueryClient();
   useEffect(() => {
     if (!asking) return;
     let live = true;
@@ -137,7 +138,7 @@ export function App() {
   }, [asking]);
   useEffect(() => (mode === 'remote' ? shareTokenWithOtherTabs() : undefined), [mode]);
   const pending = useQuery({
-    queryKey: ['approvals', 'pending', token],
+    queryKey: ['approvals', 'pending'],
     queryFn: () => unwrap(client(token!).v1.approvals.$get({ query: { status: 'pending' } })),
     enabled: token !== null,
     refetchInterval: 3000,
@@ -150,7 +151,13 @@ export function App() {
     setRejected(true);
     setToken(null);
   }, [refused]);
-  const signIn = (t: string) => (saveToken(t), setRejected(false), setToken(t));
+  const signIn = (t: string) => {
+    // The inbox query (shared with the Approvals page) starts afresh: no refusal of the old token lingers.
+    queryClient.removeQueries({ queryKey: ['approvals', 'pending'] });
+    saveToken(t);
+    setRejected(false);
+    setToken(t);
+  };
   if (asking) return <main className="panel narrow" aria-busy="true" />;
   if (!token || refused) return <TokenForm onToken={signIn} onLocal={goLocal} rejected={rejected || refused} />;
   const count = pending.data?.approvals.length ?? 0;
