@@ -189,7 +189,7 @@ export function RunDetail({ token, runId }: { token: string; runId: string }) {
           records={trace.data.records as readonly TraceRecord[]}
           onFork={fork}
           spanExtra={(span) => (
-            <FeedbackBox key={span.seqs.join(',')} token={token} runId={outcome.runId} seq={span.seqs.at(-1)} label="Feedback on this span" />
+            <FeedbackBox key={`feedback-${span.seqs.join(',')}`} token={token} runId={outcome.runId} seq={span.seqs.at(-1)} label="Feedback on this span" />
           )}
         />
       ) : (
