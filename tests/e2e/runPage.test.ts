@@ -1,44 +1,25 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import AxeBuilder from '@axe-core/playwright';
-import type { Browser, Page } from 'playwright';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../../src/edge/nodeServer.ts';
-import { launchChromium } from './support.ts';
+import type { Page } from 'playwright';
+import { describe, expect, it } from 'vitest';
+import { axeViolations, dashboardHost } from './support.ts';
 
-const root = join(import.meta.dirname, '..', '..');
-const shots = join(root, 'test-results', 'run-page');
-const dir = mkdtempSync(join(tmpdir(), 'cugar-run-page-'));
-let server: RunningServer;
-let browser: Browser;
-
-beforeAll(async () => {
-  if (!existsSync(join(root, 'dist/web/index.html'))) throw new Error('build the dashboard first: npx vite build');
-  mkdirSync(shots, { recursive: true });
-  server = await startServer({ port: 0, dataDir: dir, corpusDir: join(dir, 'none'), staticDir: join(root, 'dist/web'), log: () => undefined });
-  browser = await launchChromium();
-}, 60_000);
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const host = dashboardHost('run-page');
+const shots = host.shots;
 
 async function start(goal: string): Promise<{ runId: string; status: string }> {
-  const response = await fetch(`${server.url}/v1/runs`, {
+  const response = await fetch(`${host.server.url}/v1/runs`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${server.localToken}`, 'content-type': 'application/json', prefer: 'wait=20' },
+    headers: { authorization: `Bearer ${host.server.localToken}`, 'content-type': 'application/json', prefer: 'wait=20' },
     body: JSON.stringify({ goal, profile: 'demo' }),
   });
   return (await response.json()) as { runId: string; status: string };
 }
 
 async function open(runId: string): Promise<Page> {
-  const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-  await page.goto(`${server.url}/#token=${server.localToken}`);
+  const page = await (await host.browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+  await page.goto(`${host.server.url}/#token=${host.server.localToken}`);
   await page.getByRole('heading', { name: 'Runs' }).waitFor();
-  await page.goto(`${server.url}/#/runs/${runId}`);
+  await page.goto(`${host.server.url}/#/runs/${runId}`);
   await page.getByRole('heading', { name: 'Plan' }).waitFor();
   return page;
 }
@@ -62,8 +43,7 @@ describe('the run page', () => {
     expect(await rows.nth(1).textContent()).toContain('multiply');
     // Each ranked step says why its tool was chosen.
     for (const i of [0, 1]) expect((await rows.nth(i).locator('td').nth(3).textContent())?.trim()).not.toBe('—');
-    const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-    expect(results.violations.map((v) => `${v.id} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+    expect(await axeViolations(page)).toEqual([]);
     await page.screenshot({ path: join(shots, 'run-page.png'), fullPage: true });
 
     // The span tree: the steps inside the stage they ran in, selectable like the waterfall's rows.
@@ -74,8 +54,7 @@ describe('the run page', () => {
     );
     await execute.getByRole('button', { name: /step-1 multiply #1/ }).click();
     await expect.poll(() => page.getByRole('region', { name: 'Span detail' }).textContent()).toContain('"b": 4');
-    const tree = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-    expect(tree.violations.map((v) => `${v.id} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+    expect(await axeViolations(page)).toEqual([]);
     await page.getByRole('combobox', { name: /^View/ }).selectOption('waterfall');
 
     // Feedback on the run and on one span; the runs list filters by it.
@@ -88,7 +67,7 @@ describe('the run page', () => {
     await onSpan.getByRole('button', { name: 'Bad' }).click();
     await expect.poll(() => onSpan.locator('.given').textContent()).toContain('bad');
     expect(await onRun.locator('.given li').count()).toBe(1);
-    await page.goto(`${server.url}/#/runs?feedback=positive`);
+    await page.goto(`${host.server.url}/#/runs?feedback=positive`);
     await expect.poll(() => page.locator('table.runs tbody tr').count()).toBe(1);
     expect(await page.getByRole('combobox', { name: /^Feedback/ }).inputValue()).toBe('positive');
     await page.context().close();
@@ -101,7 +80,7 @@ describe('the run page', () => {
     expect(await page.locator('details.housekeeping').textContent()).toContain('signed log of heads keeps');
     await page.getByRole('button', { name: /^Delete the run.s journal$/ }).click();
     await page.getByRole('heading', { name: 'Runs' }).waitFor();
-    const response = await fetch(`${server.url}/v1/runs/${run.runId}`, { headers: { authorization: `Bearer ${server.localToken}` } });
+    const response = await fetch(`${host.server.url}/v1/runs/${run.runId}`, { headers: { authorization: `Bearer ${host.server.localToken}` } });
     expect(response.status).toBe(404);
     await page.context().close();
   });

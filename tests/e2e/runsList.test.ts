@@ -1,43 +1,26 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import AxeBuilder from '@axe-core/playwright';
-import type { Browser } from 'playwright';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../../src/edge/nodeServer.ts';
-import { launchChromium } from './support.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { axeViolations, dashboardHost } from './support.ts';
 
-const root = join(import.meta.dirname, '..', '..');
-const shots = join(root, 'test-results', 'runs-list');
-const dir = mkdtempSync(join(tmpdir(), 'cugar-runs-list-'));
-let server: RunningServer;
-let browser: Browser;
+const host = dashboardHost('runs-list');
+const shots = host.shots;
 
 beforeAll(async () => {
-  if (!existsSync(join(root, 'dist/web/index.html'))) throw new Error('build the dashboard first: npx vite build');
-  mkdirSync(shots, { recursive: true });
-  server = await startServer({ port: 0, dataDir: dir, corpusDir: join(dir, 'none'), staticDir: join(root, 'dist/web'), log: () => undefined });
-  browser = await launchChromium();
   const start = (goal: string) =>
-    fetch(`${server.url}/v1/runs`, {
+    fetch(`${host.server.url}/v1/runs`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${server.localToken}`, 'content-type': 'application/json', prefer: 'wait=20' },
+      headers: { authorization: `Bearer ${host.server.localToken}`, 'content-type': 'application/json', prefer: 'wait=20' },
       body: JSON.stringify({ goal, profile: 'demo' }),
     }).then((response) => response.json());
   for (let i = 0; i < 54; i++) await start(`add ${i} and 1`);
   await start('add 1 and 2 then multiply the result by 3 then divide the result by 2');
   await start('divide 1 by 0');
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
 
 describe('the runs list', () => {
   it('pages with More runs, sorts by a column, keeps its filters in the address and shows latency, cost, tokens and errors', { timeout: 60_000 }, async () => {
-    const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    await page.goto(`${server.url}/#token=${server.localToken}`);
+    const page = await (await host.browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    await page.goto(`${host.server.url}/#token=${host.server.localToken}`);
     await page.getByRole('heading', { name: 'Runs' }).waitFor();
     const rows = page.locator('table.runs tbody tr');
     await expect.poll(() => rows.count()).toBe(50);
@@ -66,15 +49,14 @@ describe('the runs list', () => {
     await expect.poll(() => page.locator('.chart').count()).toBe(5);
     expect(await page.locator('.chart svg').first().getAttribute('aria-label')).toMatch(/^Runs a day \(failed marked\): highest 56 on \d{4}-\d\d-\d\d$/);
     expect(await page.locator('.chart').first().locator('rect.bar-marked').count()).toBe(1);
-    const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-    expect(results.violations.map((v) => `${v.id} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+    expect(await axeViolations(page)).toEqual([]);
     await page.screenshot({ path: join(shots, 'runs-list.png') });
     await page.context().close();
   });
 
   it('compares two runs side by side and names their first divergence', { timeout: 60_000 }, async () => {
-    const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    await page.goto(`${server.url}/#token=${server.localToken}`);
+    const page = await (await host.browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    await page.goto(`${host.server.url}/#token=${host.server.localToken}`);
     await page.getByRole('heading', { name: 'Runs' }).waitFor();
     await page.getByLabel('Search').fill('add 7 and 1');
     await expect.poll(() => page.locator('table.runs tbody tr').count()).toBe(1);
@@ -90,8 +72,7 @@ describe('the runs list', () => {
     expect(fields).toContain('"add 7 and 1"');
     expect(fields).toContain('"add 8 and 1"');
     expect(await page.locator('.compare pre.outputs').allTextContents()).toEqual([expect.stringContaining('8'), expect.stringContaining('9')]);
-    const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-    expect(results.violations.map((v) => `${v.id} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+    expect(await axeViolations(page)).toEqual([]);
     await page.screenshot({ path: join(shots, 'compare.png'), fullPage: true });
     await page.context().close();
   });

@@ -1,6 +1,12 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
 import { build } from 'esbuild';
-import { chromium, type Browser } from 'playwright';
+import { chromium, type Browser, type Page } from 'playwright';
+import { afterAll, beforeAll } from 'vitest';
+import { startServer, type RunningServer } from '../../src/edge/nodeServer.ts';
 
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../support/chromium.ts';
 
@@ -30,4 +36,45 @@ export async function servePage(entry: string): Promise<{ url: string; server: S
 /** Debian's Chromium through Playwright, with the flags this machine needs. */
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+}
+
+/**
+ * The Node host serving the built dashboard (`dist/web`) from a fresh data directory, and
+ * Chromium, for one test file: started before its tests and closed after them. `name` names the
+ * data directory and the screenshots folder (`test-results/<name>`).
+ */
+export function dashboardHost(name: string): { readonly server: RunningServer; readonly browser: Browser; readonly shots: string } {
+  const root = join(import.meta.dirname, '..', '..');
+  const shots = join(root, 'test-results', name);
+  const dir = mkdtempSync(join(tmpdir(), `cugar-${name}-`));
+  let server: RunningServer | undefined;
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    if (!existsSync(join(root, 'dist/web/index.html'))) throw new Error('build the dashboard first: npx vite build');
+    mkdirSync(shots, { recursive: true });
+    server = await startServer({ port: 0, dataDir: dir, corpusDir: join(dir, 'none'), staticDir: join(root, 'dist/web'), log: () => undefined });
+    browser = await launchChromium();
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return {
+    get server() {
+      if (!server) throw new Error('the host starts before the tests');
+      return server;
+    },
+    get browser() {
+      if (!browser) throw new Error('Chromium starts before the tests');
+      return browser;
+    },
+    shots,
+  };
+}
+
+/** axe's WCAG 2.1 A/AA violations on `page`, one line each (an empty list when there are none). */
+export async function axeViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  return results.violations.map((v) => `${v.id} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }

@@ -1,40 +1,15 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import AxeBuilder from '@axe-core/playwright';
-import type { Browser, Page } from 'playwright';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../../src/edge/nodeServer.ts';
-import { launchChromium } from './support.ts';
+import { describe, expect, it } from 'vitest';
+import { axeViolations, dashboardHost } from './support.ts';
 
-const root = join(import.meta.dirname, '..', '..');
-const shots = join(root, 'test-results', 'tool-editor');
-const dir = mkdtempSync(join(tmpdir(), 'cugar-tool-editor-'));
-let server: RunningServer;
-let browser: Browser;
-
-beforeAll(async () => {
-  if (!existsSync(join(root, 'dist/web/index.html'))) throw new Error('build the dashboard first: npx vite build');
-  mkdirSync(shots, { recursive: true });
-  server = await startServer({ port: 0, dataDir: dir, corpusDir: join(dir, 'none'), staticDir: join(root, 'dist/web'), log: () => undefined });
-  browser = await launchChromium();
-}, 60_000);
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-async function axeViolations(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-  return results.violations.map((v) => `${v.id} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-}
+const host = dashboardHost('tool-editor');
+const shots = host.shots;
 
 /** Run `tally` on `text` through the API with a one-step plan; the output of its step. */
 async function runTally(text: string): Promise<unknown> {
-  const response = await fetch(`${server.url}/v1/runs`, {
+  const response = await fetch(`${host.server.url}/v1/runs`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${server.localToken}`, 'content-type': 'application/json', prefer: 'wait=20' },
+    headers: { authorization: `Bearer ${host.server.localToken}`, 'content-type': 'application/json', prefer: 'wait=20' },
     body: JSON.stringify({ goal: `tally ${text}`, profile: 'demo', plan: [{ tool: 'tally', input: { text } }] }),
   });
   const outcome = (await response.json()) as { status: string; outputs: Record<string, unknown> };
@@ -46,10 +21,10 @@ const source = (factor: number) => `export default function handler(input) {\n  
 
 describe('the tool editor', () => {
   it('proposes, shows audit findings, approves, lists versions and rolls back', { timeout: 90_000 }, async () => {
-    const page = await (await browser.newContext({ viewport: { width: 1280, height: 1000 } })).newPage();
-    await page.goto(`${server.url}/#token=${server.localToken}`);
+    const page = await (await host.browser.newContext({ viewport: { width: 1280, height: 1000 } })).newPage();
+    await page.goto(`${host.server.url}/#token=${host.server.localToken}`);
     await page.getByRole('heading', { name: 'Runs' }).waitFor();
-    await page.goto(`${server.url}/#/tools`);
+    await page.goto(`${host.server.url}/#/tools`);
     await page.getByRole('link', { name: /Write a tool/ }).click();
     await page.getByRole('heading', { name: /Tool editor/ }).waitFor();
     await page.getByText('No versions yet.').waitFor();
@@ -116,10 +91,10 @@ describe('the tool editor', () => {
   });
 
   it("in local mode, proposes, approves and runs a tool in the tab's own sandbox", { timeout: 90_000 }, async () => {
-    const page = await (await browser.newContext({ viewport: { width: 1280, height: 1000 } })).newPage();
-    await page.goto(`${server.url}/#mode=local`);
+    const page = await (await host.browser.newContext({ viewport: { width: 1280, height: 1000 } })).newPage();
+    await page.goto(`${host.server.url}/#mode=local`);
     await page.getByRole('heading', { name: 'Runs' }).waitFor();
-    await page.goto(`${server.url}/#/tools/edit`);
+    await page.goto(`${host.server.url}/#/tools/edit`);
     await page.getByText('No versions yet.').waitFor();
     const form = page.getByRole('form', { name: 'Propose a tool version' });
     await form.getByLabel('Tool name').fill('reverse_text');
