@@ -1,34 +1,17 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
-import type { Browser, Page } from 'playwright';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../../src/edge/nodeServer.ts';
+import type { Page } from 'playwright';
+import { describe, expect, it } from 'vitest';
+import { startServer } from '../../src/edge/nodeServer.ts';
 import { NodeBrowser, browserSettingsFromEnv, type PlaywrightModule } from '../../src/edge/domBrowserNode.ts';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../support/chromium.ts';
-import { launchChromium } from './support.ts';
+import { dashboardHost } from './support.ts';
 
-const root = join(import.meta.dirname, '..', '..');
-const dir = mkdtempSync(join(tmpdir(), 'cugar-dom-agent-'));
-let server: RunningServer;
-let browser: Browser;
-const cwd = process.cwd();
-
-beforeAll(async () => {
-  if (!existsSync(join(root, 'dist/widget/cugar-agent.iife.js'))) throw new Error('build the widget first: npx vite build --mode widget');
-  process.chdir(root);
-  server = await startServer({ port: 0, dataDir: dir, corpusDir: join(dir, 'none'), log: () => undefined });
-  browser = await launchChromium();
-}, 60_000);
-afterAll(async () => {
-  process.chdir(cwd);
-  await browser?.close();
-  await server?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const host = dashboardHost('dom-agent', { widget: true });
 
 interface JournalEvent {
   type: string;
@@ -53,8 +36,8 @@ function find(nodes: readonly SnapshotNode[], role: string, name: string): Snaps
 }
 
 async function openDemo(): Promise<Page> {
-  const page = await (await browser.newContext()).newPage();
-  await page.goto(`${server.url}/agent-demo.html`);
+  const page = await (await host.browser.newContext()).newPage();
+  await page.goto(`${host.server.url}/agent-demo.html`);
   await page.evaluate(() => {
     const seen: Array<{ type: string; runId?: string; status?: string; code?: string }> = [];
     (window as unknown as { seen: typeof seen }).seen = seen;
@@ -125,7 +108,7 @@ describe('the DOM agent in <cugar-agent mode="local" allow-selectors="form#signu
       url: string;
       target: unknown;
     }>;
-    expect(fillName!.url).toBe(`${server.url}/agent-demo.html`);
+    expect(fillName!.url).toBe(`${host.server.url}/agent-demo.html`);
     expect(fillName!.target).toEqual({ role: 'textbox', name: 'Name', selector: '#name' });
     expect(find(fillName!.before.nodes, 'textbox', 'Name')?.value).toBe('');
     expect(find(fillName!.after.nodes, 'textbox', 'Name')?.value).toBe('Ana');
@@ -213,7 +196,10 @@ describe('the same DOM tools on Node, through Playwright driving Chromium', () =
     });
     await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
     const elsewhereUrl = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}`;
-    const html = readFileSync(join(root, 'public/agent-demo.html'), 'utf8').replace('</body>', `<img src="${elsewhereUrl}/pixel.png" alt=""></body>`);
+    const html = readFileSync(join(import.meta.dirname, '..', '..', 'public/agent-demo.html'), 'utf8').replace(
+      '</body>',
+      `<img src="${elsewhereUrl}/pixel.png" alt=""></body>`,
+    );
     const site = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(html));
     await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
     const siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
@@ -260,7 +246,9 @@ describe('the same DOM tools on Node, through Playwright driving Chromium', () =
     });
     expect(() => browserSettingsFromEnv({ CUGAR_BROWSER_ALLOW: 'file:///etc' })).toThrow(expect.objectContaining({ code: 'invalid_allow_origins' }) as Error);
     // The server started above has no browser configured: no DOM tools on Node.
-    const tools = (await (await fetch(`${server.url}/v1/profiles/demo/tools`, { headers: { authorization: `Bearer ${server.localToken}` } })).json()) as {
+    const tools = (await (
+      await fetch(`${host.server.url}/v1/profiles/demo/tools`, { headers: { authorization: `Bearer ${host.server.localToken}` } })
+    ).json()) as {
       tools: { name: string }[];
     };
     expect(tools.tools.map((tool) => tool.name).filter((name) => name.startsWith('dom_'))).toEqual([]);
@@ -268,7 +256,7 @@ describe('the same DOM tools on Node, through Playwright driving Chromium', () =
     const withBrowser = await startServer({
       port: 0,
       dataDir: browserDir,
-      corpusDir: join(dir, 'none'),
+      corpusDir: join(browserDir, 'none'),
       log: () => undefined,
       browser: { allowOrigins: ['http://127.0.0.1:9'], allowSelectors: ['body'], timeoutMs: 1000 },
     });

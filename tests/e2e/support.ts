@@ -43,19 +43,31 @@ export function launchChromium(): Promise<Browser> {
  * Chromium, for one test file: started before its tests and closed after them. `name` names the
  * data directory and the screenshots folder (`test-results/<name>`).
  */
-export function dashboardHost(name: string): { readonly server: RunningServer; readonly browser: Browser; readonly shots: string } {
+export function dashboardHost(
+  name: string,
+  options: { widget?: boolean } = {},
+): { readonly server: RunningServer; readonly browser: Browser; readonly shots: string } {
   const root = join(import.meta.dirname, '..', '..');
   const shots = join(root, 'test-results', name);
   const dir = mkdtempSync(join(tmpdir(), `cugar-${name}-`));
+  const cwd = process.cwd();
   let server: RunningServer | undefined;
   let browser: Browser | undefined;
   beforeAll(async () => {
-    if (!existsSync(join(root, 'dist/web/index.html'))) throw new Error('build the dashboard first: npx vite build');
     mkdirSync(shots, { recursive: true });
-    server = await startServer({ port: 0, dataDir: dir, corpusDir: join(dir, 'none'), staticDir: join(root, 'dist/web'), log: () => undefined });
+    if (options.widget) {
+      // The widget's pages: the server finds dist/ and public/ relative to the working directory, as `npm start` does.
+      if (!existsSync(join(root, 'dist/widget/cugar-agent.iife.js'))) throw new Error('build the widget first: npx vite build --mode widget');
+      process.chdir(root);
+      server = await startServer({ port: 0, dataDir: dir, corpusDir: join(dir, 'none'), log: () => undefined });
+    } else {
+      if (!existsSync(join(root, 'dist/web/index.html'))) throw new Error('build the dashboard first: npx vite build');
+      server = await startServer({ port: 0, dataDir: dir, corpusDir: join(dir, 'none'), staticDir: join(root, 'dist/web'), log: () => undefined });
+    }
     browser = await launchChromium();
   }, 60_000);
   afterAll(async () => {
+    if (options.widget) process.chdir(cwd);
     await browser?.close();
     await server?.close();
     rmSync(dir, { recursive: true, force: true });

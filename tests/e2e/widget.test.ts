@@ -1,36 +1,12 @@
-import { mkdtempSync, rmSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import AxeBuilder from '@axe-core/playwright';
-import type { Browser } from 'playwright';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../../src/edge/nodeServer.ts';
-import { launchChromium } from './support.ts';
+import { describe, expect, it } from 'vitest';
+import { axeViolations, dashboardHost } from './support.ts';
 
-const root = join(import.meta.dirname, '..', '..');
-const dir = mkdtempSync(join(tmpdir(), 'cugar-widget-'));
-let server: RunningServer;
-let browser: Browser;
-const cwd = process.cwd();
-
-beforeAll(async () => {
-  if (!existsSync(join(root, 'dist/widget/cugar-agent.iife.js'))) throw new Error('build the widget first: npx vite build --mode widget');
-  // The server finds dist/ and public/ relative to the working directory, as `npm start` does.
-  process.chdir(root);
-  server = await startServer({ port: 0, dataDir: dir, corpusDir: join(dir, 'none'), log: () => undefined });
-  browser = await launchChromium();
-}, 60_000);
-afterAll(async () => {
-  process.chdir(cwd);
-  await browser?.close();
-  await server?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const host = dashboardHost('widget', { widget: true });
 
 describe('<cugar-agent> in a plain HTML page', () => {
   it('runs a goal in the page and against the server, reporting results as DOM events', { timeout: 60_000 }, async () => {
-    const page = await (await browser.newContext()).newPage();
-    await page.goto(`${server.url}/widget-demo.html#token=${server.localToken}`);
+    const page = await (await host.browser.newContext()).newPage();
+    await page.goto(`${host.server.url}/widget-demo.html#token=${host.server.localToken}`);
     const events = page.evaluateHandle(() => {
       const seen: Array<{ id: string; type: string; status?: string; outputs?: unknown }> = [];
       for (const type of ['cugar-result', 'cugar-approval', 'cugar-error']) {
@@ -53,10 +29,11 @@ describe('<cugar-agent> in a plain HTML page', () => {
     expect(await remote.getByRole('link', { name: 'Open the approvals inbox' }).getAttribute('href')).toBe('/#/approvals');
     expect(await remote.getByRole('button', { name: 'Approve' }).count()).toBe(0);
     // Someone approves in the inbox (the API): the element shows where the run ended.
-    const auth = { authorization: `Bearer ${server.localToken}`, 'content-type': 'application/json' };
-    const [pending] = ((await (await fetch(`${server.url}/v1/approvals?status=pending`, { headers: auth })).json()) as { approvals: { approvalId: string }[] })
-      .approvals;
-    const decided = await fetch(`${server.url}/v1/approvals/${pending!.approvalId}`, {
+    const auth = { authorization: `Bearer ${host.server.localToken}`, 'content-type': 'application/json' };
+    const [pending] = (
+      (await (await fetch(`${host.server.url}/v1/approvals?status=pending`, { headers: auth })).json()) as { approvals: { approvalId: string }[] }
+    ).approvals;
+    const decided = await fetch(`${host.server.url}/v1/approvals/${pending!.approvalId}`, {
       method: 'POST',
       headers: auth,
       body: JSON.stringify({ decision: 'approve', reason: 'inbox' }),
@@ -84,7 +61,6 @@ describe('<cugar-agent> in a plain HTML page', () => {
     // The theme comes from CSS custom properties set by the host page.
     const accent = await remote.evaluate((el) => getComputedStyle(el.shadowRoot!.querySelector('button')!).backgroundColor);
     expect(accent).toBe('rgb(109, 40, 217)');
-    const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-    expect(results.violations.map((v) => v.id)).toEqual([]);
+    expect(await axeViolations(page)).toEqual([]);
   });
 });
