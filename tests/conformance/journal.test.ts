@@ -55,6 +55,33 @@ describe('canonical JSON and hashing', () => {
     );
   });
 
+  it('writes what a sorted-key JSON.stringify writes, nested deep or shallow', () => {
+    const sortedKeys = (_key: string, value: unknown) =>
+      value !== null && typeof value === 'object' && !Array.isArray(value)
+        ? Object.fromEntries(Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+        : value;
+    const nest = (value: unknown, depth: number): unknown =>
+      depth === 0 ? value : depth % 2 ? [nest(value, depth - 1)] : { k: nest(value, depth - 1), a: depth };
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.integer({ min: 0, max: 150 }), (value, depth) => {
+        const nested = nest(value, depth);
+        // Object.fromEntries re-orders integer-like keys, so the reference compares parsed values.
+        expect(JSON.parse(canonicalJson(nested))).toEqual(JSON.parse(JSON.stringify(nested, sortedKeys)));
+        expect(canonicalJson(nested)).toBe(canonicalJson(JSON.parse(JSON.stringify(nested))));
+      }),
+      { numRuns: 300 },
+    );
+    expect(canonicalJson({ b: { '10': 1, '9': 2, z: [1, { y: undefined, x: 'é"\n' }] } })).toBe('{"b":{"10":1,"9":2,"z":[1,{"x":"é\\"\\n"}]}}');
+  });
+
+  it('refuses a cycle however deep it starts', () => {
+    const deep: Record<string, unknown> = {};
+    let inner = deep;
+    for (let i = 0; i < 200; i++) inner = (inner['next'] = {}) as Record<string, unknown>;
+    inner['back'] = deep;
+    expect(() => canonicalJson(deep)).toThrow(ValidationError);
+  });
+
   it('refuses values without a JSON form', () => {
     for (const bad of [Number.NaN, Infinity, 10n, () => 1, Symbol('x'), new Uint8Array(2), new Map()]) {
       expect(() => canonicalJson({ x: bad })).toThrow(ValidationError);

@@ -12,7 +12,13 @@ import { ValidationError } from '../errors.ts';
  */
 export function canonicalJson(value: unknown): string {
   try {
-    return write(value, new Set());
+    try {
+      return writeFast(value, 0);
+    } catch (error) {
+      if (!(error instanceof TooDeep)) throw error;
+      // Deeper than any journal value: either a cycle or unusual nesting. The exact walk tells.
+      return write(value, new Set());
+    }
   } catch (error) {
     if (!(error instanceof NotCanonical)) throw error;
     // The fast path keeps no path; walk again to say where the bad value is.
@@ -23,6 +29,11 @@ export function canonicalJson(value: unknown): string {
     });
   }
 }
+
+/** Nesting at which the fast writer hands over to the exact one (which tracks cycles). */
+const FAST_DEPTH = 64;
+
+class TooDeep extends Error {}
 
 class NotCanonical extends Error {
   constructor(readonly what: string) {
@@ -61,6 +72,65 @@ function locate(value: unknown, path: Array<string | number>, seen = new Set<obj
 
 /** Keys that JSON.stringify would quote without escaping anything. */
 const PLAIN_KEY = /^[\w$.:@ -]*$/;
+
+/** Quoted keys by key: journal events repeat a few dozen keys, so each is tested and escaped once. */
+const quotedKeys = new Map<string, string>();
+
+function quoteKey(key: string): string {
+  let quoted = quotedKeys.get(key);
+  if (quoted === undefined) {
+    quoted = '"' + (PLAIN_KEY.test(key) ? key : JSON.stringify(key).slice(1, -1)) + '":';
+    if (quotedKeys.size < 4096) quotedKeys.set(key, quoted);
+  }
+  return quoted;
+}
+
+/**
+ * The writer for everyday values: the same output as {@link write}, without a set of the
+ * objects on the path. A cycle cannot be told from deep nesting here, so past
+ * {@link FAST_DEPTH} levels it gives up (`TooDeep`) and the exact writer runs instead.
+ */
+function writeFast(value: unknown, depth: number): string {
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'number':
+      if (!Number.isFinite(value)) throw new NotCanonical(String(value));
+      return JSON.stringify(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object': {
+      if (value === null) return 'null';
+      if (depth > FAST_DEPTH) throw new TooDeep();
+      if (Array.isArray(value)) {
+        let out = '[';
+        for (let i = 0; i < value.length; i++) {
+          const item: unknown = value[i];
+          out += (i ? ',' : '') + (item === undefined ? 'null' : writeFast(item, depth + 1));
+        }
+        return out + ']';
+      }
+      if (ArrayBuffer.isView(value) || value instanceof Map || value instanceof Set) throw new NotCanonical(value.constructor.name);
+      const toJSON = (value as { toJSON?: unknown }).toJSON;
+      if (typeof toJSON === 'function') return writeFast((toJSON as () => unknown).call(value), depth + 1);
+      const keys = Object.keys(value);
+      if (keys.length > 1) keys.sort();
+      let out = '{';
+      let first = true;
+      for (const key of keys) {
+        const item = (value as Record<string, unknown>)[key];
+        if (item === undefined) continue;
+        out += (first ? '' : ',') + quoteKey(key) + writeFast(item, depth + 1);
+        first = false;
+      }
+      return out + '}';
+    }
+    case 'undefined':
+      return 'null';
+    default:
+      throw new NotCanonical(typeof value);
+  }
+}
 
 function write(value: unknown, seen: Set<object>): string {
   switch (typeof value) {

@@ -1,5 +1,5 @@
 import { ConflictError, CugarError, NotFoundError, RepetitionError, ResourceError, ToolExecutionError, toCugarError } from '../errors.ts';
-import { toJsonData } from '../journal/canonicalJson.ts';
+import { canonicalJson } from '../journal/canonicalJson.ts';
 import { sealEvent } from '../journal/journal.ts';
 import type { Planner } from '../planning/planner.ts';
 import type { PolicyEnforcer } from '../policy/policyEnforcer.ts';
@@ -316,10 +316,12 @@ export class RunSessions {
     const [start] = (await this.append(run, call.entries, call.reserved)).slice(-1);
 
     let output: unknown;
+    let outputJson = 'null';
     let failure: CugarError | undefined;
     try {
       const raw = await this.#invoke(run, step, tool, input, call);
-      output = toJsonData(raw === undefined ? null : raw);
+      outputJson = canonicalJson(raw === undefined ? null : raw);
+      output = JSON.parse(outputJson);
       // The tool's own check of its result: a result that fails it is a failed attempt.
       const verdict = tool.verify ? tool.verify(output, input) : true;
       if (verdict !== true)
@@ -338,7 +340,7 @@ export class RunSessions {
       if (settled.delayMs > 0) await this.#ports.sleep(settled.delayMs, run.controller.signal);
       return;
     }
-    const settled = settleSuccess(state, step, tool, call.attempt, argsHash, output, timing);
+    const settled = settleSuccess(state, step, tool, call.attempt, argsHash, output, timing, outputJson);
     await this.append(run, settled.entries);
     if (settled.health.action === 'reflect') {
       const summary = this.#reflector.summarize(state, state.updatedAt, `health ${settled.health.score} after ${step.stepId}`);
@@ -351,10 +353,13 @@ export class RunSessions {
   /** Run one call on its routed worker under the step timeout; the run's cancellation aborts it. */
   async #invoke(run: ActiveRun, step: StepState, tool: ToolDefinition, input: unknown, attempt: { attempt: number; idempotencyKey: string }): Promise<unknown> {
     const { state } = run;
-    const controller = new AbortController();
-    const onAbort = () => controller.abort(run.controller.signal.reason);
-    run.controller.signal.addEventListener('abort', onAbort, { once: true });
     const timeoutMs = state.inputs.stepTimeoutMs;
+    // Without a step timeout the run's own signal is the call's; with one, a controller of the
+    // call's own lets the timeout abort this call without cancelling the run.
+    const controller = timeoutMs === undefined ? undefined : new AbortController();
+    const onAbort = () => controller?.abort(run.controller.signal.reason);
+    if (controller) run.controller.signal.addEventListener('abort', onAbort, { once: true });
+    const signal = controller ? controller.signal : run.controller.signal;
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {
       // Secrets reach the handler by name only; its result and error are scrubbed of them before settling.
@@ -364,7 +369,7 @@ export class RunSessions {
         traceId: state.inputs.traceId,
         runId: state.runId,
         stepIndex: step.index,
-        signal: controller.signal,
+        signal,
         idempotencyKey: attempt.idempotencyKey,
         attempt: attempt.attempt,
         secret: secrets.secret,
@@ -374,14 +379,14 @@ export class RunSessions {
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
           const error = new ResourceError(`${tool.name} timed out after ${timeoutMs} ms`, { code: 'timeout' });
-          controller.abort(error);
+          controller!.abort(error);
           reject(error);
         }, timeoutMs);
       });
       return await Promise.race([work, timeout]);
     } finally {
       if (timer !== undefined) clearTimeout(timer);
-      run.controller.signal.removeEventListener('abort', onAbort);
+      if (controller) run.controller.signal.removeEventListener('abort', onAbort);
     }
   }
 

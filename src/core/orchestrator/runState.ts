@@ -45,6 +45,12 @@ export interface RunState {
   planStage: PlanStage;
   plans: Plan[];
   steps: StepState[];
+  /** Position of each step in {@link steps}, kept with it so a step is found in constant time. */
+  stepIndex: Map<string, number>;
+  /** The distinct tools of {@link steps} in order of first use, kept with it for the listing row. */
+  tools: string[];
+  /** How many of {@link steps} have started at least once (the `maxSteps` count), kept with it. */
+  executed: number;
   usage: BudgetUsage;
   approvals: Map<string, ApprovalRecord>;
   pendingApprovalId?: string;
@@ -65,9 +71,24 @@ export interface RunState {
 }
 
 function stepOf(state: RunState, stepId: string): StepState {
-  const step = state.steps.find((s) => s.stepId === stepId);
+  const step = findStep(state, stepId);
   if (!step) throw new ValidationError(`journal refers to unknown step ${stepId}`, { code: 'journal_invalid' });
   return step;
+}
+
+/** Append a step, keeping the step index, the tool list and the started count in step with it. */
+function addStep(state: RunState, step: StepState): void {
+  // The first step with an id wins, as a search from the start would find it.
+  if (!state.stepIndex.has(step.stepId)) state.stepIndex.set(step.stepId, state.steps.length);
+  state.steps.push(step);
+  if (!state.tools.includes(step.tool)) state.tools.push(step.tool);
+  if (step.attempt > 0) state.executed++;
+}
+
+/** The step with `stepId`, if the run has one. */
+export function findStep(state: RunState, stepId: string): StepState | undefined {
+  const position = state.stepIndex.get(stepId);
+  return position === undefined ? undefined : state.steps[position];
 }
 
 /** Step ids of a plan revision: `step-N` for the first plan, `rR.step-N` after replans. */
@@ -105,6 +126,9 @@ export function initialRunState(first: JournalEvent): RunState {
     planStage: 'CREATED',
     plans: [],
     steps: [],
+    stepIndex: new Map(),
+    tools: [],
+    executed: 0,
     usage: { ...ZERO_USAGE },
     approvals: new Map(),
     randomDraws: 0,
@@ -134,10 +158,15 @@ export function applyEvent(state: RunState, event: JournalEvent): void {
       state.plans.push(plan);
       state.planStage = 'CREATED';
       // A replan replaces the steps that had not completed.
-      state.steps = state.steps.filter((s) => s.status === 'completed');
+      const kept = state.steps.filter((s) => s.status === 'completed');
+      state.steps = [];
+      state.stepIndex.clear();
+      state.tools = [];
+      state.executed = 0;
+      for (const step of kept) addStep(state, step);
       state.cursor = 0;
       for (const step of plan.steps) {
-        state.steps.push({
+        addStep(state, {
           stepId: step.name,
           index: step.index,
           tool: step.tool,
@@ -227,6 +256,7 @@ export function applyEvent(state: RunState, event: JournalEvent): void {
     case 'tool_call_start': {
       const step = stepOf(state, event.data.stepId);
       step.status = 'started';
+      if (step.attempt === 0 && event.data.attempt > 0) state.executed++;
       step.attempt = Math.max(step.attempt, event.data.attempt);
       step.nextAttempt = step.attempt;
       step.worker = event.data.worker;
@@ -285,7 +315,7 @@ export function applyEvent(state: RunState, event: JournalEvent): void {
       if (event.type === 'model_call_complete') state.usage = addUsage(state.usage, { cost: event.data.cost, calls: 0, tokens: event.data.usage.totalTokens });
       if (event.type === 'agent_turn') {
         for (const { stepId, tool, input, index } of event.data.steps)
-          state.steps.push({ stepId, tool, input, index, revision: 0, status: 'pending', attempt: 0, nextAttempt: 1, approvedArgs: [] });
+          addStep(state, { stepId, tool, input, index, revision: 0, status: 'pending', attempt: 0, nextAttempt: 1, approvedArgs: [] });
       }
       break;
     case 'replanned':
@@ -316,7 +346,7 @@ export function summarize(state: RunState): RunSummary {
     updatedAt: state.updatedAt,
     head: state.head,
     ...(state.pendingApprovalId ? { pendingApprovalId: state.pendingApprovalId } : {}),
-    ...(state.steps.length ? { tools: [...new Set(state.steps.map((step) => step.tool))] } : {}),
+    ...(state.tools.length ? { tools: [...state.tools] } : {}),
     usage: { ...state.usage },
     ...(state.status === 'failed' && state.error ? { errorCode: state.error.code } : {}),
   };

@@ -101,6 +101,9 @@ export interface Store {
   close?(): Promise<void>;
 }
 
+/** The `prev` of a journal's first event. */
+const NO_PREVIOUS = '0'.repeat(64);
+
 /** Check a batch against the head a store holds; shared by every adapter. */
 export function checkBatch(batch: AppendBatch, current: JournalHead | undefined): void {
   if (batch.events.length === 0) throw new ValidationError('an append needs at least one event', { code: 'empty_append' });
@@ -114,7 +117,7 @@ export function checkBatch(batch: AppendBatch, current: JournalHead | undefined)
   }
   let previous = expected;
   for (const event of batch.events) {
-    if (event.runId !== batch.runId || event.seq !== (previous ? previous.seq + 1 : 0) || event.prev !== (previous ? previous.hash : '0'.repeat(64))) {
+    if (event.runId !== batch.runId || event.seq !== (previous ? previous.seq + 1 : 0) || event.prev !== (previous ? previous.hash : NO_PREVIOUS)) {
       throw new ValidationError(`event ${event.seq} does not continue run ${batch.runId}'s chain`, { code: 'broken_chain' });
     }
     previous = { seq: event.seq, hash: event.hash };

@@ -43,9 +43,26 @@ export function settleFailure(
   return { entries, delayMs };
 }
 
+/**
+ * Canonical texts of completed steps' outputs, so each output is serialised once for the
+ * repeated-output check rather than again for every later step. Outputs are journal data,
+ * frozen once appended, so a text never goes stale.
+ */
+const outputTexts = new WeakMap<StepState, string>();
+
+function outputText(step: StepState): string {
+  let text = outputTexts.get(step);
+  if (text === undefined) {
+    text = canonicalJson(step.output);
+    outputTexts.set(step, text);
+  }
+  return text;
+}
+
 /** The completed step just before `step`, if any. */
 function lastCompleted(state: RunState, step: StepState): StepState | undefined {
-  const index = state.steps.indexOf(step);
+  const position = state.stepIndex.get(step.stepId);
+  const index = position !== undefined && state.steps[position] === step ? position : state.steps.indexOf(step);
   for (let i = index - 1; i >= 0; i--) if (state.steps[i]!.status === 'completed') return state.steps[i];
   return undefined;
 }
@@ -53,7 +70,8 @@ function lastCompleted(state: RunState, step: StepState): StepState | undefined 
 /**
  * A successful attempt: `tool_call_complete` with the step's health, scored with the run's
  * recorded autonomy settings (latency against the tool's declared latency, repeated calls and
- * outputs, empty output). The report says whether to go on, reflect or stop.
+ * outputs, empty output). The report says whether to go on, reflect or stop. `outputJson` is
+ * the output's canonical text when the caller already has it.
  */
 export function settleSuccess(
   state: RunState,
@@ -63,15 +81,17 @@ export function settleSuccess(
   argsHash: string,
   output: unknown,
   timing: CallTiming,
+  outputJson: string = canonicalJson(output),
 ): { entries: Entry[]; health: HealthReport } {
   const { autonomy } = state.inputs;
   const previous = lastCompleted(state, step);
+  outputTexts.set(step, outputJson);
   const health = new HealthMonitor(autonomy.reflectBelow, autonomy.maxRepeats).score({
     durationMs: timing.durationMs,
     expectedLatencyMs: tool.latency,
     output,
     repeats: state.calls.get(`${tool.name}:${argsHash}`) ?? 0,
-    sameOutputAsPrevious: previous !== undefined && canonicalJson(previous.output) === canonicalJson(output),
+    sameOutputAsPrevious: previous !== undefined && outputText(previous) === outputJson,
   });
   return {
     entries: [entry('tool_call_complete', { stepId: step.stepId, attempt, argsHash, output, durationMs: timing.durationMs, health }, timing.finishedAt)],

@@ -1,5 +1,5 @@
 import { MaxStepsError, ValidationError, toCugarError } from '../../errors.ts';
-import { canonicalJson, toJsonData } from '../../journal/canonicalJson.ts';
+import { canonicalJson } from '../../journal/canonicalJson.ts';
 import { sha256Hex } from '../../journal/sha256.ts';
 import { addUsage, budgetExceededError, checkReservation } from '../../planning/planningAuthority.ts';
 import { isStepReference } from '../../planning/slotFilling.ts';
@@ -40,7 +40,7 @@ export function nextStep(state: RunState): StepState | undefined {
 /** The stop when starting `step` would run more steps than the run allows. */
 export function stepLimit(state: RunState, step: StepState): Stop | undefined {
   if (step.attempt !== 0) return undefined;
-  const executed = state.steps.reduce((n, s) => n + (s.attempt > 0 ? 1 : 0), 0);
+  const executed = state.executed;
   if (executed < state.inputs.maxSteps) return undefined;
   return { stopReason: 'max_steps', error: new MaxStepsError(executed).toJSON() };
 }
@@ -52,8 +52,9 @@ export type PreparedInput = { ok: true; input: Record<string, unknown>; argsHash
 export function prepareInput(state: RunState, step: StepState, tool: ToolDefinition, context: StageContext): PreparedInput {
   try {
     const resolved = hasReferences(step.input) ? resolveReferences(step.input, outputsOf(state)) : step.input;
-    const input = toJsonData(context.policy.checkStep(state.inputs.profile, tool, resolved)) as Record<string, unknown>;
-    return { ok: true, input, argsHash: sha256Hex(canonicalJson(input)) };
+    // One canonical text gives both the plain-data copy and the argument hash.
+    const text = canonicalJson(context.policy.checkStep(state.inputs.profile, tool, resolved));
+    return { ok: true, input: JSON.parse(text) as Record<string, unknown>, argsHash: sha256Hex(text) };
   } catch (thrown) {
     const error = toCugarError(thrown, { code: 'invalid_input', failureMode: 'USER' });
     return {
