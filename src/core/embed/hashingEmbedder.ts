@@ -26,6 +26,11 @@ const LOG_TABLE_SIZE = 256;
 const SLOT = 4;
 /** ln n − ln(n − 1): what the nth occurrence of a term adds to its weight 1 + ln n, precomputed for small n. */
 const TF_STEP = Float64Array.from({ length: LOG_TABLE_SIZE }, (_, n) => (n < 2 ? 1 : Math.log(n) - Math.log(n - 1)));
+/** Each ASCII byte as the lower-case character it contributes to a word, or 0 for a separator. */
+const ASCII_WORD = Uint8Array.from({ length: 256 }, (_, c) =>
+  (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) ? c : c >= 0x41 && c <= 0x5a ? c | 0x20 : 0,
+);
+const ENCODER = new TextEncoder();
 
 /**
  * A deterministic, offline text embedder: signed feature hashing of lower-cased Unicode words
@@ -51,6 +56,10 @@ export class HashingEmbedder {
   #slots = 1024;
   #generation = 0;
   #accumulator: Float64Array;
+  /** The text's UTF-8 bytes, reused across calls; one byte longer than the longest text seen. */
+  #bytes = new Uint8Array(4096);
+  /** The text's word hashes, reused across calls. */
+  #words = new Int32Array(2048);
   /** `dimension - 1` when the dimension is a power of two (index by mask), else -1 (index by modulo). */
   readonly #mask: number;
 
@@ -98,36 +107,45 @@ export class HashingEmbedder {
     return unique;
   }
 
-  // Scan the text once, hashing words as they pass (no token strings are built), count each
-  // unigram and bigram feature in the scratch table, and add its sublinear weight to `acc` as
-  // it is counted (the nth occurrence adds ln n − ln(n − 1), so a term seen n times totals
-  // 1 + ln n). Returns the number of distinct features. Hashes stay int32 so they are never boxed.
+  // Hash the text's words into `#words` (no token strings are built): an ASCII text straight from
+  // its UTF-8 bytes, any other after lower-casing. Then count each unigram
+  // and bigram feature in the scratch table and add its sublinear weight to `acc` as it is
+  // counted (the nth occurrence adds ln n − ln(n − 1), so a term seen n times totals 1 + ln n).
+  // Weights are added in the order terms occur, so every bucket sums the same doubles in the
+  // same order on both paths: that is what keeps the vectors bit-identical. Returns the number of
+  // distinct features. Hashes stay int32 so they are never boxed.
   #collectFeatures(text: string, acc: Float64Array): number {
-    const lower = text.toLowerCase();
-    const length = lower.length;
-    // A text of n code units has at most (n + 1) / 2 words and so at most n + 1 features:
-    // size the table once per call, keeping its load at most two thirds, and never check again.
-    if ((length + 1) * 3 > this.#slots * 2) this.#resize(length + 1);
+    const length = text.length;
+    if (this.#bytes.length <= length) this.#bytes = new Uint8Array(Math.max(length + 1, this.#bytes.length * 2));
+    // Every UTF-8 sequence outside ASCII is longer than its UTF-16 form, so the whole text fits
+    // in `length` bytes exactly when it is ASCII.
+    const { read, written } = ENCODER.encodeInto(text, this.#bytes);
+    const lower = read === length && written === length ? undefined : text.toLowerCase();
+    // A text of n code units has at most (n + 1) / 2 words and so at most n + 1 features.
+    // (Lower-casing may lengthen a text: 'İ' becomes two code units.)
+    const units = lower === undefined ? length : lower.length;
+    if (this.#words.length < (units >> 1) + 1) this.#words = new Int32Array(Math.max((units >> 1) + 1, this.#words.length * 2));
+    const words = lower === undefined ? asciiWordHashes(this.#bytes, length, this.#words, (FNV_OFFSET ^ this.seed) | 0) : this.#unicodeWords(lower);
+    // Size the table once per call, keeping its load at most two thirds, and never check again.
+    if ((units + 1) * 3 > this.#slots * 2) this.#resize(units + 1);
     let generation = (this.#generation + 1) | 0;
     if (generation <= 0) {
       this.#table.fill(0);
       generation = 1;
     }
     this.#generation = generation;
-    const table = this.#table;
-    const dimMask = this.#mask;
-    const dim = this.dimension;
-    const tableMask = this.#slots - 1;
-    let unique = 0;
-    const stop = this.#stopHashes;
-    const checkStop = stop.size > 0;
-    const bigrams = this.bigrams;
+    return this.#countFeatures(words, acc, generation);
+  }
+
+  // Any text's lower-cased UTF-16 code units into word hashes, the Unicode-aware tokenizer
+  // deciding outside ASCII. Returns how many.
+  #unicodeWords(lower: string): number {
+    const words = this.#words;
+    const length = lower.length;
     const seeded = (FNV_OFFSET ^ this.seed) | 0;
+    let count = 0;
     let hash = seeded;
     let inWord = false;
-    let previous = 0;
-    let havePrevious = false;
-
     for (let i = 0; i <= length; i++) {
       // The position past the end acts as a separator that closes the last word.
       const c = i < length ? lower.charCodeAt(i) : 0x20;
@@ -148,15 +166,21 @@ export class HashingEmbedder {
       }
       if (!inWord) continue;
       inWord = false;
-      const word = fmix32(hash) | 0;
+      words[count++] = fmix32(hash) | 0;
       hash = seeded;
-      if (checkStop && stop.has(word)) continue;
-      unique += countFeature(table, tableMask, generation, word, acc, dimMask, dim);
-      if (bigrams && havePrevious) unique += countFeature(table, tableMask, generation, hashPair(previous, word) | 0, acc, dimMask, dim);
-      previous = word;
-      havePrevious = true;
     }
-    return unique;
+    return count;
+  }
+
+  // Count the first `count` words of `#words`, less stop words, and their ordered pairs.
+  #countFeatures(count: number, acc: Float64Array, generation: number): number {
+    const stop = this.#stopHashes;
+    if (stop.size > 0) {
+      let kept = 0;
+      for (let w = 0; w < count; w++) if (!stop.has(this.#words[w]!)) this.#words[kept++] = this.#words[w]!;
+      count = kept;
+    }
+    return countFeatures(this.#words, count, this.bigrams, this.#table, this.#slots - 1, generation, acc, this.#mask, this.dimension);
   }
 
   #resize(features: number): void {
@@ -169,32 +193,80 @@ export class HashingEmbedder {
 }
 
 /**
- * Count one feature in an open-addressing table of interleaved [key, stamp, count] slots,
- * cleared between texts by bumping the generation stamp, and add the feature's weight
- * increment to its signed bucket of `acc`. Returns 1 for a feature new to this text, else 0.
+ * Hash the words of an ASCII text's bytes into `words`, lower-casing and classifying each byte
+ * by one table lookup; the byte at `length` is overwritten with a separator that closes the last
+ * word. Returns how many words.
  */
-function countFeature(table: Int32Array, mask: number, generation: number, feature: number, acc: Float64Array, dimMask: number, dim: number): number {
-  // The bucket comes from the low bits and the sign from the top bit, so they are independent.
-  const bucket = dimMask >= 0 ? feature & dimMask : (feature >>> 0) % dim;
-  let slot = feature & mask;
+function asciiWordHashes(bytes: Uint8Array, length: number, words: Int32Array, seeded: number): number {
+  bytes[length] = 0;
+  let count = 0;
+  let i = 0;
   for (;;) {
-    const base = slot * SLOT;
-    if (table[base + 1] !== generation) {
-      table[base] = feature;
-      table[base + 1] = generation;
-      table[base + 2] = 1;
-      // Branch-free sign: the top bit is random, so a branch on it would mispredict half the time.
-      acc[bucket]! += 1 - ((feature >>> 31) << 1);
-      return 1;
+    let c = ASCII_WORD[bytes[i]!]!;
+    while (c === 0) {
+      if (i >= length) return count;
+      c = ASCII_WORD[bytes[++i]!]!;
     }
-    if (table[base] === feature) {
-      const count = ++table[base + 2]!;
-      const step = count < LOG_TABLE_SIZE ? TF_STEP[count]! : Math.log(count) - Math.log(count - 1);
-      acc[bucket]! += step * (1 - ((feature >>> 31) << 1));
-      return 0;
-    }
-    slot = (slot + 1) & mask;
+    let hash = seeded;
+    do {
+      hash = Math.imul(hash ^ c, FNV_PRIME);
+      c = ASCII_WORD[bytes[++i]!]!;
+    } while (c !== 0);
+    words[count++] = fmix32(hash) | 0;
   }
+}
+
+/**
+ * Count `words[0 … count)` and, with `bigrams`, each word's pair with the word before it, in text
+ * order, in an open-addressing table of interleaved [key, stamp, count] slots cleared between
+ * texts by the generation stamp; add each occurrence's weight increment to the feature's signed
+ * bucket of `acc`. Returns the number of distinct features.
+ */
+function countFeatures(
+  words: Int32Array,
+  count: number,
+  bigrams: boolean,
+  table: Int32Array,
+  tableMask: number,
+  generation: number,
+  acc: Float64Array,
+  dimMask: number,
+  dim: number,
+): number {
+  let unique = 0;
+  let previous = 0;
+  for (let w = 0; w < count; w++) {
+    const word = words[w]!;
+    // Each word, then its pair with the word before.
+    const last = bigrams && w > 0 ? 1 : 0;
+    for (let k = 0; k <= last; k++) {
+      const feature = k === 0 ? word : hashPair(previous, word) | 0;
+      // The bucket comes from the low bits and the sign from the top bit, so they are independent;
+      // the sign is branch-free because the top bit is random and a branch on it would mispredict.
+      const bucket = dimMask >= 0 ? feature & dimMask : (feature >>> 0) % dim;
+      const sign = 1 - ((feature >>> 31) << 1);
+      let slot = feature & tableMask;
+      for (;;) {
+        const base = slot * SLOT;
+        if (table[base + 1] !== generation) {
+          table[base] = feature;
+          table[base + 1] = generation;
+          table[base + 2] = 1;
+          acc[bucket]! += sign;
+          unique++;
+          break;
+        }
+        if (table[base] === feature) {
+          const seen = ++table[base + 2]!;
+          acc[bucket]! += (seen < LOG_TABLE_SIZE ? TF_STEP[seen]! : Math.log(seen) - Math.log(seen - 1)) * sign;
+          break;
+        }
+        slot = (slot + 1) & tableMask;
+      }
+    }
+    previous = word;
+  }
+  return unique;
 }
 
 /** Cosine similarity of two vectors of equal length; 0 when either is all zeros. */
