@@ -98,6 +98,21 @@ describe('canonical JSON and hashing', () => {
     expect(first!.prev).toBe(GENESIS_HASH);
     expect(first!.hash).toBe(sha256Hex(canonicalJson({ at: first!.at, data: first!.data, prev: first!.prev, runId: first!.runId, seq: 0, type: first!.type })));
     expect(hashEvent(first!)).toBe(first!.hash);
+    fc.assert(
+      fc.property(
+        fc.string(),
+        fc.nat(),
+        fc.double({ noNaN: true, noDefaultInfinity: true }),
+        fc.string(),
+        fc.jsonValue(),
+        fc.string(),
+        (runId, seq, at, type, data, prev) => {
+          const event = { runId, seq, type, at, data, prev } as unknown as Omit<JournalEvent, 'hash'>;
+          expect(hashEvent(event)).toBe(sha256Hex(canonicalJson({ at, data, prev, runId, seq, type })));
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
 

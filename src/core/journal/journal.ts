@@ -20,7 +20,14 @@ export type JournalHead = z.infer<typeof JournalHeadSchema>;
 
 /** The hash an event must carry. */
 export function hashEvent(event: Omit<JournalEvent, 'hash'>): string {
-  return sha256Hex(canonicalJson({ runId: event.runId, seq: event.seq, type: event.type, at: event.at, data: event.data, prev: event.prev }));
+  const { runId, seq, type, at, data, prev } = event;
+  // The envelope's keys in canonical order, written directly: the same text as canonicalJson
+  // of the six fields, without an object to build and sort for every event.
+  if (typeof runId === 'string' && typeof type === 'string' && typeof prev === 'string' && Number.isFinite(seq) && Number.isFinite(at) && data !== undefined)
+    return sha256Hex(
+      `{"at":${JSON.stringify(at)},"data":${canonicalJson(data)},"prev":${JSON.stringify(prev)},"runId":${JSON.stringify(runId)},"seq":${JSON.stringify(seq)},"type":${JSON.stringify(type)}}`,
+    );
+  return sha256Hex(canonicalJson({ runId, seq, type, at, data, prev }));
 }
 
 /**
@@ -34,8 +41,9 @@ export function sealEvent<T extends JournalEventType>(
   at: number,
   data: JournalEventData<T>,
 ): JournalEventOf<T> {
-  const unsealed = { runId, seq: previous ? previous.seq + 1 : 0, type, at, data, prev: previous ? previous.hash : GENESIS_HASH };
-  return { ...unsealed, hash: hashEvent(unsealed as unknown as Omit<JournalEvent, 'hash'>) } as unknown as JournalEventOf<T>;
+  const event = { runId, seq: previous ? previous.seq + 1 : 0, type, at, data, prev: previous ? previous.hash : GENESIS_HASH, hash: '' };
+  event.hash = hashEvent(event as unknown as Omit<JournalEvent, 'hash'>);
+  return event as unknown as JournalEventOf<T>;
 }
 
 const HEX64 = /^[0-9a-f]{64}$/;
