@@ -107,7 +107,9 @@ export {
 // Embedding, vectors and keyword search
 export { HashingEmbedder, cosineSimilarity, type HashingEmbedderOptions } from './embed/hashingEmbedder.ts';
 export { ENGLISH_STOP_WORDS, tokenize } from './embed/tokenize.ts';
-export { FlatVectorIndex, InMemoryVectorBackend } from './vector/flatVectorIndex.ts';
+export { APPROXIMATE_ABOVE, FlatVectorIndex, InMemoryVectorBackend, type InMemoryVectorOptions } from './vector/flatVectorIndex.ts';
+export { IVF_FORMAT_VERSION } from './vector/ivfCodec.ts';
+export { IvfVectorIndex, type IvfOptions } from './vector/ivfVectorIndex.ts';
 export { KeywordIndex, type KeywordHit, type KeywordIndexOptions } from './vector/keywordIndex.ts';
 export { VectorSearchOptionsSchema, type VectorBackend, type VectorHit, type VectorRecord, type VectorSearchOptions } from './vector/vectorBackend.ts';
 

@@ -1,8 +1,11 @@
 import { SystemError, ValidationError } from '../errors.ts';
 import { parseOrThrow } from '../schema/validate.ts';
+import { ChunkedRows } from './chunkedRows.ts';
+import { prepareQuery, scanChunks } from './dotKernel.ts';
+import { IvfVectorIndex, type IvfOptions } from './ivfVectorIndex.ts';
 import { TopK } from './topK.ts';
+import { storedMetadata, validateRecord } from './vectorRecords.ts';
 import {
-  RecordIdSchema,
   VectorProfileSchema,
   VectorSearchOptionsSchema,
   type VectorBackend,
@@ -11,21 +14,15 @@ import {
   type VectorSearchOptions,
 } from './vectorBackend.ts';
 
-/** Capacity grows by this factor: small enough that spare room stays under a quarter. */
-const GROWTH = 1.25;
-const MIN_GROWTH_ROWS = 64;
-/** A query with at most 1/SPARSE_RATIO of its dimensions non-zero is scored by gathering only those. */
-const SPARSE_RATIO = 4;
-
 /**
- * An exact in-memory vector index for one partition: every vector lives in one contiguous,
- * growable `Float32Array`, normalised on insert, so a search is one linear scan of dot
- * products feeding a bounded top-k heap. Hand-written because it is the product's core and
- * must run unchanged in browsers, workers and Node.
+ * An exact in-memory vector index for one partition: vectors live in fixed-size chunks
+ * ({@link ChunkedRows}: growing never copies more than one chunk), normalised on insert, so a
+ * search is one linear scan of dot products feeding a bounded top-k heap. Hand-written because
+ * it is the product's core and must run unchanged in browsers, workers and Node.
  */
 export class FlatVectorIndex {
   readonly dimension: number;
-  #data: Float32Array;
+  readonly #data: ChunkedRows;
   #ids: string[] = [];
   #metadata: Array<Record<string, unknown>> = [];
   #rows = new Map<string, number>();
@@ -35,7 +32,8 @@ export class FlatVectorIndex {
       throw new ValidationError(`dimension must be a positive integer, got ${dimension}`, { code: 'invalid_dimension' });
     }
     this.dimension = dimension;
-    this.#data = new Float32Array(Math.max(0, initialCapacity) * dimension);
+    this.#data = new ChunkedRows(dimension);
+    if (initialCapacity > 0) this.#data.ensure(initialCapacity, true);
   }
 
   /** Number of vectors held. */
@@ -43,51 +41,41 @@ export class FlatVectorIndex {
     return this.#ids.length;
   }
 
-  /** Rows the current buffer can hold without growing. */
+  /** Rows the current chunks can hold without allocating. */
   get capacity(): number {
-    return this.#data.length / this.dimension;
+    return this.#data.capacity;
   }
 
-  /** Bytes held by the vector buffer. */
+  /** Bytes held by the vector chunks. */
   get byteLength(): number {
     return this.#data.byteLength;
   }
 
   /** Make room for at least `rows` vectors in total, exactly (no spare). */
   reserve(rows: number): void {
-    if (rows > this.capacity) this.#resize(rows);
+    this.#data.ensure(rows, true);
   }
 
   /** Check a record without storing it; throws a `ValidationError`. */
   validate(record: VectorRecord): void {
-    parseOrThrow(RecordIdSchema, record.id, 'record id', 'invalid_record_id');
-    if (!(record.vector instanceof Float32Array)) throw new ValidationError(`record ${record.id}: vector must be a Float32Array`, { code: 'invalid_vector' });
-    if (record.vector.length !== this.dimension) {
-      throw new ValidationError(`record ${record.id}: vector has ${record.vector.length} dimensions, expected ${this.dimension}`, {
-        code: 'dimension_mismatch',
-      });
-    }
-    for (let i = 0; i < record.vector.length; i++) {
-      if (!Number.isFinite(record.vector[i]!))
-        throw new ValidationError(`record ${record.id}: vector has a non-finite value at ${i}`, { code: 'non_finite_vector' });
-    }
+    validateRecord(record, this.dimension);
   }
 
   /** Insert or replace records; all are validated before any is stored. */
   upsert(records: readonly VectorRecord[]): void {
     for (const record of records) this.validate(record);
     const fresh = records.reduce((n, r) => n + (this.#rows.has(r.id) ? 0 : 1), 0);
-    if (this.size + fresh > this.capacity) this.#resize(Math.max(this.size + fresh, Math.ceil(this.capacity * GROWTH), this.capacity + MIN_GROWTH_ROWS));
+    this.#data.ensure(this.size + fresh);
     for (const record of records) {
       let row = this.#rows.get(record.id);
       if (row === undefined) {
         row = this.#ids.length;
         this.#ids.push(record.id);
-        this.#metadata.push({});
+        this.#metadata.push(storedMetadata(undefined));
         this.#rows.set(record.id, row);
       }
-      this.#writeRow(row, record.vector);
-      this.#metadata[row] = { ...(record.metadata ?? {}) };
+      this.#data.write(row, record.vector);
+      this.#metadata[row] = storedMetadata(record.metadata);
     }
   }
 
@@ -95,8 +83,7 @@ export class FlatVectorIndex {
   get(id: string): { vector: Float32Array; metadata: Record<string, unknown> } | undefined {
     const row = this.#rows.get(id);
     if (row === undefined) return undefined;
-    const start = row * this.dimension;
-    return { vector: this.#data.slice(start, start + this.dimension), metadata: { ...this.#metadata[row]! } };
+    return { vector: this.#data.view(row).slice(), metadata: { ...this.#metadata[row]! } };
   }
 
   has(id: string): boolean {
@@ -121,73 +108,10 @@ export class FlatVectorIndex {
   /** Exact k-nearest search by cosine similarity. */
   search(query: Float32Array, options: VectorSearchOptions = {}): VectorHit[] {
     const { k, minScore } = parseOrThrow(VectorSearchOptionsSchema, options, 'search options');
-    if (!(query instanceof Float32Array) || query.length !== this.dimension) {
-      throw new ValidationError(`query must be a Float32Array of ${this.dimension} dimensions`, { code: 'dimension_mismatch' });
-    }
-    let norm = 0;
-    for (let i = 0; i < query.length; i++) {
-      const v = query[i]!;
-      if (!Number.isFinite(v)) throw new ValidationError(`query has a non-finite value at ${i}`, { code: 'non_finite_vector' });
-      norm += v * v;
-    }
-    if (this.size === 0 || norm === 0) return [];
-    const inverse = 1 / Math.sqrt(norm);
-    const q = Float32Array.from(query, (v) => v * inverse);
+    const prepared = prepareQuery(query, this.dimension);
+    if (this.size === 0 || prepared === null) return [];
     const top = new TopK(Math.min(k, this.size));
-    const floor = minScore ?? -Infinity;
-    const data = this.#data;
-    const dim = this.dimension;
-    const ids = this.#ids;
-    const n = this.size;
-    // Short queries embed to a few non-zero dimensions: gathering only those is the same dot
-    // product with a fraction of the work. Which path runs depends only on the query, so the
-    // same query always gets the same scores.
-    let nonZero = 0;
-    for (let i = 0; i < dim; i++) if (q[i] !== 0) nonZero++;
-    let threshold = -Infinity;
-    if (nonZero * SPARSE_RATIO <= dim) {
-      const at = new Int32Array(nonZero);
-      const weight = new Float64Array(nonZero);
-      for (let i = 0, j = 0; i < dim; i++) {
-        if (q[i] !== 0) {
-          at[j] = i;
-          weight[j++] = q[i]!;
-        }
-      }
-      for (let row = 0, base = 0; row < n; row++, base += dim) {
-        let score = 0;
-        for (let j = 0; j < nonZero; j++) score += weight[j]! * data[base + at[j]!]!;
-        if (score < floor || score < threshold) continue;
-        top.push(score, ids[row]!, row);
-        threshold = top.threshold;
-      }
-      return this.#hits(top);
-    }
-    const tail = dim & 3;
-    const body = dim - tail;
-    for (let row = 0, base = 0; row < n; row++, base += dim) {
-      // Four independent accumulators let the engine overlap the multiplies.
-      let s0 = 0;
-      let s1 = 0;
-      let s2 = 0;
-      let s3 = 0;
-      let i = 0;
-      for (; i < body; i += 4) {
-        s0 += q[i]! * data[base + i]!;
-        s1 += q[i + 1]! * data[base + i + 1]!;
-        s2 += q[i + 2]! * data[base + i + 2]!;
-        s3 += q[i + 3]! * data[base + i + 3]!;
-      }
-      for (; i < dim; i++) s0 += q[i]! * data[base + i]!;
-      const score = s0 + s1 + (s2 + s3);
-      if (score < floor || score < threshold) continue;
-      top.push(score, ids[row]!, row);
-      threshold = top.threshold;
-    }
-    return this.#hits(top);
-  }
-
-  #hits(top: TopK): VectorHit[] {
+    scanChunks(prepared, this.#data.chunks, this.size, { top, floor: minScore ?? -Infinity, ids: this.#ids });
     return top.sorted().map(({ score, id, payload }) => ({ id, score, metadata: { ...this.#metadata[payload]! } }));
   }
 
@@ -199,8 +123,7 @@ export class FlatVectorIndex {
       if (row === undefined) continue;
       const last = this.#ids.length - 1;
       if (row !== last) {
-        const dim = this.dimension;
-        this.#data.copyWithin(row * dim, last * dim, last * dim + dim);
+        this.#data.move(last, row);
         const moved = this.#ids[last]!;
         this.#ids[row] = moved;
         this.#metadata[row] = this.#metadata[last]!;
@@ -214,40 +137,51 @@ export class FlatVectorIndex {
     return removed;
   }
 
-  /** Drop spare capacity so the buffer holds exactly `size` rows. */
+  /** Drop spare capacity so the chunks hold exactly `size` rows. */
   compact(): void {
-    if (this.capacity > this.size) this.#resize(this.size);
-  }
-
-  #writeRow(row: number, vector: Float32Array): void {
-    let norm = 0;
-    for (let i = 0; i < vector.length; i++) norm += vector[i]! * vector[i]!;
-    const scale = norm === 0 ? 0 : 1 / Math.sqrt(norm);
-    const base = row * this.dimension;
-    for (let i = 0; i < vector.length; i++) this.#data[base + i] = vector[i]! * scale;
-  }
-
-  #resize(rows: number): void {
-    const next = new Float32Array(rows * this.dimension);
-    next.set(this.#data.subarray(0, Math.min(this.#data.length, next.length)));
-    this.#data = next;
+    this.#data.shrink(this.size);
   }
 }
 
+/** How an {@link InMemoryVectorBackend} indexes each profile. */
+export interface InMemoryVectorOptions {
+  /**
+   * `auto` (default): exact scans until a profile holds `approximateAbove` records, then an
+   * {@link IvfVectorIndex}; `exact`: always a {@link FlatVectorIndex}; `approximate`: an
+   * inverted-file index trained from `ivf.trainAt` records.
+   */
+  index?: 'auto' | 'exact' | 'approximate';
+  approximateAbove?: number;
+  ivf?: IvfOptions;
+}
+
+/** Records per profile above which `auto` switches to approximate search. */
+export const APPROXIMATE_ABOVE = 50_000;
+
+/** What the backend needs of a profile's index; both index classes provide it. */
+type Partition = FlatVectorIndex | IvfVectorIndex;
+
 /**
- * The in-memory {@link VectorBackend}: one {@link FlatVectorIndex} per profile, so profiles
- * never share a buffer, a scan, or a count.
+ * The in-memory {@link VectorBackend}: one index per profile, so profiles never share a
+ * buffer, a scan, or a count. Search options `exact` and `probes` reach approximate indexes.
  */
 export class InMemoryVectorBackend implements VectorBackend {
   readonly dimension: number;
+  readonly #options: InMemoryVectorOptions;
   #connected = false;
-  #partitions = new Map<string, FlatVectorIndex>();
+  #partitions = new Map<string, Partition>();
 
-  constructor(dimension: number) {
+  constructor(dimension: number, options: InMemoryVectorOptions = {}) {
     if (!Number.isInteger(dimension) || dimension < 1) {
       throw new ValidationError(`dimension must be a positive integer, got ${dimension}`, { code: 'invalid_dimension' });
     }
+    if (options.index !== undefined && !['auto', 'exact', 'approximate'].includes(options.index)) {
+      throw new ValidationError(`index must be auto, exact or approximate, got ${String(options.index)}`, { code: 'invalid_options' });
+    }
     this.dimension = dimension;
+    this.#options = options;
+    // Check the index options once, here, rather than at a profile's first write.
+    this.#create();
   }
 
   async connect(): Promise<void> {
@@ -283,14 +217,20 @@ export class InMemoryVectorBackend implements VectorBackend {
     this.#connected = false;
   }
 
-  #partition(profile: string, create: true): FlatVectorIndex;
-  #partition(profile: string, create: false): FlatVectorIndex | undefined;
-  #partition(profile: string, create: boolean): FlatVectorIndex | undefined {
+  #create(): Partition {
+    const { index = 'auto', approximateAbove = APPROXIMATE_ABOVE, ivf = {} } = this.#options;
+    if (index === 'exact') return new FlatVectorIndex(this.dimension);
+    return new IvfVectorIndex(this.dimension, index === 'auto' ? { ...ivf, trainAt: approximateAbove } : ivf);
+  }
+
+  #partition(profile: string, create: true): Partition;
+  #partition(profile: string, create: false): Partition | undefined;
+  #partition(profile: string, create: boolean): Partition | undefined {
     if (!this.#connected) throw new SystemError('vector backend used before connect()', { code: 'not_connected' });
     parseOrThrow(VectorProfileSchema, profile, 'profile', 'invalid_profile');
     let partition = this.#partitions.get(profile);
     if (!partition && create) {
-      partition = new FlatVectorIndex(this.dimension);
+      partition = this.#create();
       this.#partitions.set(profile, partition);
     }
     return partition;

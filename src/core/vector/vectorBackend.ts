@@ -21,6 +21,10 @@ export const VectorSearchOptionsSchema = z.object({
   k: z.number().int().min(1).max(10_000).default(10),
   /** Drop hits scoring below this. */
   minScore: z.number().min(-1).max(1).optional(),
+  /** Scan every record even where the index is approximate. */
+  exact: z.boolean().optional(),
+  /** Lists an approximate index scans (more: higher recall, slower); exact indexes ignore it. */
+  probes: z.number().int().min(1).max(1_000_000).optional(),
 });
 export type VectorSearchOptions = z.input<typeof VectorSearchOptionsSchema>;
 
