@@ -5,6 +5,7 @@ import { saveResult, writeReport, type BenchResult } from './report.ts';
 const BENCHMARKS: Record<string, () => Promise<{ run: () => Promise<BenchResult> }>> = {
   embedder: () => import('./embedder.bench.ts'),
   'vector-search': () => import('./vectorSearch.bench.ts'),
+  'vector-search-1m': () => import('./vectorSearch1m.bench.ts'),
   orchestrator: () => import('./orchestrator.bench.ts'),
   storage: () => import('./storage.bench.ts'),
   retrieval: () => import('./retrieval.bench.ts'),

@@ -15,7 +15,7 @@ export const IvfOptionsSchema = z.object({
   /** Below this many rows the index is not trained and every search is an exact scan. */
   trainAt: z.number().int().min(1).default(20_000),
   /** Lists probed per query, as a fraction of all lists (at least `minProbes`). */
-  probeFraction: z.number().gt(0).max(1).default(0.03),
+  probeFraction: z.number().gt(0).max(1).default(0.01),
   minProbes: z.number().int().min(1).default(8),
   /** Seed of the k-means sample and starting centroids. */
   seed: z.number().int().default(1),
@@ -23,11 +23,11 @@ export const IvfOptionsSchema = z.object({
 export type IvfOptions = z.input<typeof IvfOptionsSchema>;
 
 /** k-means rounds for the coarse and the fine centroids. */
-const ROUNDS = 8;
+const ROUNDS = 6;
 /** Training sample per list. */
-const SAMPLE_PER_LIST = 32;
+const SAMPLE_PER_LIST = 24;
 /** Coarse centroids whose fine centroids a row is compared with when it is filed. */
-const BEAM = 2;
+const BEAM = 1;
 /** Retrain once the index has grown to this many times the size it was trained at. */
 const RETRAIN_GROWTH = 4;
 
