@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { ValidationError } from '../errors.ts';
 import type { HeadSigner } from '../journal/headSignature.ts';
 import type { RunMemory } from '../memory/runMemory.ts';
 import type { ModelProvider } from '../models/model.ts';
@@ -58,6 +59,11 @@ export interface OrchestratorOptions {
   planner?: Planner;
   /** Per-attempt timeout in milliseconds. */
   stepTimeoutMs?: number;
+  /**
+   * How many independent steps of a run may run at once (recorded in each run's inputs as
+   * `parallel`); give it the size of the worker pool. Default 1: one step at a time.
+   */
+  parallelSteps?: number;
   autonomy?: Partial<AutonomySettings>;
   /** Waits between retries; default a real timer. Tests pass one that returns at once. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
@@ -133,3 +139,11 @@ export const ApprovalDecisionSchema = z.object({
   principal: z.string().min(1).max(200).optional(),
 });
 export type ApprovalDecision = z.input<typeof ApprovalDecisionSchema>;
+
+/** The `parallelSteps` option: a whole number from 1 to 256 (`invalid_option` otherwise). */
+export function parseParallelSteps(value: number | undefined): number {
+  if (value === undefined) return 1;
+  if (!Number.isInteger(value) || value < 1 || value > 256)
+    throw new ValidationError(`parallelSteps must be a whole number from 1 to 256, not ${value}`, { code: 'invalid_option' });
+  return value;
+}

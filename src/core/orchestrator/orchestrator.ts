@@ -26,7 +26,14 @@ import type { ToolRegistry } from '../tools/toolRegistry.ts';
 import { registerPinnedVersions } from '../tools/versions/pinnedVersions.ts';
 import type { ToolVersionSource } from '../tools/versions/toolVersionSource.ts';
 import { ExecutionContext } from './executionContext.ts';
-import { ApprovalDecisionSchema, StartOptionsSchema, type ApprovalDecision, type OrchestratorOptions, type StartOptions } from './options.ts';
+import {
+  ApprovalDecisionSchema,
+  StartOptionsSchema,
+  parseParallelSteps,
+  type ApprovalDecision,
+  type OrchestratorOptions,
+  type StartOptions,
+} from './options.ts';
 import { partialResult } from './partialResult.ts';
 import { createRetryPolicy, type RetryPolicy } from './retryPolicy.ts';
 import { outcomeOf, type RunOutcome } from './runOutcome.ts';
@@ -72,6 +79,7 @@ export class Orchestrator {
   readonly #policy: PolicyEnforcer;
   readonly #config: Config;
   readonly #stepTimeoutMs: number | undefined;
+  readonly #parallelSteps: number;
   readonly #autonomy: AutonomySettings;
   readonly #seed: number;
   readonly #sessions: RunSessions;
@@ -92,6 +100,7 @@ export class Orchestrator {
     this.#policy = options.policy ?? new PolicyEnforcer();
     this.#config = { ...DEFAULT_CONFIG, ...options.config };
     this.#stepTimeoutMs = options.stepTimeoutMs;
+    this.#parallelSteps = parseParallelSteps(options.parallelSteps);
     this.#autonomy = { replan: true, maxReplans: 1, reflectBelow: 0.5, maxRepeats: 3, ...options.autonomy };
     this.#seed = options.seed ?? this.#config.randomSeed;
     this.#models = options.models;
@@ -363,6 +372,7 @@ export class Orchestrator {
       maxSteps: Math.max(this.#config.plannerMaxSteps, plan?.length ?? 0),
       ...(plan ? { plan: plan.map((step, index) => ({ name: `step-${index}`, tool: step.tool, input: step.input, index })) } : {}),
       ...(this.#stepTimeoutMs !== undefined ? { stepTimeoutMs: this.#stepTimeoutMs } : {}),
+      ...(this.#parallelSteps > 1 && !agent ? { parallel: this.#parallelSteps } : {}),
       ...(agent ? { agent } : {}),
       ...(Object.keys(toolVersions).length > 0 ? { toolVersions } : {}),
     });

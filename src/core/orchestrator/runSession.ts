@@ -1,17 +1,15 @@
-import { ConflictError, CugarError, NotFoundError, RepetitionError, ResourceError, ToolExecutionError, toCugarError } from '../errors.ts';
-import { canonicalJson } from '../journal/canonicalJson.ts';
+import { ConflictError, CugarError, NotFoundError } from '../errors.ts';
 import { sealEvent } from '../journal/journal.ts';
 import type { Planner } from '../planning/planner.ts';
 import type { PolicyEnforcer } from '../policy/policyEnforcer.ts';
 import { redact } from '../policy/redaction.ts';
-import { secretAccess, type Secrets } from '../policy/secrets.ts';
+import type { Secrets } from '../policy/secrets.ts';
 import { createSeededRandom, type Clock, type Random } from '../ports.ts';
 import type { Coordinator } from '../routing/coordinator.ts';
 import type { BudgetUsage } from '../schema/budget.ts';
 import type { JournalEvent, RunStatus } from '../schema/journalEvent.ts';
 import type { HeadSigner } from '../journal/headSignature.ts';
 import type { RunSummary, Store } from '../store/store.ts';
-import type { ToolDefinition } from '../tools/tool.ts';
 import type { ToolRegistry } from '../tools/toolRegistry.ts';
 import { registerPinnedVersions } from '../tools/versions/pinnedVersions.ts';
 import type { ToolVersionSource } from '../tools/versions/toolVersionSource.ts';
@@ -21,13 +19,13 @@ import { agentTurn } from './agentTurn.ts';
 import { Reflector } from './autonomy.ts';
 import type { ApprovalPredicate } from './options.ts';
 import { outcomeOf, type RunOutcome } from './runOutcome.ts';
-import { applyEvent, summarize, type RunState, type StepState } from './runState.ts';
+import { applyEvent, summarize, type RunState } from './runState.ts';
 import { entry, type Entry, type StageContext, type Stop } from './stages/entry.ts';
 import { agentBudgetStop, agentPlan, nextAgentStep } from './stages/agentStage.ts';
-import { afterFinalFailure, finishRun } from './stages/finishStage.ts';
+import { finishRun } from './stages/finishStage.ts';
 import { planRun, routeSteps } from './stages/planStage.ts';
-import { settleFailure, settleSuccess } from './stages/settleCall.ts';
-import { approvalGate, nextStep, prepareInput, reserveCall, stepLimit } from './stages/stepGate.ts';
+import { executeNext, type StepPorts } from './stepExecution.ts';
+import { nextStep } from './stages/stepGate.ts';
 
 /** A run being driven here: its folded state and what it needs to act. */
 export interface ActiveRun {
@@ -95,8 +93,22 @@ export class RunSessions {
   readonly #listeners = new Set<(event: JournalEvent) => void>();
   readonly #reflector = new Reflector();
 
+  readonly #stepPorts: StepPorts;
+
   constructor(ports: SessionPorts) {
     this.#ports = ports;
+    this.#stepPorts = {
+      append: (run, entries, usage) => this.append(run, entries, usage),
+      finish: (run, stop) => this.#finish(run, stop),
+      replan: (run, exclude, reason) => this.#plan(run, exclude, reason),
+      clock: ports.clock,
+      coordinator: ports.coordinator,
+      reflector: this.#reflector,
+      sleep: ports.sleep,
+      readProfileUsage: ports.readProfileUsage,
+      ...(ports.recordedRetry ? { recordedRetry: ports.recordedRetry } : {}),
+      ...(ports.secrets ? { secrets: ports.secrets } : {}),
+    };
   }
 
   /** The run with `runId` if this orchestrator is driving it. */
@@ -221,7 +233,7 @@ export class RunSessions {
             await this.append(run, routeSteps(state, run.context));
             break;
           case 'execute':
-            await this.#executeNext(run);
+            await this.#execute(run);
             break;
           case 'aggregate':
           case 'complete':
@@ -278,116 +290,15 @@ export class RunSessions {
     });
   }
 
-  async #executeNext(run: ActiveRun): Promise<void> {
-    const { state, context } = run;
+  /** The execute stage: an agent run's budget and next turn, then the next step (or wave of steps). */
+  async #execute(run: ActiveRun): Promise<void> {
+    const { state } = run;
     const budgetStop = state.agent ? agentBudgetStop(state) : undefined;
     if (budgetStop) return this.#finish(run, budgetStop);
     const step = state.agent ? nextAgentStep(state) : nextStep(state);
     if (!step && state.agent) return this.#agentTurn(run);
     if (!step) return this.#finish(run, { stopReason: 'completed' });
-    if (step.worker === undefined) {
-      await this.append(run, [entry('stage', { stage: 'route' })]);
-      return;
-    }
-    if (step.status === 'failed') {
-      const next = afterFinalFailure(state, step);
-      return 'replan' in next ? this.#plan(run, next.replan.exclude, next.replan.reason) : this.#finish(run, next.stop);
-    }
-    const limit = stepLimit(state, step);
-    if (limit) return this.#finish(run, limit);
-    const tool = context.registry.resolve(state.inputs.profile, step.tool);
-    const prepared = prepareInput(state, step, tool, context);
-    if (!prepared.ok) {
-      await this.append(run, prepared.entries);
-      return;
-    }
-    const { input, argsHash } = prepared;
-    const approval = approvalGate(state, step, tool, input, argsHash, context);
-    if (approval) {
-      await this.append(run, approval);
-      return;
-    }
-    const profileUsedBefore = state.inputs.profileBudget ? await this.#ports.readProfileUsage(state.inputs.profile, state.runId) : undefined;
-    const call = reserveCall(state, step, tool, input, argsHash, profileUsedBefore);
-    if ('refused' in call) {
-      await this.append(run, call.refused);
-      return;
-    }
-    const [start] = (await this.append(run, call.entries, call.reserved)).slice(-1);
-
-    let output: unknown;
-    let outputJson = 'null';
-    let failure: CugarError | undefined;
-    try {
-      const raw = await this.#invoke(run, step, tool, input, call);
-      outputJson = canonicalJson(raw === undefined ? null : raw);
-      output = JSON.parse(outputJson);
-      // The tool's own check of its result: a result that fails it is a failed attempt.
-      const verdict = tool.verify ? tool.verify(output, input) : true;
-      if (verdict !== true)
-        throw new ToolExecutionError(`the result of ${tool.name} failed its check: ${verdict}`, { code: 'verification_failed', retryable: true });
-    } catch (thrown) {
-      failure = toCugarError(thrown, { code: 'tool_failed', failureMode: 'AGENT' });
-    }
-    // Durations come from journal times, so replay reproduces them exactly.
-    const finishedAt = this.#ports.clock.now();
-    const timing = { finishedAt, durationMs: Math.max(0, finishedAt - start!.at) };
-
-    if (failure) {
-      const recorded = this.#ports.recordedRetry?.(step.stepId, call.attempt);
-      const settled = settleFailure(state, step, call.attempt, failure, timing, run.cancelReason !== undefined, run.random, recorded);
-      await this.append(run, settled.entries);
-      if (settled.delayMs > 0) await this.#ports.sleep(settled.delayMs, run.controller.signal);
-      return;
-    }
-    const settled = settleSuccess(state, step, tool, call.attempt, argsHash, output, timing, outputJson);
-    await this.append(run, settled.entries);
-    if (settled.health.action === 'reflect') {
-      const summary = this.#reflector.summarize(state, state.updatedAt, `health ${settled.health.score} after ${step.stepId}`);
-      await this.append(run, [entry('reflection', { trigger: 'low_health', score: settled.health.score, summary })]);
-    } else if (settled.health.action === 'stop') {
-      await this.#finish(run, { stopReason: 'repetition_detected', error: new RepetitionError(tool.name, state.inputs.autonomy.maxRepeats).toJSON() });
-    }
-  }
-
-  /** Run one call on its routed worker under the step timeout; the run's cancellation aborts it. */
-  async #invoke(run: ActiveRun, step: StepState, tool: ToolDefinition, input: unknown, attempt: { attempt: number; idempotencyKey: string }): Promise<unknown> {
-    const { state } = run;
-    const timeoutMs = state.inputs.stepTimeoutMs;
-    // Without a step timeout the run's own signal is the call's; with one, a controller of the
-    // call's own lets the timeout abort this call without cancelling the run.
-    const controller = timeoutMs === undefined ? undefined : new AbortController();
-    const onAbort = () => controller?.abort(run.controller.signal.reason);
-    if (controller) run.controller.signal.addEventListener('abort', onAbort, { once: true });
-    const signal = controller ? controller.signal : run.controller.signal;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    try {
-      // Secrets reach the handler by name only; its result and error are scrubbed of them before settling.
-      const secrets = secretAccess(tool, this.#ports.secrets);
-      const call = this.#ports.coordinator.run({ worker: step.worker!, policy: 'recorded', reason: '' }, tool, input, {
-        profile: state.inputs.profile,
-        traceId: state.inputs.traceId,
-        runId: state.runId,
-        stepIndex: step.index,
-        signal,
-        idempotencyKey: attempt.idempotencyKey,
-        attempt: attempt.attempt,
-        secret: secrets.secret,
-      });
-      const work = secrets.guard(call);
-      if (timeoutMs === undefined) return await work;
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
-          const error = new ResourceError(`${tool.name} timed out after ${timeoutMs} ms`, { code: 'timeout' });
-          controller!.abort(error);
-          reject(error);
-        }, timeoutMs);
-      });
-      return await Promise.race([work, timeout]);
-    } finally {
-      if (timer !== undefined) clearTimeout(timer);
-      if (controller) run.controller.signal.removeEventListener('abort', onAbort);
-    }
+    return executeNext(run, step, this.#stepPorts);
   }
 
   /** Ask a run being driven here to stop after its current call; its signal aborts that call. */

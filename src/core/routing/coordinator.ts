@@ -50,9 +50,9 @@ export class Coordinator {
     return worker;
   }
 
-  /** Choose a worker for a call to `tool`. */
-  route(stepId: string, tool: ToolDefinition): RoutingDecision {
-    return this.routing.selectWorker({ stepId, tool: tool.name, capabilities: tool.capabilities });
+  /** Choose a worker for a call to `tool`, counting `placed` calls (placed, not yet running) as load. */
+  route(stepId: string, tool: ToolDefinition, placed?: ReadonlyMap<string, number>): RoutingDecision {
+    return this.routing.selectWorker({ stepId, tool: tool.name, capabilities: tool.capabilities }, placed);
   }
 
   /** Run one call on `decision.worker`, counted in flight while it runs. */

@@ -118,9 +118,12 @@ export class RoutingAuthority {
     return this.#workers;
   }
 
-  /** Choose a worker for `request`. */
-  selectWorker(request: RoutingRequest): RoutingDecision {
-    return this.policy.select(request, this.#workers, this.#load);
+  /** Choose a worker for `request`; `placed` counts calls placed but not yet running, seen as load beside those in flight. */
+  selectWorker(request: RoutingRequest, placed?: ReadonlyMap<string, number>): RoutingDecision {
+    if (!placed?.size) return this.policy.select(request, this.#workers, this.#load);
+    const load = new Map(this.#load);
+    for (const [worker, count] of placed) load.set(worker, (load.get(worker) ?? 0) + count);
+    return this.policy.select(request, this.#workers, load);
   }
 
   /** Count a call in flight on `worker` until the returned function is called. */

@@ -61,6 +61,13 @@ export const RunInputsSchema = z.object({
   seed: z.number().int(),
   maxSteps: z.number().int().min(1),
   stepTimeoutMs: z.number().min(0).optional(),
+  /**
+   * How many independent steps may run at once (the host's worker pool): consecutive steps of
+   * idempotent tools that need no approval and no pending step's output run in one wave, each
+   * routed when it is ready. Absent (journals before it, and pools of one): one step at a time,
+   * every step routed before the first runs.
+   */
+  parallel: z.number().int().min(2).max(256).optional(),
   /** The caller's own plan, when it gave one instead of a goal to plan. */
   plan: z.array(PlanStepSchema).optional(),
   /** Present when a model drives the run (an agent run) instead of the lexical planner. */

@@ -93,7 +93,8 @@ export function planRun(state: RunState, context: StageContext, exclude: readonl
  */
 export function routeSteps(state: RunState, context: StageContext): Entry[] {
   const entries: Entry[] = [];
-  for (const step of state.steps) {
+  // A parallel run routes each step when it is ready (stepExecution.ts), by the load then.
+  for (const step of state.inputs.parallel && !state.agent ? [] : state.steps) {
     if (step.status === 'completed' || step.worker !== undefined) continue;
     const tool = context.registry.resolve(state.inputs.profile, step.tool);
     try {

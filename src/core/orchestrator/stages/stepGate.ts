@@ -37,6 +37,44 @@ export function nextStep(state: RunState): StepState | undefined {
   return steps[i];
 }
 
+/**
+ * The steps that may run beside `first` in one wave, at most `max`, in plan order: the
+ * consecutive steps after it that wait for their first or next attempt, call an idempotent tool
+ * that needs no approval, and refer to no step that has not completed. The first step that does
+ * not qualify ends the wave, so a wave never runs a step ahead of one it might depend on.
+ */
+export function waveMembers(state: RunState, context: StageContext, first: StepState, max: number): StepState[] {
+  const members: StepState[] = [];
+  const from = state.stepIndex.get(first.stepId);
+  if (from === undefined) return members;
+  for (let i = from + 1; i < state.steps.length && members.length < max; i++) {
+    const step = state.steps[i]!;
+    if (step.status === 'completed') continue;
+    if (step.status !== 'pending' || step.escalated) break;
+    if (dependsOnPending(state, step)) break;
+    let tool: ToolDefinition;
+    try {
+      tool = context.registry.resolve(state.inputs.profile, step.tool);
+    } catch {
+      break; // its own turn reports the unknown tool
+    }
+    if (!tool.idempotent || tool.requiresApproval) break;
+    members.push(step);
+  }
+  return members;
+}
+
+/** Whether `step` refers to the output of a step that has not completed. */
+function dependsOnPending(state: RunState, step: StepState): boolean {
+  for (const key in step.input) {
+    const value = step.input[key];
+    if (!isStepReference(value)) continue;
+    const position = state.stepIndex.get(value.$ref);
+    if (position === undefined || state.steps[position]!.status !== 'completed') return true;
+  }
+  return false;
+}
+
 /** The stop when starting `step` would run more steps than the run allows. */
 export function stepLimit(state: RunState, step: StepState): Stop | undefined {
   if (step.attempt !== 0) return undefined;

@@ -1,0 +1,190 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  InMemoryStore,
+  LoadBalancedPolicy,
+  Orchestrator,
+  ToolRegistry,
+  ValidationError,
+  Worker,
+  replay,
+  verifyJournal,
+  type JournalEvent,
+} from '../../src/core/index.ts';
+import { createSeededRandom, createSequentialIds, steppingClock } from '../../src/core/testing.ts';
+import { Crash, CrashingStore, Ledger, ledgerRegistry } from '../support/harness.ts';
+
+// A run with `parallelSteps` runs consecutive independent steps of idempotent tools in waves:
+// each member routed when ready, started in plan order, called at once, settled in plan order.
+
+/** Tools whose calls finish in the reverse of their start order, recording how many overlap. */
+function slowRegistry() {
+  const state = { inFlight: 0, most: 0, order: [] as number[] };
+  const registry = new ToolRegistry();
+  const schema = z.object({ i: z.number() });
+  const delayed = async (i: number, ms: number) => {
+    state.inFlight++;
+    state.most = Math.max(state.most, state.inFlight);
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    state.inFlight--;
+    state.order.push(i);
+    return i * 10;
+  };
+  registry.register('p', 'slow', { description: 'slow idempotent work', parameters: schema, idempotent: true, handler: ({ i }) => delayed(i, 40 - i * 8) });
+  registry.register('p', 'double', {
+    description: 'doubles a number',
+    parameters: z.object({ n: z.number() }),
+    idempotent: true,
+    handler: ({ n }) => n * 2,
+  });
+  registry.register('p', 'effect', { description: 'a side effect', parameters: schema, idempotent: false, handler: ({ i }) => delayed(i, 5) });
+  return { registry, state };
+}
+
+function orchestrator(registry: ToolRegistry, store: InMemoryStore, parallelSteps: number, prefix = 'par') {
+  return new Orchestrator({
+    registry,
+    store,
+    ids: createSequentialIds(prefix),
+    clock: steppingClock(1_000, 3),
+    workers: [new Worker({ id: 'w1' }), new Worker({ id: 'w2' })],
+    routing: new LoadBalancedPolicy(),
+    parallelSteps,
+    autonomy: { maxRepeats: 50 },
+  });
+}
+
+const types = (events: readonly JournalEvent[]) =>
+  events
+    .filter((e) => e.type.startsWith('tool_call') || e.type === 'route_decision')
+    .map((e) => `${e.type}:${String((e.data as Record<string, unknown>)['stepId'])}`);
+
+describe('parallel steps', () => {
+  it('runs a wave at once on both workers and journals it in plan order whatever order the calls finish in', async () => {
+    const { registry, state } = slowRegistry();
+    const store = new InMemoryStore();
+    const plan = [0, 1, 2, 3].map((i) => ({ tool: 'slow', input: { i } }));
+    const outcome = await orchestrator(registry, store, 2).start('slow work', 'p', { plan });
+    expect(outcome.status).toBe('completed');
+    expect(outcome.outputs).toEqual({ 'step-0': 0, 'step-1': 10, 'step-2': 20, 'step-3': 30 });
+    expect(state.most).toBe(2);
+    // Step 1 is faster than step 0, so it finished first; the journal does not show it.
+    expect(state.order.slice(0, 2)).toEqual([1, 0]);
+    const journal = await store.readJournal(outcome.runId);
+    expect(types(journal)).toEqual([
+      'route_decision:step-0',
+      'tool_call_start:step-0',
+      'route_decision:step-1',
+      'tool_call_start:step-1',
+      'tool_call_complete:step-0',
+      'tool_call_complete:step-1',
+      'route_decision:step-2',
+      'tool_call_start:step-2',
+      'route_decision:step-3',
+      'tool_call_start:step-3',
+      'tool_call_complete:step-2',
+      'tool_call_complete:step-3',
+    ]);
+    const workers = journal.filter((e) => e.type === 'route_decision').map((e) => e.data['worker']);
+    expect(workers).toEqual(['w1', 'w2', 'w1', 'w2']);
+    expect((journal[0]!.data as { inputs: { parallel?: number } }).inputs.parallel).toBe(2);
+    expect(verifyJournal(journal).ok).toBe(true);
+    expect(await replay(journal, registry)).toMatchObject({ ok: true, events: journal.length });
+  });
+
+  it('gives the same journal on every run with the same inputs and clock', async () => {
+    const plan = [0, 1, 2, 3, 4].map((i) => ({ tool: 'slow', input: { i } }));
+    const journals = [];
+    for (let k = 0; k < 2; k++) {
+      const store = new InMemoryStore();
+      const outcome = await orchestrator(slowRegistry().registry, store, 3).start('slow work', 'p', { plan });
+      journals.push((await store.readJournal(outcome.runId)).map((e) => e.hash));
+    }
+    expect(journals[0]).toEqual(journals[1]);
+  });
+
+  it('keeps a step that needs an earlier output, and a non-idempotent step, out of the wave', async () => {
+    const { registry } = slowRegistry();
+    const store = new InMemoryStore();
+    const plan = [
+      { tool: 'slow', input: { i: 0 } },
+      { tool: 'double', input: { n: { $ref: 'step-0' } } },
+      { tool: 'slow', input: { i: 1 } },
+      { tool: 'effect', input: { i: 2 } },
+      { tool: 'slow', input: { i: 3 } },
+    ];
+    const outcome = await orchestrator(registry, store, 4).start('mixed work', 'p', { plan });
+    expect(outcome.outputs).toEqual({ 'step-0': 0, 'step-1': 0, 'step-2': 10, 'step-3': 20, 'step-4': 30 });
+    const journal = await store.readJournal(outcome.runId);
+    const order = journal
+      .filter((e) => e.type === 'tool_call_start' || e.type === 'tool_call_complete')
+      .map((e) => `${e.type === 'tool_call_start' ? '>' : '<'}${String(e.data['stepId'])}`);
+    expect(order).toEqual(['>step-0', '<step-0', '>step-1', '>step-2', '<step-1', '<step-2', '>step-3', '<step-3', '>step-4', '<step-4']);
+  });
+
+  it('refuses a pool size that is not a whole number from 1 to 256', () => {
+    for (const parallelSteps of [0, 1.5, 257, Number.NaN])
+      expect(() => orchestrator(new ToolRegistry(), new InMemoryStore(), parallelSteps)).toThrow(ValidationError);
+  });
+
+  it('routes every step before the first runs when the pool is one (journals as before)', async () => {
+    const { registry } = slowRegistry();
+    const store = new InMemoryStore();
+    const outcome = await orchestrator(registry, store, 1).start('slow work', 'p', { plan: [0, 1].map((i) => ({ tool: 'slow', input: { i } })) });
+    const journal = await store.readJournal(outcome.runId);
+    expect(types(journal).slice(0, 3)).toEqual(['route_decision:step-0', 'route_decision:step-1', 'tool_call_start:step-0']);
+    expect('parallel' in (journal[0]!.data as { inputs: object }).inputs).toBe(false);
+  });
+
+  it('resumes waves cut by crashes between appends: one effect per idempotent step, the mail only once unless a person approves again (200 seeded runs)', async () => {
+    const goal = 'record_a(n=1) then record_b(n=2) then record_a(n=3) then send_email(to="ops@example.com") then record_b(n=5)';
+    let crashes = 0;
+    for (let seed = 1; seed <= 200; seed++) {
+      const random = createSeededRandom(seed);
+      const ledger = new Ledger();
+      const registry = ledgerRegistry(ledger);
+      const inner = new InMemoryStore();
+      const runId = `run-${seed}`;
+      let instance = 0;
+      const nextStore = () => {
+        const points = new Set<number>();
+        if (instance++ < 3) for (let k = 0; k < 2; k++) if (random.next() < 0.7) points.add(1 + Math.floor(random.next() * 14));
+        return new CrashingStore(inner, points);
+      };
+      const make = () =>
+        new Orchestrator({
+          registry,
+          store: nextStore(),
+          ids: createSequentialIds(`s${seed}`),
+          clock: steppingClock(seed * 1000, 7),
+          sleep: async () => undefined,
+          workers: [new Worker({ id: 'w1' }), new Worker({ id: 'w2' })],
+          routing: new LoadBalancedPolicy(),
+          parallelSteps: 2,
+        });
+      for (let guard = 0; ; guard++) {
+        expect(guard, `run ${seed} did not settle`).toBeLessThan(30);
+        const summary = await inner.getRun(runId);
+        if (summary?.status === 'completed') break;
+        try {
+          if (!summary) await make().start(goal, 'ledger', { runId });
+          else if (summary.status === 'paused') {
+            const approval = (await inner.listApprovals({ runId, status: 'pending' }))[0]!;
+            await make().resolveApproval(approval.approvalId, { decision: 'approve', by: 'operator', reason: 'checked' });
+          } else await make().resume(runId);
+        } catch (error) {
+          if (!(error instanceof Crash)) throw error;
+          crashes++;
+        }
+      }
+      const journal = await inner.readJournal(runId);
+      expect(verifyJournal(journal).ok).toBe(true);
+      for (const step of ['step-0', 'step-1', 'step-2', 'step-4']) expect(ledger.effects.get(`${runId}:${step}`)).toBe(1);
+      const mails = ledger.executions.filter((e) => e.tool === 'send_email').length;
+      const approvedReruns = journal.filter((e) => e.type === 'approval_requested' && String(e.data['reason']).startsWith('unknown_outcome')).length;
+      expect(mails - 1).toBeLessThanOrEqual(approvedReruns);
+      if (seed % 25 === 0) expect(await replay(journal, registry)).toMatchObject({ ok: true, events: journal.length });
+    }
+    expect(crashes).toBeGreaterThan(100);
+  });
+});
