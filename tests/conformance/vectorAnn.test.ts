@@ -35,8 +35,8 @@ function naiveScores(rows: Float32Array[], query: Float32Array): number[] {
     }
     const acc = [0, 0, 0, 0];
     const body = q.length - (q.length % 4);
-    for (let i = 0; i < body; i++) acc[i % 4] += q[i]! * v[i]!;
-    for (let i = body; i < q.length; i++) acc[0] += q[i]! * v[i]!;
+    for (let i = 0; i < body; i++) acc[i % 4] = acc[i % 4]! + q[i]! * v[i]!;
+    for (let i = body; i < q.length; i++) acc[0] = acc[0]! + q[i]! * v[i]!;
     return acc[0]! + acc[1]! + (acc[2]! + acc[3]!);
   });
 }
