@@ -36,7 +36,18 @@ export {
   type LogHead,
   type SignedLogHead,
 } from './journal/headLog.ts';
-export { InMemoryVectorRows, PersistedVectorBackend, vectorFromBytes, vectorToBytes, type VectorRow, type VectorRows } from './store/persistedVectors.ts';
+export {
+  InMemoryVectorRows,
+  PersistedVectorBackend,
+  hasVectorSnapshots,
+  vectorFromBytes,
+  vectorToBytes,
+  type GenerationChange,
+  type StoredSnapshot,
+  type VectorRow,
+  type VectorRows,
+  type VectorSnapshots,
+} from './store/persistedVectors.ts';
 export { FactRecordSchema, InMemoryMemoryStore, filterFacts, type FactQuery, type FactRecord, type MemoryStore } from './memory/memoryStore.ts';
 export { JournalHeadSchema, isWellFormed, type JournalHead } from './journal/journal.ts';
 export { ZERO_USAGE, addUsage } from './planning/planningAuthority.ts';

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { SystemError } from '../core/index.ts';
-import type { VectorRow, VectorRows } from '../core/stores.ts';
+import type { GenerationChange, StoredSnapshot, VectorRow, VectorRows } from '../core/stores.ts';
 
 /** Parse a stored JSON column; a row that is not JSON is a typed `corrupt_row` error naming `what`. */
 export function parseRow<T>(text: string, what: string): T {
@@ -11,19 +11,57 @@ export function parseRow<T>(text: string, what: string): T {
   }
 }
 
-/** The `vectors` table as the rows a {@link PersistedVectorBackend} writes through: one transaction per call. */
+// A profile's generation counts the writes to its rows (bumped in the same transaction as each
+// write); a snapshot is stamped with the generation it was made at, so a stale one is recognised.
+const SNAPSHOT_SCHEMA = `
+CREATE TABLE IF NOT EXISTS vector_generations (profile TEXT PRIMARY KEY, generation INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS vector_snapshots (profile TEXT NOT NULL, name TEXT NOT NULL, generation INTEGER NOT NULL, bytes BLOB NOT NULL, PRIMARY KEY (profile, name));
+`;
+
+/**
+ * The `vectors` table as the rows a {@link PersistedVectorBackend} writes through: one
+ * transaction per call, each write also counting the profile's generation, and snapshots in
+ * `vector_snapshots` beside them.
+ */
 export class SqliteVectorRows implements VectorRows {
   readonly #statements;
-  readonly #put: (profile: string, rows: readonly VectorRow[]) => void;
-  readonly #delete: (profile: string, ids: readonly string[]) => void;
+  readonly #put: (profile: string, rows: readonly VectorRow[]) => GenerationChange;
+  readonly #delete: (profile: string, ids: readonly string[]) => GenerationChange;
+  readonly #loadGeneration: (profile: string) => { rows: VectorRow[]; generation: number };
+  readonly #readSnapshot: (profile: string, name: string) => StoredSnapshot | undefined;
+  readonly #writeSnapshot: (profile: string, name: string, generation: number, bytes: Uint8Array) => boolean;
 
   constructor(db: Database.Database) {
+    db.exec(SNAPSHOT_SCHEMA);
     const statements = {
       load: db.prepare<[string], { id: string; vector: Buffer; metadata: string }>('SELECT id, vector, metadata FROM vectors WHERE profile = ?'),
       put: db.prepare('INSERT OR REPLACE INTO vectors (profile, id, vector, metadata) VALUES (?, ?, ?, ?)'),
       delete: db.prepare('DELETE FROM vectors WHERE profile = ? AND id = ?'),
+      generation: db.prepare<[string], { generation: number }>('SELECT generation FROM vector_generations WHERE profile = ?'),
+      bump: db.prepare<[string], { generation: number }>(
+        'INSERT INTO vector_generations (profile, generation) VALUES (?, 1) ON CONFLICT (profile) DO UPDATE SET generation = generation + 1 RETURNING generation',
+      ),
+      snapshot: db.prepare<[string, string], { generation: number; bytes: Buffer }>(
+        'SELECT generation, bytes FROM vector_snapshots WHERE profile = ? AND name = ?',
+      ),
+      saveSnapshot: db.prepare('INSERT OR REPLACE INTO vector_snapshots (profile, name, generation, bytes) VALUES (?, ?, ?, ?)'),
     };
     this.#statements = statements;
+    const generation = (profile: string) => statements.generation.get(profile)?.generation ?? 0;
+    const bump = (profile: string): GenerationChange => {
+      const after = statements.bump.get(profile)!.generation;
+      return { before: after - 1, after };
+    };
+    this.#loadGeneration = db.transaction((profile: string) => ({ rows: this.load(profile), generation: generation(profile) }));
+    this.#readSnapshot = db.transaction((profile: string, name: string) => {
+      const row = statements.snapshot.get(profile, name);
+      return row ? { bytes: row.bytes, generation: row.generation, current: generation(profile) } : undefined;
+    });
+    this.#writeSnapshot = db.transaction((profile: string, name: string, at: number, bytes: Uint8Array) => {
+      if (generation(profile) !== at) return false;
+      statements.saveSnapshot.run(profile, name, at, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+      return true;
+    });
     this.#put = db.transaction((profile: string, rows: readonly VectorRow[]) => {
       for (const row of rows)
         statements.put.run(
@@ -32,9 +70,11 @@ export class SqliteVectorRows implements VectorRows {
           row.bytes instanceof Uint8Array ? Buffer.from(row.bytes.buffer, row.bytes.byteOffset, row.bytes.byteLength) : Buffer.from(row.bytes),
           JSON.stringify(row.metadata),
         );
+      return bump(profile);
     });
     this.#delete = db.transaction((profile: string, ids: readonly string[]) => {
       for (const id of ids) statements.delete.run(profile, id);
+      return bump(profile);
     });
   }
 
@@ -44,11 +84,23 @@ export class SqliteVectorRows implements VectorRows {
       .map((row) => ({ id: row.id, bytes: row.vector, metadata: parseRow<Record<string, unknown>>(row.metadata, `vector ${row.id}`) }));
   }
 
-  put(profile: string, rows: readonly VectorRow[]): void {
-    this.#put(profile, rows);
+  put(profile: string, rows: readonly VectorRow[]): GenerationChange {
+    return this.#put(profile, rows);
   }
 
-  delete(profile: string, ids: readonly string[]): void {
-    this.#delete(profile, ids);
+  delete(profile: string, ids: readonly string[]): GenerationChange {
+    return this.#delete(profile, ids);
+  }
+
+  loadGeneration(profile: string): { rows: VectorRow[]; generation: number } {
+    return this.#loadGeneration(profile);
+  }
+
+  readSnapshot(profile: string, name: string): StoredSnapshot | undefined {
+    return this.#readSnapshot(profile, name);
+  }
+
+  writeSnapshot(profile: string, name: string, generation: number, bytes: Uint8Array): boolean {
+    return this.#writeSnapshot(profile, name, generation, bytes);
   }
 }

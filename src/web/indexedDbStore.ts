@@ -25,8 +25,6 @@ import {
   isWellFormed,
   selectApprovals,
   selectRuns,
-  type VectorRow,
-  type VectorRows,
   checkApprovalOwners,
   HeadLogWriter,
   isCheckpoint,
@@ -36,6 +34,7 @@ import {
   type HeadLogOptions,
   type SignedLogHead,
 } from '../core/stores.ts';
+import { IndexedDbVectorRows, type StoredVectorGeneration, type StoredVectorSnapshot } from './indexedDbVectorRows.ts';
 
 type Usage = NonNullable<AppendBatch['profileUsage']>['delta'];
 
@@ -61,6 +60,8 @@ export class CugarDatabase extends Dexie {
   vectors!: Table<StoredVector, [string, string]>;
   headLog!: Table<HeadLogEntry, number>;
   logSignature!: Table<SignedLogHead & { id: 1 }, number>;
+  vectorGenerations!: Table<StoredVectorGeneration, string>;
+  vectorSnapshots!: Table<StoredVectorSnapshot, [string, string]>;
 
   constructor(name: string, options: { indexedDB?: IDBFactory; IDBKeyRange?: typeof IDBKeyRange } = {}) {
     // Strict durability: a commit is on disk before it resolves (Chromium otherwise relaxes it).
@@ -75,6 +76,9 @@ export class CugarDatabase extends Dexie {
     });
     // The log of heads; a database of version 1 starts it with its next append.
     this.version(2).stores({ headLog: 'index', logSignature: 'id' });
+    // Snapshots beside the vectors (the RAG keyword index), stamped with the count of writes to a
+    // profile's vectors; a database of version 2 counts from its next write.
+    this.version(3).stores({ vectorGenerations: 'profile', vectorSnapshots: '[profile+name]' });
   }
 }
 
@@ -313,49 +317,6 @@ export class IndexedDbStore implements HostStore {
   }
 
   async #write<T>(fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn();
-    } catch (error) {
-      throw storageError(error);
-    }
-  }
-}
-
-/** The `vectors` table as the rows a {@link PersistedVectorBackend} writes through. */
-class IndexedDbVectorRows implements VectorRows {
-  readonly #store: IndexedDbStore;
-
-  constructor(store: IndexedDbStore) {
-    this.#store = store;
-  }
-
-  async connect(): Promise<void> {
-    await this.#store.open();
-  }
-
-  async load(profile: string): Promise<VectorRow[]> {
-    const rows = await this.#guard(() => this.#store.db.vectors.where('profile').equals(profile).toArray());
-    return rows.map((row) => ({ id: row.id, bytes: row.vector, metadata: row.metadata }));
-  }
-
-  put(profile: string, rows: readonly VectorRow[]): Promise<void> {
-    return this.#guard(async () => {
-      await this.#store.db.vectors.bulkPut(
-        rows.map((row) => ({
-          profile,
-          id: row.id,
-          vector: row.bytes instanceof ArrayBuffer ? row.bytes : (row.bytes.slice().buffer as ArrayBuffer),
-          metadata: row.metadata,
-        })),
-      );
-    });
-  }
-
-  delete(profile: string, ids: readonly string[]): Promise<void> {
-    return this.#guard(() => this.#store.db.vectors.bulkDelete(ids.map((id) => [profile, id] as [string, string])));
-  }
-
-  async #guard<T>(fn: () => Promise<T>): Promise<T> {
     try {
       return await fn();
     } catch (error) {

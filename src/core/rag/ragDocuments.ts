@@ -56,8 +56,10 @@ export class RagDocuments {
     const ids = (await this.#index.backend.list(profile)).filter((record) => record.metadata?.['path'] === path).map((record) => record.id);
     if (ids.length === 0) throw new NotFoundError(`profile ${profile} has no document ${path}`, { code: 'unknown_document', details: { path } });
     const keywords = await this.#index.keywords(profile);
-    await this.#index.backend.delete(profile, ids);
-    keywords.delete(ids);
+    await this.#index.writing(profile, async () => {
+      await this.#index.backend.delete(profile, ids);
+      keywords.delete(ids);
+    });
     return { path, chunks: ids.length };
   }
 

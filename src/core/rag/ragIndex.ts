@@ -1,19 +1,27 @@
 import { ValidationError } from '../errors.ts';
 import type { HashingEmbedder } from '../embed/hashingEmbedder.ts';
 import { ENGLISH_STOP_WORDS } from '../embed/tokenize.ts';
-import { KeywordIndex } from '../vector/keywordIndex.ts';
+import { hasVectorSnapshots } from '../store/persistedVectors.ts';
+import { KeywordIndex, type KeywordIndexOptions } from '../vector/keywordIndex.ts';
 import type { VectorBackend } from '../vector/vectorBackend.ts';
+
+/** The name of the keyword index's snapshot beside a profile's vectors. */
+export const KEYWORD_SNAPSHOT = 'rag-keywords';
+const KEYWORD_OPTIONS: KeywordIndexOptions = { stopWords: [...ENGLISH_STOP_WORDS] };
 
 /**
  * What RAG ingest and retrieval share: the vector backend (validated here, once), the
- * embedder, and a whole-word keyword index per profile, rebuilt from the backend's stored
- * chunk texts the first time a profile is touched (so it survives restarts without
- * re-embedding anything).
+ * embedder, and a whole-word keyword index per profile. The keyword index is loaded the first
+ * time a profile is touched: from its snapshot when the backend keeps one that matches the
+ * stored records, else rebuilt from the backend's stored chunk texts (nothing is re-embedded)
+ * and snapshotted for the next start.
  */
 export class RagIndex {
   readonly backend: VectorBackend;
   readonly embedder: HashingEmbedder;
   readonly #keywords = new Map<string, Promise<KeywordIndex>>();
+  /** Writes under way per profile (vectors written, keywords not yet): no snapshot is taken meanwhile. */
+  readonly #writing = new Map<string, number>();
 
   constructor(backend: VectorBackend, embedder: HashingEmbedder) {
     const methods = ['connect', 'upsert', 'search', 'delete', 'count', 'list'] as const;
@@ -28,22 +36,63 @@ export class RagIndex {
     this.embedder = embedder;
   }
 
-  /** The profile's keyword index, loaded from the backend on first use. */
+  /** The profile's keyword index, loaded on first use. */
   keywords(profile: string): Promise<KeywordIndex> {
     let index = this.#keywords.get(profile);
     if (!index) {
-      index = (async () => {
-        const keyword = new KeywordIndex({ stopWords: [...ENGLISH_STOP_WORDS] });
-        for (const record of await this.backend.list(profile)) {
-          const text = record.metadata?.['text'];
-          if (typeof text === 'string' && record.metadata?.['path'] !== undefined) keyword.upsert(record.id, text, record.metadata);
-        }
-        return keyword;
-      })();
+      index = this.#load(profile);
       this.#keywords.set(profile, index);
       // A failed load is not cached, so the next call tries again.
       index.catch(() => this.#keywords.delete(profile));
     }
     return index;
+  }
+
+  /**
+   * Run `write`, which changes the profile's document chunks in the backend and then in the
+   * keyword index; a snapshot is never taken while one is half done.
+   */
+  async writing<T>(profile: string, write: () => Promise<T>): Promise<T> {
+    this.#writing.set(profile, (this.#writing.get(profile) ?? 0) + 1);
+    try {
+      return await write();
+    } finally {
+      const left = this.#writing.get(profile)! - 1;
+      if (left > 0) this.#writing.set(profile, left);
+      else this.#writing.delete(profile);
+    }
+  }
+
+  /**
+   * Snapshot the profile's keyword index beside its vectors, stamped with the generation of the
+   * records it reflects, so the next start loads it instead of rebuilding it. Returns whether a
+   * snapshot was stored: not when the backend keeps none, a write is under way, or the stored
+   * records changed meanwhile (then the next start rebuilds, as without a snapshot).
+   */
+  async persist(profile: string): Promise<boolean> {
+    const backend = this.backend;
+    if (!hasVectorSnapshots(backend) || this.#writing.has(profile)) return false;
+    const keywords = await this.keywords(profile);
+    const generation = await backend.snapshotGeneration(profile);
+    if (generation === undefined || this.#writing.has(profile)) return false;
+    return backend.writeSnapshot(profile, KEYWORD_SNAPSHOT, generation, keywords.toSnapshot());
+  }
+
+  async #load(profile: string): Promise<KeywordIndex> {
+    const backend = this.backend;
+    if (hasVectorSnapshots(backend)) {
+      const bytes = await backend.readSnapshot(profile, KEYWORD_SNAPSHOT);
+      const loaded = bytes && KeywordIndex.fromSnapshot(bytes, KEYWORD_OPTIONS, await backend.metadataOf(profile));
+      if (loaded) return loaded;
+    }
+    const generation = hasVectorSnapshots(backend) ? await backend.snapshotGeneration(profile) : undefined;
+    const keyword = new KeywordIndex(KEYWORD_OPTIONS);
+    for (const record of await backend.list(profile)) {
+      const text = record.metadata?.['text'];
+      if (typeof text === 'string' && record.metadata?.['path'] !== undefined) keyword.upsert(record.id, text, record.metadata);
+    }
+    // Snapshot what was rebuilt; storage refuses it if the records moved on since `generation`.
+    if (generation !== undefined && hasVectorSnapshots(backend)) await backend.writeSnapshot(profile, KEYWORD_SNAPSHOT, generation, keyword.toSnapshot());
+    return keyword;
   }
 }

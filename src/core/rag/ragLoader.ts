@@ -3,7 +3,7 @@ import { ValidationError } from '../errors.ts';
 import { createYielder } from '../ports.ts';
 import { ProfileNameSchema } from '../schema/common.ts';
 import { parseOrThrow } from '../schema/validate.ts';
-import { ChunkOptionsSchema, chunkText, type ChunkOptions } from './chunker.ts';
+import { ChunkOptionsSchema, chunkText, type Chunk, type ChunkOptions } from './chunker.ts';
 import { extractText } from './extractText.ts';
 import type { RagIndex } from './ragIndex.ts';
 
@@ -60,7 +60,7 @@ export class RagLoader {
     // other requests are served.
     const yieldNow = createYielder();
     const paths = new Set<string>();
-    const prepared = [];
+    const prepared: Array<{ path: string; chunks: Chunk[] }> = [];
     for (const doc of documents) {
       if (paths.has(doc.path)) throw new ValidationError(`${doc.path} appears twice in one ingest`, { code: 'duplicate_document' });
       paths.add(doc.path);
@@ -70,29 +70,34 @@ export class RagLoader {
 
     const { backend, embedder } = this.#index;
     const keywords = await this.#index.keywords(profile);
-    const existing = (await backend.list(profile)).filter((r) => paths.has(String(r.metadata?.['path']))).map((r) => r.id);
-    const fresh = new Set(prepared.flatMap((doc) => doc.chunks.map((_, i) => `${doc.path}#${i}`)));
-    const stale = existing.filter((id) => !fresh.has(id));
-    if (stale.length) {
-      await backend.delete(profile, stale);
-      keywords.delete(stale);
-    }
-    let total = 0;
-    for (const [done, doc] of prepared.entries()) {
-      const records = [];
-      for (const [i, chunk] of doc.chunks.entries()) {
-        records.push({
-          id: `${doc.path}#${i}`,
-          vector: embedder.embed(chunk.text),
-          metadata: { path: doc.path, profile, chunk: i, offset: chunk.offset, text: chunk.text },
-        });
-        await yieldNow();
+    const report = await this.#index.writing(profile, async () => {
+      const existing = (await backend.list(profile)).filter((r) => paths.has(String(r.metadata?.['path']))).map((r) => r.id);
+      const fresh = new Set(prepared.flatMap((doc) => doc.chunks.map((_, i) => `${doc.path}#${i}`)));
+      const stale = existing.filter((id) => !fresh.has(id));
+      if (stale.length) {
+        await backend.delete(profile, stale);
+        keywords.delete(stale);
       }
-      await backend.upsert(profile, records);
-      for (const record of records) keywords.upsert(record.id, record.metadata.text, record.metadata);
-      total += records.length;
-      options.onProgress?.({ done: done + 1, total: prepared.length, path: doc.path, chunks: records.length });
-    }
-    return { documents: prepared.length, chunks: total, replaced: stale.length };
+      let total = 0;
+      for (const [done, doc] of prepared.entries()) {
+        const records = [];
+        for (const [i, chunk] of doc.chunks.entries()) {
+          records.push({
+            id: `${doc.path}#${i}`,
+            vector: embedder.embed(chunk.text),
+            metadata: { path: doc.path, profile, chunk: i, offset: chunk.offset, text: chunk.text },
+          });
+          await yieldNow();
+        }
+        await backend.upsert(profile, records);
+        for (const record of records) keywords.upsert(record.id, record.metadata.text, record.metadata);
+        total += records.length;
+        options.onProgress?.({ done: done + 1, total: prepared.length, path: doc.path, chunks: records.length });
+      }
+      return { documents: prepared.length, chunks: total, replaced: stale.length };
+    });
+    // Snapshot the keyword index once the batch is in, so a restart loads it instead of rebuilding it.
+    await this.#index.persist(profile);
+    return report;
   }
 }

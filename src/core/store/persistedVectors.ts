@@ -19,8 +19,30 @@ export interface VectorRow {
 }
 
 /**
+ * A profile's generation as a write changed it. Storage that keeps snapshots counts every
+ * `put` and `delete` of a profile's rows in the same transaction as the write, so a snapshot
+ * stamped with a generation is current exactly while the count has not moved.
+ */
+export interface GenerationChange {
+  before: number;
+  after: number;
+}
+
+/** A snapshot as stored: its bytes, the generation they were made at, and the profile's generation now (read together). */
+export interface StoredSnapshot {
+  bytes: Uint8Array;
+  generation: number;
+  current: number;
+}
+
+/**
  * The storage a {@link PersistedVectorBackend} writes through: one profile's rows at a time. Each
  * call is one atomic write or one read; the backend validates everything before it calls `put`.
+ *
+ * Storage may also keep snapshots (structures derived from the rows, such as a keyword index,
+ * that are slow to rebuild): then `put` and `delete` report the {@link GenerationChange},
+ * `loadGeneration` reads the rows with their generation, and snapshots are read and written
+ * against it. Storage without them works as before, only without snapshots.
  */
 export interface VectorRows {
   /** Open the storage; optional and idempotent. */
@@ -28,9 +50,42 @@ export interface VectorRows {
   /** Every row of `profile`, in a stable order. */
   load(profile: string): Promise<readonly VectorRow[]> | readonly VectorRow[];
   /** Insert or replace `rows` of `profile`, all or none. */
-  put(profile: string, rows: readonly VectorRow[]): Promise<void> | void;
+  put(profile: string, rows: readonly VectorRow[]): Promise<void | GenerationChange> | void | GenerationChange;
   /** Remove the rows of `profile` with these ids (ids that do not exist are ignored), all or none. */
-  delete(profile: string, ids: readonly string[]): Promise<void> | void;
+  delete(profile: string, ids: readonly string[]): Promise<void | GenerationChange> | void | GenerationChange;
+  /** Every row of `profile` and the profile's generation, read in one transaction. */
+  loadGeneration?(profile: string): Promise<{ rows: readonly VectorRow[]; generation: number }> | { rows: readonly VectorRow[]; generation: number };
+  /** The snapshot `name` of `profile`, if one was written. */
+  readSnapshot?(profile: string, name: string): Promise<StoredSnapshot | undefined> | StoredSnapshot | undefined;
+  /** Store `bytes` as snapshot `name` of `profile` made at `generation`, only if that is still the profile's generation; returns whether it was stored. */
+  writeSnapshot?(profile: string, name: string, generation: number, bytes: Uint8Array): Promise<boolean> | boolean;
+}
+
+/**
+ * What a vector backend that keeps snapshots offers the structures derived from its records
+ * (the RAG keyword index): a snapshot is handed back only while it matches the stored records,
+ * so a stale one is never used.
+ */
+export interface VectorSnapshots {
+  /** The generation of `profile` this backend's records reflect, or undefined when it cannot tell (storage without snapshots, or written by someone else since it loaded). */
+  snapshotGeneration(profile: string): Promise<number | undefined>;
+  /** Snapshot `name` of `profile` if it was made at the current generation, which this backend's records also reflect. */
+  readSnapshot(profile: string, name: string): Promise<Uint8Array | undefined>;
+  /** Store snapshot `name` of `profile` made at `generation` (from {@link snapshotGeneration}); false when the records have moved on since. */
+  writeSnapshot(profile: string, name: string, generation: number, bytes: Uint8Array): Promise<boolean>;
+  /** A synchronous look-up of a record's metadata, for the profile's records as this backend holds them now. */
+  metadataOf(profile: string): Promise<(id: string) => Record<string, unknown> | undefined>;
+}
+
+/** Whether `backend` keeps snapshots ({@link VectorSnapshots}). */
+export function hasVectorSnapshots<T extends object>(backend: T): backend is T & VectorSnapshots {
+  const candidate = backend as Partial<Record<keyof VectorSnapshots, unknown>>;
+  return (
+    typeof candidate.snapshotGeneration === 'function' &&
+    typeof candidate.readSnapshot === 'function' &&
+    typeof candidate.writeSnapshot === 'function' &&
+    typeof candidate.metadataOf === 'function'
+  );
 }
 
 /** A vector's bytes as a fresh `ArrayBuffer`, little-endian (every platform CUGAr runs on is). */
@@ -58,10 +113,12 @@ export function vectorFromBytes(bytes: ArrayBuffer | Uint8Array, dimension: numb
  * const vectors = new PersistedVectorBackend(256, rowsInMyDatabase);
  * await vectors.upsert('demo', [{ id: 'a', vector }]);
  */
-export class PersistedVectorBackend implements VectorBackend {
+export class PersistedVectorBackend implements VectorBackend, VectorSnapshots {
   readonly dimension: number;
   readonly #rows: VectorRows;
   readonly #loaded = new Map<string, Promise<FlatVectorIndex>>();
+  /** The generation each loaded profile's index reflects; absent when unknown. */
+  readonly #generations = new Map<string, number>();
 
   constructor(dimension: number, rows: VectorRows) {
     if (!Number.isInteger(dimension) || dimension < 1)
@@ -79,9 +136,12 @@ export class PersistedVectorBackend implements VectorBackend {
     let index = this.#loaded.get(profile);
     if (!index) {
       index = (async () => {
-        const rows = await this.#rows.load(profile);
+        this.#generations.delete(profile);
+        const loaded = this.#rows.loadGeneration ? await this.#rows.loadGeneration(profile) : { rows: await this.#rows.load(profile), generation: undefined };
+        const rows = loaded.rows;
         const flat = new FlatVectorIndex(this.dimension, rows.length);
         flat.upsert(rows.map((row) => ({ id: row.id, vector: vectorFromBytes(row.bytes, this.dimension, `${profile}/${row.id}`), metadata: row.metadata })));
+        if (loaded.generation !== undefined) this.#generations.set(profile, loaded.generation);
         return flat;
       })();
       this.#loaded.set(profile, index);
@@ -93,11 +153,12 @@ export class PersistedVectorBackend implements VectorBackend {
   async upsert(profile: string, records: readonly VectorRecord[]): Promise<void> {
     const index = await this.#index(profile);
     for (const record of records) index.validate(record);
-    await this.#rows.put(
+    const change = await this.#rows.put(
       profile,
       records.map((r) => ({ id: r.id, bytes: vectorToBytes(r.vector), metadata: { ...(r.metadata ?? {}) } })),
     );
     index.upsert(records);
+    this.#moved(profile, change);
   }
 
   async search(profile: string, query: Float32Array, options?: VectorSearchOptions): Promise<VectorHit[]> {
@@ -107,8 +168,40 @@ export class PersistedVectorBackend implements VectorBackend {
 
   async delete(profile: string, ids: readonly string[]): Promise<number> {
     const index = await this.#index(profile);
-    if (ids.length) await this.#rows.delete(profile, ids);
-    return index.delete(ids);
+    if (!ids.length) return 0;
+    const change = await this.#rows.delete(profile, ids);
+    const removed = index.delete(ids);
+    this.#moved(profile, change);
+    return removed;
+  }
+
+  async snapshotGeneration(profile: string): Promise<number | undefined> {
+    await this.#index(profile);
+    return this.#generations.get(profile);
+  }
+
+  async readSnapshot(profile: string, name: string): Promise<Uint8Array | undefined> {
+    const generation = await this.snapshotGeneration(profile);
+    if (generation === undefined || !this.#rows.readSnapshot) return undefined;
+    const stored = await this.#rows.readSnapshot(profile, name);
+    return stored && stored.generation === stored.current && stored.current === generation ? stored.bytes : undefined;
+  }
+
+  async writeSnapshot(profile: string, name: string, generation: number, bytes: Uint8Array): Promise<boolean> {
+    if (!this.#rows.writeSnapshot || generation !== (await this.snapshotGeneration(profile))) return false;
+    return this.#rows.writeSnapshot(profile, name, generation, bytes);
+  }
+
+  async metadataOf(profile: string): Promise<(id: string) => Record<string, unknown> | undefined> {
+    const index = await this.#index(profile);
+    return (id) => index.get(id)?.metadata;
+  }
+
+  // After a write: the index reflects the new generation only if nobody else wrote in between.
+  #moved(profile: string, change: void | GenerationChange): void {
+    const known = this.#generations.get(profile);
+    if (change && known !== undefined && change.before === known) this.#generations.set(profile, change.after);
+    else this.#generations.delete(profile);
   }
 
   async count(profile: string): Promise<number> {

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { tokenize } from '../embed/tokenize.ts';
 import { parseOrThrow } from '../schema/validate.ts';
+import { decodeKeywordSnapshot, encodeKeywordSnapshot, type PackedKeywords } from './keywordSnapshot.ts';
 import { TopK } from './topK.ts';
 import { RecordIdSchema, type VectorHit } from './vectorBackend.ts';
 
@@ -20,21 +21,35 @@ export interface KeywordHit extends VectorHit {
   matched: string[];
 }
 
+/** Where the metadata of documents loaded from a snapshot comes from (snapshots hold postings, not metadata). */
+export type KeywordMetadataSource = (id: string) => Record<string, unknown> | undefined;
+
 /**
  * Whole-word keyword search ranked by BM25: the local fallback when vectors are not enough.
  * Words are the same Unicode-aware, lower-cased tokens the embedder uses, so "cat" never
  * matches "category". Ranking is deterministic: score descending, then id ascending.
+ *
+ * An index can be saved as a compact snapshot ({@link toSnapshot}) and loaded back without
+ * tokenising anything ({@link KeywordIndex.fromSnapshot}): the loaded documents stay in packed
+ * postings, later changes go to maps beside them (a replaced or deleted packed document is
+ * marked dead), and searches read both, so they rank exactly as an index built afresh would.
  */
 export class KeywordIndex {
   readonly #k1: number;
   readonly #b: number;
   readonly #stop: Set<string>;
-  /** term → (doc id → term frequency) */
+  /** term → (doc id → term frequency), for documents added since the snapshot (or all, without one). */
   #postings = new Map<string, Map<string, number>>();
   #lengths = new Map<string, number>();
   #terms = new Map<string, string[]>();
   #metadata = new Map<string, Record<string, unknown>>();
   #totalLength = 0;
+  /** Documents loaded from a snapshot, their row by id, and which of them were deleted or replaced since. */
+  #packed: PackedKeywords | undefined;
+  #packedRows = new Map<string, number>();
+  #dead = new Uint8Array(0);
+  #deadCount = 0;
+  #packedMetadata: KeywordMetadataSource = () => undefined;
 
   constructor(options: KeywordIndexOptions = {}) {
     const parsed = parseOrThrow(KeywordIndexOptionsSchema, options, 'keyword index options');
@@ -43,8 +58,60 @@ export class KeywordIndex {
     this.#stop = new Set(parsed.stopWords.map((w) => w.toLowerCase()));
   }
 
+  /**
+   * An index loaded from {@link toSnapshot}'s bytes, its documents' metadata read through
+   * `metadata`; undefined when the bytes are not a snapshot of this version made with the same
+   * options (the caller then builds the index from the documents again).
+   */
+  static fromSnapshot(bytes: Uint8Array, options: KeywordIndexOptions, metadata: KeywordMetadataSource): KeywordIndex | undefined {
+    const index = new KeywordIndex(options);
+    const packed = decodeKeywordSnapshot(bytes, index.#settings());
+    if (!packed) return undefined;
+    index.#packed = packed;
+    index.#packedRows = new Map(packed.ids.map((id, row) => [id, row]));
+    if (index.#packedRows.size !== packed.ids.length) return undefined;
+    index.#dead = new Uint8Array(packed.ids.length);
+    index.#totalLength = packed.totalLength;
+    index.#packedMetadata = metadata;
+    return index;
+  }
+
+  /** The index as snapshot bytes: its options, documents, lengths and postings (no metadata). */
+  toSnapshot(): Uint8Array {
+    const ids: string[] = [];
+    const lengths: number[] = [];
+    const postings = new Map<string, Array<[number, number]>>();
+    const packed = this.#packed;
+    if (packed) {
+      const rows = new Int32Array(packed.ids.length).fill(-1);
+      packed.ids.forEach((id, row) => {
+        if (this.#dead[row]) return;
+        rows[row] = ids.length;
+        ids.push(id);
+        lengths.push(packed.lengths[row]!);
+      });
+      for (const [term, t] of packed.terms) {
+        const list: Array<[number, number]> = [];
+        for (let p = packed.offsets[t]!; p < packed.offsets[t + 1]!; p++) if (rows[packed.docs[p]!]! >= 0) list.push([rows[packed.docs[p]!]!, packed.tfs[p]!]);
+        if (list.length) postings.set(term, list);
+      }
+    }
+    const rowOf = new Map<string, number>();
+    for (const [id, length] of this.#lengths) {
+      rowOf.set(id, ids.length);
+      ids.push(id);
+      lengths.push(length);
+    }
+    for (const [term, posting] of this.#postings) {
+      let list = postings.get(term);
+      if (!list) postings.set(term, (list = []));
+      for (const [id, tf] of posting) list.push([rowOf.get(id)!, tf]);
+    }
+    return encodeKeywordSnapshot({ settings: this.#settings(), ids, lengths, postings, totalLength: this.#totalLength });
+  }
+
   get size(): number {
-    return this.#lengths.size;
+    return this.#lengths.size + (this.#packed ? this.#packed.ids.length - this.#deadCount : 0);
   }
 
   /** The words of `text` as this index sees them (lower-cased, stop words removed). */
@@ -75,6 +142,14 @@ export class KeywordIndex {
   delete(ids: readonly string[]): number {
     let removed = 0;
     for (const id of ids) {
+      const row = this.#packedRows.get(id);
+      if (row !== undefined && !this.#dead[row]) {
+        this.#dead[row] = 1;
+        this.#deadCount++;
+        this.#totalLength -= this.#packed!.lengths[row]!;
+        removed++;
+        continue;
+      }
       const terms = this.#terms.get(id);
       if (!terms) continue;
       for (const term of terms) {
@@ -100,22 +175,39 @@ export class KeywordIndex {
     const averageLength = this.#totalLength / n || 1;
     const scores = new Map<string, number>();
     const matched = new Map<string, string[]>();
+    const score = (id: string, term: string, idf: number, tf: number, length: number) => {
+      const norm = tf + this.#k1 * (1 - this.#b + (this.#b * length) / averageLength);
+      scores.set(id, (scores.get(id) ?? 0) + (idf * tf * (this.#k1 + 1)) / norm);
+      const list = matched.get(id);
+      if (list) list.push(term);
+      else matched.set(id, [term]);
+    };
+    const packed = this.#packed;
+    const dead = this.#dead;
     for (const term of terms) {
       const posting = this.#postings.get(term);
-      if (!posting) continue;
-      const df = posting.size;
+      const t = packed?.terms.get(term) ?? -1;
+      const [start, end] = t >= 0 ? [packed!.offsets[t]!, packed!.offsets[t + 1]!] : [0, 0];
+      let df = posting?.size ?? 0;
+      for (let p = start; p < end; p++) if (!dead[packed!.docs[p]!]) df++;
+      if (df === 0) continue;
       const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-      for (const [id, tf] of posting) {
-        const length = this.#lengths.get(id) ?? 0;
-        const norm = tf + this.#k1 * (1 - this.#b + (this.#b * length) / averageLength);
-        scores.set(id, (scores.get(id) ?? 0) + (idf * tf * (this.#k1 + 1)) / norm);
-        const list = matched.get(id);
-        if (list) list.push(term);
-        else matched.set(id, [term]);
+      for (let p = start; p < end; p++) {
+        const row = packed!.docs[p]!;
+        if (!dead[row]) score(packed!.ids[row]!, term, idf, packed!.tfs[p]!, packed!.lengths[row]!);
       }
+      if (posting) for (const [id, tf] of posting) score(id, term, idf, tf, this.#lengths.get(id) ?? 0);
     }
     const top = new TopK(Math.min(k, scores.size || 1));
-    for (const [id, score] of scores) top.push(score, id, 0);
-    return top.sorted().map(({ id, score }) => ({ id, score, metadata: { ...this.#metadata.get(id)! }, matched: matched.get(id) ?? [] }));
+    for (const [id, s] of scores) top.push(s, id, 0);
+    return top.sorted().map(({ id, score: s }) => ({ id, score: s, metadata: { ...this.#metadataOf(id) }, matched: matched.get(id) ?? [] }));
+  }
+
+  #metadataOf(id: string): Record<string, unknown> {
+    return this.#metadata.get(id) ?? this.#packedMetadata(id) ?? {};
+  }
+
+  #settings(): { k1: number; b: number; stopWords: string[] } {
+    return { k1: this.#k1, b: this.#b, stopWords: [...this.#stop].sort() };
   }
 }

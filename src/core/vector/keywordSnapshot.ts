@@ -1,0 +1,123 @@
+import * as z from 'zod';
+
+/** What a {@link KeywordIndex} snapshot was built with; a snapshot made with other settings is not used. */
+export interface KeywordSettings {
+  k1: number;
+  b: number;
+  /** Lower-cased, sorted. */
+  stopWords: string[];
+}
+
+/** Documents and postings as a loaded snapshot holds them: row numbers into `ids`, term numbers into `offsets`. */
+export interface PackedKeywords {
+  ids: string[];
+  lengths: Uint32Array;
+  /** term → its number; its postings are `docs`/`tfs` from `offsets[t]` to `offsets[t + 1]`. */
+  terms: Map<string, number>;
+  offsets: Uint32Array;
+  docs: Uint32Array;
+  tfs: Uint32Array;
+  totalLength: number;
+}
+
+/** What {@link encodeKeywordSnapshot} writes: postings per term as [row, term frequency] pairs. */
+export interface KeywordSnapshotInput {
+  settings: KeywordSettings;
+  ids: readonly string[];
+  lengths: readonly number[];
+  postings: ReadonlyMap<string, ReadonlyArray<readonly [number, number]>>;
+  totalLength: number;
+}
+
+/** Format version; a snapshot of another version is ignored (rebuilt), never misread. */
+const VERSION = 1;
+const MAGIC = 0x4b575343; // "CSWK" little-endian: CUGAr keyword snapshot
+const FIXED = 12;
+
+const HeaderSchema = z.object({
+  k1: z.number(),
+  b: z.number(),
+  stopWords: z.array(z.string()),
+  ids: z.array(z.string()),
+  terms: z.array(z.string()),
+  postings: z.number().int().min(0),
+  totalLength: z.number().int().min(0),
+});
+
+/**
+ * The snapshot's bytes: magic, version and header length (three little-endian u32), a JSON
+ * header (settings, ids, terms, counts), padding to 4 bytes, then u32 arrays: each document's
+ * length, each term's postings offset (one more than terms), and the postings' rows and frequencies.
+ */
+export function encodeKeywordSnapshot(input: KeywordSnapshotInput): Uint8Array {
+  const terms = [...input.postings.keys()];
+  const total = terms.reduce((sum, term) => sum + input.postings.get(term)!.length, 0);
+  const header = new TextEncoder().encode(JSON.stringify({ ...input.settings, ids: input.ids, terms, postings: total, totalLength: input.totalLength }));
+  const start = align(FIXED + header.length);
+  const bytes = new Uint8Array(start + 4 * (input.ids.length + terms.length + 1 + 2 * total));
+  const view = new DataView(bytes.buffer);
+  view.setUint32(0, MAGIC, true);
+  view.setUint32(4, VERSION, true);
+  view.setUint32(8, header.length, true);
+  bytes.set(header, FIXED);
+  const words = new Uint32Array(bytes.buffer, start);
+  words.set(input.lengths, 0);
+  const offsets = input.ids.length;
+  const docs = offsets + terms.length + 1;
+  const tfs = docs + total;
+  let at = 0;
+  terms.forEach((term, t) => {
+    words[offsets + t] = at;
+    for (const [row, tf] of input.postings.get(term)!) {
+      words[docs + at] = row;
+      words[tfs + at] = tf;
+      at++;
+    }
+  });
+  words[offsets + terms.length] = at;
+  return bytes;
+}
+
+/**
+ * Read snapshot bytes made with `settings`; undefined for anything else: another version or
+ * settings, a truncated or inconsistent snapshot (a row or offset out of range), or not a snapshot.
+ */
+export function decodeKeywordSnapshot(input: Uint8Array, settings: KeywordSettings): PackedKeywords | undefined {
+  // Typed views need 4-byte alignment; bytes from a database may sit anywhere in a shared buffer.
+  const bytes = input.byteOffset % 4 === 0 ? input : new Uint8Array(input);
+  if (bytes.length < FIXED) return undefined;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (view.getUint32(0, true) !== MAGIC || view.getUint32(4, true) !== VERSION) return undefined;
+  const headerLength = view.getUint32(8, true);
+  if (FIXED + headerLength > bytes.length) return undefined;
+  let header: z.infer<typeof HeaderSchema>;
+  try {
+    const parsed = HeaderSchema.safeParse(JSON.parse(new TextDecoder().decode(bytes.subarray(FIXED, FIXED + headerLength))));
+    if (!parsed.success) return undefined;
+    header = parsed.data;
+  } catch {
+    return undefined;
+  }
+  if (header.k1 !== settings.k1 || header.b !== settings.b || header.stopWords.join('\n') !== settings.stopWords.join('\n')) return undefined;
+  const start = align(FIXED + headerLength);
+  const docCount = header.ids.length;
+  const termCount = header.terms.length;
+  const wordCount = docCount + termCount + 1 + 2 * header.postings;
+  if (bytes.length !== start + 4 * wordCount) return undefined;
+  const words = new Uint32Array(bytes.buffer, bytes.byteOffset + start, wordCount);
+  const lengths = words.subarray(0, docCount);
+  const offsets = words.subarray(docCount, docCount + termCount + 1);
+  const docs = words.subarray(docCount + termCount + 1, docCount + termCount + 1 + header.postings);
+  const tfs = words.subarray(docCount + termCount + 1 + header.postings);
+  if (offsets[0] !== 0 || offsets[termCount] !== header.postings) return undefined;
+  for (let t = 0; t < termCount; t++) if (offsets[t]! > offsets[t + 1]!) return undefined;
+  for (let p = 0; p < docs.length; p++) if (docs[p]! >= docCount) return undefined;
+  let sum = 0;
+  for (let d = 0; d < docCount; d++) sum += lengths[d]!;
+  if (sum !== header.totalLength) return undefined;
+  return { ids: header.ids, lengths, terms: new Map(header.terms.map((term, t) => [term, t])), offsets, docs, tfs, totalLength: header.totalLength };
+}
+
+function align(n: number): number {
+  return (n + 3) & ~3;
+}
