@@ -90,7 +90,7 @@ export interface RuntimeOptions {
   /** Take tools written at run time: their code runs in `sandbox`, audited with `parser` first. Absent, the host refuses them. */
   toolVersions?: { sandbox: Sandbox; parser: ToolCodeParser; limits?: SandboxLimits };
   /** The configuration file's retry policy, routing policy and worker pool, and default run budget. */
-  orchestrator?: Pick<OrchestratorOptions, 'retry' | 'routing' | 'workers' | 'budget'>;
+  orchestrator?: Pick<OrchestratorOptions, 'retry' | 'routing' | 'workers' | 'budget' | 'parallelSteps'>;
 }
 
 /** Build a runtime over `store`: the built-in and memory tools in the `demo` profile, one orchestrator. */

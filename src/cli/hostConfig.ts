@@ -248,7 +248,11 @@ export function orchestratorOptionsOf(settings: OrchestratorFileSettings): NonNu
   return {
     ...(settings.retry ? { retry: settings.retry } : {}),
     ...(settings.routing ? { routing: settings.routing } : {}),
-    ...(settings.workerPoolSize ? { workers: Array.from({ length: settings.workerPoolSize }, (_, i) => new Worker({ id: `worker-${i + 1}` })) } : {}),
+    // A pool of N: N workers to route among, up to N independent steps of a run at once, and up
+    // to N sandbox workers per tool written at run time.
+    ...(settings.workerPoolSize
+      ? { workers: Array.from({ length: settings.workerPoolSize }, (_, i) => new Worker({ id: `worker-${i + 1}` })), parallelSteps: settings.workerPoolSize }
+      : {}),
     ...(settings.budget ? { budget: settings.budget } : {}),
   };
 }

@@ -90,13 +90,14 @@ export const spawnNodeSandboxWorker: SpawnSandboxWorker = (script, limits, event
 
 /**
  * The Node sandbox: tool sources audited (parsed by @babel/parser), then run in `worker_threads` workers with resource
- * limits (see {@link spawnNodeSandboxWorker}); one warm worker per loaded tool.
+ * limits (see {@link spawnNodeSandboxWorker}); one warm worker per loaded tool, or up to
+ * `poolSize` so the steps of a parallel wave run on several cores at once.
  *
  * @example
- * const sandbox = createNodeSandbox();
+ * const sandbox = createNodeSandbox({ poolSize: 2 });
  * const tool = await sandbox.load('export default (input) => input.n * 2');
  * await tool.call({ n: 21 }); // 42
  */
-export function createNodeSandbox(): Sandbox {
-  return createWorkerSandbox('node', spawnNodeSandboxWorker, { parser: parse });
+export function createNodeSandbox(options: { poolSize?: number } = {}): Sandbox {
+  return createWorkerSandbox('node', spawnNodeSandboxWorker, { parser: parse, ...options });
 }

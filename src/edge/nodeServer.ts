@@ -166,9 +166,13 @@ async function resumeInterrupted(runtime: Runtime, log: (line: string) => void):
   }
 }
 
-/** Where the Node host (and the CLI on its data directory) runs tools written at run time: worker_threads workers, audited with @babel/parser first. */
-export function nodeToolVersionSettings(): NonNullable<RuntimeOptions['toolVersions']> {
-  return { sandbox: createNodeSandbox(), parser: parseJavaScript };
+/**
+ * Where the Node host (and the CLI on its data directory) runs tools written at run time:
+ * worker_threads workers, audited with @babel/parser first; up to `poolSize` workers per tool
+ * (the worker pool), so a parallel wave of steps runs on several cores.
+ */
+export function nodeToolVersionSettings(poolSize = 1): NonNullable<RuntimeOptions['toolVersions']> {
+  return { sandbox: createNodeSandbox({ poolSize }), parser: parseJavaScript };
 }
 
 /**
@@ -229,7 +233,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     ...(options.approval ? { approval: options.approval } : {}),
     ...(otlp ? { otlp, log } : {}),
     ...(options.orchestrator ? { orchestrator: options.orchestrator } : {}),
-    toolVersions: nodeToolVersionSettings(),
+    toolVersions: nodeToolVersionSettings(options.orchestrator?.parallelSteps),
   });
   registerHostWebTools(runtime, (guard) => nodeTransport(guard), options.web ?? webSettingsFromEnv(process.env));
   // The DOM tools drive a Chromium page only when the operator names the origins it may load.

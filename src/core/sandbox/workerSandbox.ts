@@ -4,6 +4,7 @@ import type { JsonValue } from '../schema/common.ts';
 import { assertAudited } from './patchAuditor.ts';
 import type { CodeParserSource } from '../tools/codeAnalyzer/parseSource.ts';
 import { realmScript } from './realmScript.ts';
+import { PooledTool } from './sandboxPool.ts';
 import {
   SandboxLimitsSchema,
   type ResolvedSandboxLimits,
@@ -214,34 +215,49 @@ class WorkerTool implements SandboxedTool {
 }
 
 /** Load a factory source (already audited, or deliberately not) into a new worker-backed tool. */
-async function loadFactory(
-  host: { spawn: SpawnSandboxWorker; tools: Set<WorkerTool> },
-  id: string,
-  factorySource: string,
-  options: SandboxLoadOptions,
-): Promise<SandboxedTool> {
+async function loadFactory(host: SandboxHost, id: string, factorySource: string, options: SandboxLoadOptions): Promise<SandboxedTool> {
   const limits = SandboxLimitsSchema.safeParse(options.limits ?? {});
   if (!limits.success) throw new SandboxError('bad_input', 'the sandbox limits are not valid', { details: limits.error.issues });
-  const tool: WorkerTool = new WorkerTool(id, realmScript(factorySource), limits.data, host.spawn, () => host.tools.delete(tool));
-  host.tools.add(tool);
+  const script = realmScript(factorySource);
+  const worker = () => {
+    const tool: WorkerTool = new WorkerTool(id, script, limits.data, host.spawn, () => host.tools.delete(tool));
+    host.tools.add(tool);
+    return tool;
+  };
+  const tool = worker();
   // Start the worker now: a load that fails is reported by `load`, and the first call is warm.
   await tool.start().catch((error: unknown) => {
     host.tools.delete(tool);
     throw error;
   });
-  return tool;
+  return host.poolSize > 1 ? new PooledTool(tool, host.poolSize, worker) : tool;
 }
 
-const HOSTS = new WeakMap<Sandbox, { spawn: SpawnSandboxWorker; tools: Set<WorkerTool> }>();
+/** What a worker sandbox keeps: how it starts workers, every worker it started, and the workers each tool may have. */
+interface SandboxHost {
+  spawn: SpawnSandboxWorker;
+  tools: Set<WorkerTool>;
+  poolSize: number;
+}
+
+const HOSTS = new WeakMap<Sandbox, SandboxHost>();
 
 /**
  * A {@link Sandbox} over isolated workers started by `spawn`: the host adapters (Node,
- * browser) are this plus their spawn function. Each loaded tool keeps one warm worker.
+ * browser) are this plus their spawn function. Each loaded tool keeps one warm worker, or up to
+ * `poolSize` (the host's worker pool) so calls made at once run at once ({@link PooledTool}).
  * `parser` audits each source (@babel/parser's `parse`, see {@link CodeParserSource}); `onClose`
  * runs after `close` has terminated every worker (a host frees what it set up).
  */
-export function createWorkerSandbox(hostName: string, spawn: SpawnSandboxWorker, options: { parser: CodeParserSource; onClose?: () => void }): Sandbox {
-  const host = { spawn, tools: new Set<WorkerTool>() };
+export function createWorkerSandbox(
+  hostName: string,
+  spawn: SpawnSandboxWorker,
+  options: { parser: CodeParserSource; onClose?: () => void; poolSize?: number },
+): Sandbox {
+  const poolSize = options.poolSize ?? 1;
+  if (!Number.isInteger(poolSize) || poolSize < 1 || poolSize > 256)
+    throw new SandboxError('bad_input', `the sandbox pool size must be a whole number from 1 to 256, not ${poolSize}`);
+  const host: SandboxHost = { spawn, tools: new Set<WorkerTool>(), poolSize };
   const sandbox: Sandbox = {
     host: hostName,
     async load(source, loadOptions = {}) {
