@@ -16,6 +16,7 @@ const BENCHMARKS: Record<string, () => Promise<{ run: () => Promise<BenchResult>
   extract: () => import('./extract.bench.ts'),
   planner: () => import('./planner.bench.ts'),
   sandbox: () => import('./sandbox.bench.ts'),
+  workers: () => import('./workers.bench.ts'),
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
