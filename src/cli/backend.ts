@@ -36,6 +36,7 @@ import { createHeadSigner } from '../core/signing.ts';
 import { hostSigningKey } from '../edge/hostKey.ts';
 import { installNodeDigest } from '../edge/nodeDigest.ts';
 import { SqliteStore } from '../edge/sqliteStore.ts';
+import { orchestratorOptionsOf, type HostSettings } from './hostConfig.ts';
 
 /** What the CLI needs, whether the data is local or behind a server. */
 export interface Backend {
@@ -58,30 +59,39 @@ export interface Backend {
 export async function localBackend(
   dataDir: string,
   config: Config = parseConfig({ ...process.env }).config,
-  options: Pick<RuntimeOptions, 'policy'> & { mcp?: 'kept' | 'none' } = {},
+  options: Pick<RuntimeOptions, 'policy'> & { mcp?: 'kept' | 'none'; settings?: HostSettings } = {},
 ): Promise<Backend & { runtime: Runtime }> {
   installNodeDigest();
   const dir = resolve(dataDir);
   mkdirSync(dir, { recursive: true });
+  // The configuration file and the environment, as `cugar serve` on this directory reads them
+  // (src/cli/localSettings.ts); without them (embedders of this function), the environment alone.
+  const settings = options.settings;
+  if (settings?.file) config = settings.config;
+  const orchestrator = settings ? orchestratorOptionsOf(settings.orchestrator) : {};
   // Runs made here are signed with the key the Node host on this directory uses.
   const signer = createHeadSigner(hostSigningKey(dir, () => undefined));
-  const store = new SqliteStore(join(dir, 'cugar.db'), { signer });
-  // Tools run here read the same `CUGAR_SECRET_<NAME>` credentials a server would.
-  // The MCP servers of CUGAR_MCP_SERVERS, from the listings a host kept here: their tools list,
-  // replay and run (each call starts or reaches its server) without contacting any server now.
-  const mcp = mcpSettingsFromEnv(process.env);
-  const secrets = envSecrets(process.env);
-  // With CUGAR_MODEL_URL and CUGAR_MODEL (or --model), local runs are agent runs, as on a server.
-  const models = hostModels({ ...process.env }, config);
+  const dbPath = settings?.orchestrator.dbPath;
+  const store = new SqliteStore(dbPath ? resolve(dbPath) : join(dir, 'cugar.db'), { signer });
+  // The MCP servers of the file or CUGAR_MCP_SERVERS, from the listings a host kept here: their
+  // tools list, replay and run (each call starts or reaches its server) without contacting any server now.
+  const mcp = settings?.mcp ?? mcpSettingsFromEnv(process.env);
+  // Tools run here read the same credentials a server would (`secrets` of the file, `CUGAR_SECRET_<NAME>`).
+  const secrets = settings?.secrets ?? envSecrets(process.env);
+  // With models configured (CUGAR_MODEL_URL and CUGAR_MODEL, the file's `models`, or --model), local runs are agent runs, as on a server.
+  const models = hostModels(settings?.modelEnv ?? { ...process.env }, config);
   // Imported here, not at the top: commands that never open a data directory never load the Node host.
   const { nodeToolVersionSettings } = await import('../edge/nodeServer.ts');
   const runtime = await createRuntime(store, config, {
     codeParser: babelParser,
     // The tool versions a host on this directory registered: runs here use them, replays resolve them.
-    toolVersions: nodeToolVersionSettings(),
+    toolVersions: nodeToolVersionSettings(orchestrator.parallelSteps),
     secrets,
     signer,
     ...(models ? { models } : {}),
+    ...(settings?.approval ? { approval: settings.approval } : {}),
+    ...(settings?.profileBudgets ? { profileBudgets: settings.profileBudgets } : {}),
+    orchestrator,
     policy: options.policy ?? mcpPolicyEnforcer(mcp.allow),
   });
   const servers =

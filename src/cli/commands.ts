@@ -17,6 +17,7 @@ import {
 } from '../core/index.ts';
 import type { RunOutcome } from '../api/client.ts';
 import { localBackend, remoteBackend, type Backend } from './backend.ts';
+import type { HostSettings } from './hostConfig.ts';
 import { paint, type Output } from './output.ts';
 
 export interface CommandOptions {
@@ -35,11 +36,16 @@ export interface CommandOptions {
 const EXIT = { ok: 0, failed: 1, usage: 2, paused: 5 } as const;
 
 /** Open the local data directory or a remote server, run `fn`, and close. */
-export async function withBackend(values: Partial<CommandOptions>, config: Config, fn: (backend: Backend) => Promise<number>): Promise<number> {
+export async function withBackend(
+  values: Partial<CommandOptions>,
+  config: Config,
+  fn: (backend: Backend) => Promise<number>,
+  settings?: HostSettings,
+): Promise<number> {
   const api = values.api ?? process.env['CUGAR_API'];
   const backend = api
     ? remoteBackend(api, values.token ?? process.env['CUGAR_TOKEN'] ?? '')
-    : await localBackend(values['data-dir'] ?? process.env['CUGAR_DATA_DIR'] ?? '.cugar', config);
+    : await localBackend(values['data-dir'] ?? process.env['CUGAR_DATA_DIR'] ?? '.cugar', config, settings ? { settings } : {});
   try {
     return await fn(backend);
   } finally {

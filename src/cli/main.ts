@@ -13,6 +13,26 @@ import {
 } from '../core/index.ts';
 import { createOutput, paint, type Output } from './output.ts';
 import { dataCommand, planNotes, readJournalFile, withBackend } from './commands.ts';
+import { loadLocalSettings } from './localSettings.ts';
+
+/** Commands that work on a data directory (unless `--api` names a server): they read the configuration file. */
+const LOCAL_COMMANDS: ReadonlySet<string> = new Set([
+  'run',
+  'plan',
+  'tools',
+  'ingest',
+  'query',
+  'runs',
+  'trace',
+  'replay',
+  'approve',
+  'reject',
+  'resume',
+  'cancel',
+  'export',
+  'verify',
+  'mcp',
+]);
 
 /** Exit codes: 0 ok, 1 the run failed, 2 bad usage or input, 3 not found, 4 refused by policy, 70 internal error. */
 export const EXIT = { ok: 0, failed: 1, usage: 2, notFound: 3, policy: 4, paused: 5, internal: 70 } as const;
@@ -161,9 +181,19 @@ export async function main(argv: readonly string[], output: Output = createOutpu
     return parsed.values.help ? EXIT.ok : EXIT.usage;
   }
 
-  const { config, warnings } = parseConfig({ ...process.env });
+  const { config: fromEnv, warnings } = parseConfig({ ...process.env });
   // `cugar config check` reports the variables itself, against the file's values.
   if (command !== 'config') for (const warning of warnings) output.err(`warning: ${warning}`);
+  // Commands on the local data directory read the configuration file as `cugar serve` does.
+  const local = LOCAL_COMMANDS.has(command) && !(parsed.values.api ?? process.env['CUGAR_API']);
+  let settings: Awaited<ReturnType<typeof loadLocalSettings>> | undefined;
+  try {
+    settings = local ? await loadLocalSettings(output, warnings) : undefined;
+  } catch (error) {
+    output.err(`${paint(output, 'red', 'error')}: ${error instanceof Error ? error.message : String(error)}`);
+    return exitCodeFor(error);
+  }
+  const config = settings?.config ?? fromEnv;
   const profile = parsed.values.profile ?? config.defaultProfile;
   const registry = new ToolRegistry();
   registerBuiltinTools(registry);
@@ -241,7 +271,12 @@ export async function main(argv: readonly string[], output: Output = createOutpu
         const publicKey = parsed.values['public-key'];
         if (publicKey !== undefined)
           return await (await import('./verify.ts')).verifyWithKey(rest, { ...parsed.values, 'public-key': publicKey, json }, output);
-        return await withBackend(parsed.values, config, (backend) => dataCommand(command, rest, backend, { ...parsed.values, profile, json }, output));
+        return await withBackend(
+          parsed.values,
+          config,
+          (backend) => dataCommand(command, rest, backend, { ...parsed.values, profile, json }, output),
+          settings,
+        );
       }
       case 'diff': {
         const [left, right] = rest;
@@ -258,7 +293,7 @@ export async function main(argv: readonly string[], output: Output = createOutpu
         return await (await import('./configCommand.ts')).configCommand(rest, { ...parsed.values, json }, output);
       case 'mcp':
         // stdout is the protocol's: everything else goes to stderr.
-        await (await import('./mcp.ts')).mcpCommand(parsed.values, profile, config, output);
+        await (await import('./mcp.ts')).mcpCommand(parsed.values, profile, config, output, settings);
         return EXIT.ok;
       case 'run':
       case 'plan':
@@ -273,7 +308,12 @@ export async function main(argv: readonly string[], output: Output = createOutpu
       case 'resume':
       case 'cancel':
       case 'export':
-        return await withBackend(parsed.values, config, (backend) => dataCommand(command, rest, backend, { ...parsed.values, profile, json }, output));
+        return await withBackend(
+          parsed.values,
+          config,
+          (backend) => dataCommand(command, rest, backend, { ...parsed.values, profile, json }, output),
+          settings,
+        );
       default:
         output.err(`unknown command "${command}"\n\n${USAGE}`);
         return EXIT.usage;

@@ -5,6 +5,7 @@ import { fileListingCache } from '../mcp/listingCache.ts';
 import { stdioLauncher } from '../mcp/stdio.ts';
 import { serveMcpStdio } from '../mcp/stdioServer.ts';
 import { localBackend } from './backend.ts';
+import type { HostSettings } from './hostConfig.ts';
 import type { Output } from './output.ts';
 
 /**
@@ -14,14 +15,20 @@ import type { Output } from './output.ts';
  * their tools are served behind CUGAr's policy, approvals, budgets and journal. Messages go
  * to stderr; stdout carries only the protocol. Returns when the client disconnects.
  */
-export async function mcpCommand(values: { 'data-dir'?: string | undefined }, profile: string, config: Config, output: Output): Promise<void> {
-  const mcp = mcpSettingsFromEnv(process.env);
+export async function mcpCommand(
+  values: { 'data-dir'?: string | undefined },
+  profile: string,
+  config: Config,
+  output: Output,
+  settings?: HostSettings,
+): Promise<void> {
+  const mcp = settings?.mcp ?? mcpSettingsFromEnv(process.env);
   const dataDir = values['data-dir'] ?? process.env['CUGAR_DATA_DIR'] ?? '.cugar';
   // The servers are connected below (and their listings kept), not taken from the last listings.
-  const backend = await localBackend(dataDir, config, { policy: mcpPolicyEnforcer(mcp.allow), mcp: 'none' });
+  const backend = await localBackend(dataDir, config, { policy: mcpPolicyEnforcer(mcp.allow), mcp: 'none', ...(settings ? { settings } : {}) });
   const log = (line: string) => output.err(line);
   const servers = await connectMcpServers(backend.runtime.registry, mcp, {
-    secrets: envSecrets(process.env),
+    secrets: settings?.secrets ?? envSecrets(process.env),
     stdio: stdioLauncher,
     log,
     cache: fileListingCache(join(resolve(dataDir), 'mcp')),

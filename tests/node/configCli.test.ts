@@ -138,6 +138,36 @@ describe('cugar config check', () => {
   });
 });
 
+describe('the local commands with a configuration file', () => {
+  it('run, runs and replay on a data directory take the budget, database file and worker pool of the file; a broken file stops them with exit 2', async () => {
+    const data = ['--data-dir', join(dir, 'local-data')];
+    const db = join(dir, 'local-elsewhere.db');
+    const path = file('local.yaml', `audit:\n  db_path: ${db}\nrouting:\n  policy: load_balanced\n  worker_pool_size: 2\nbudget:\n  call_ceiling: 1\n`);
+    const goal = 'add 2 and 3 then multiply the result by 4';
+    // The file's call ceiling of one stops the second step: the run fails over budget.
+    const limited = await cugar(['run', goal, '--json', ...data], { CUGAR_CONFIG: path });
+    expect(limited.code).toBe(1);
+    const outcome = JSON.parse(limited.stdout) as { runId: string; outputs: Record<string, number>; error?: { code: string } };
+    expect(outcome.outputs).toEqual({ 'step-0': 5 });
+    expect(outcome.error?.code).toBe('budget_exceeded');
+    // The run is in the file's database, which only a command reading the file finds.
+    expect(existsSync(db)).toBe(true);
+    const listed = JSON.parse((await cugar(['runs', '--json', ...data], { CUGAR_CONFIG: path })).stdout) as Array<{ runId: string }>;
+    expect(listed.map((r) => r.runId)).toEqual([outcome.runId]);
+    const elsewhere = JSON.parse(
+      (await cugar(['runs', '--json', ...data], { CUGAR_CONFIG: file('empty.yaml', 'retry:\n  max_attempts: 3\n') })).stdout,
+    ) as unknown[];
+    expect(elsewhere).toEqual([]);
+    // The pool of two is recorded in the run's inputs, and the replay on the same directory agrees.
+    const journal = (await cugar(['export', outcome.runId, ...data], { CUGAR_CONFIG: path })).stdout;
+    expect(JSON.parse(journal.split('\n')[0]!)).toMatchObject({ data: { inputs: { parallel: 2 } } });
+    expect(JSON.parse((await cugar(['replay', outcome.runId, '--json', ...data], { CUGAR_CONFIG: path })).stdout)).toMatchObject({ ok: true });
+    const broken = await cugar(['runs', ...data], { CUGAR_CONFIG: file('broken.yaml', 'retry:\n  bogus: 1\n') });
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toContain('retry.bogus — unknown key');
+  });
+});
+
 /** Start `cugar serve` and resolve with its URL once it listens. */
 function serve(env: Record<string, string>, dataDir = join(dir, 'served')): Promise<{ url: string; child: ChildProcess; stderr: () => string }> {
   const child = spawn(process.execPath, [join(root, 'src/cli/bin.mjs'), 'serve', '--port', '0', '--data-dir', dataDir], {
