@@ -75,7 +75,8 @@ export class RagIndex {
     const keywords = await this.keywords(profile);
     const generation = await backend.snapshotGeneration(profile);
     if (generation === undefined || this.#writing.has(profile)) return false;
-    return backend.writeSnapshot(profile, KEYWORD_SNAPSHOT, generation, keywords.toSnapshot());
+    const stored = await backend.writeSnapshot(profile, KEYWORD_SNAPSHOT, generation, keywords.toSnapshot());
+    return (await backend.snapshotVectors(profile)) && stored;
   }
 
   async #load(profile: string): Promise<KeywordIndex> {

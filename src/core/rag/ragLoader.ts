@@ -34,6 +34,9 @@ const DocumentsSchema = z
   .min(1)
   .max(100_000);
 
+/** An ingest snapshots the profile when it wrote at least 1 / SNAPSHOT_SHARE of its chunks. */
+const SNAPSHOT_SHARE = 4;
+
 /**
  * Ingests documents for retrieval: extracts text (`.txt`, `.md`, `.html` without a DOM,
  * `.json`), chunks it along paragraphs and sentences, embeds each chunk and stores it with
@@ -96,8 +99,10 @@ export class RagLoader {
       }
       return { documents: prepared.length, chunks: total, replaced: stale.length };
     });
-    // Snapshot the keyword index once the batch is in, so a restart loads it instead of rebuilding it.
-    await this.#index.persist(profile);
+    // Snapshot the profile once the batch is in, so a restart loads it instead of rebuilding it;
+    // only when the batch is a good part of the profile, so many small batches into a large
+    // profile do not each rewrite it (a restart then rebuilds once, and snapshots what it built).
+    if ((report.chunks + report.replaced) * SNAPSHOT_SHARE >= (await this.#index.backend.count(profile))) await this.#index.persist(profile);
     return report;
   }
 }

@@ -58,3 +58,99 @@ describe('PersistedVectorBackend', () => {
     expect(Array.from(vectorFromBytes(new Uint8Array(vectorToBytes(Float32Array.of(0.1, -2))), 2, 'v'))).toEqual(Array.from(Float32Array.of(0.1, -2)));
   });
 });
+
+/** In-memory rows that count writes and keep snapshots, as SQLite and IndexedDB do. */
+function snapshotRows() {
+  const inner = new InMemoryVectorRows();
+  const generations = new Map<string, number>();
+  const snapshots = new Map<string, { generation: number; bytes: Uint8Array }>();
+  const calls = { loads: 0 };
+  const bump = (profile: string) => {
+    const before = generations.get(profile) ?? 0;
+    generations.set(profile, before + 1);
+    return { before, after: before + 1 };
+  };
+  const rows: VectorRows = {
+    load: (profile) => inner.load(profile),
+    loadGeneration: (profile) => {
+      calls.loads++;
+      return { rows: inner.load(profile), generation: generations.get(profile) ?? 0 };
+    },
+    put: (profile, list) => {
+      inner.put(profile, list);
+      return bump(profile);
+    },
+    delete: (profile, ids) => {
+      inner.delete(profile, ids);
+      return bump(profile);
+    },
+    readSnapshot: (profile, name) => {
+      const stored = snapshots.get(`${profile}/${name}`);
+      return stored && { ...stored, current: generations.get(profile) ?? 0 };
+    },
+    writeSnapshot: (profile, name, generation, bytes) => {
+      if ((generations.get(profile) ?? 0) !== generation) return false;
+      snapshots.set(`${profile}/${name}`, { generation, bytes: bytes.slice() });
+      return true;
+    },
+  };
+  return { rows, calls, snapshots };
+}
+
+describe('PersistedVectorBackend snapshots', () => {
+  const vector = (seed: number) => Float32Array.from({ length: 8 }, (_, i) => Math.sin(seed * 7 + i * 3));
+  const records = Array.from({ length: 30 }, (_, i) => ({ id: `r${i}`, vector: vector(i), metadata: { n: i, text: `record ${i}`, tags: ['a', i] } }));
+  const everything = async (backend: PersistedVectorBackend) => [
+    await backend.list('p', { vectors: true }),
+    ...(await Promise.all([1, 5, 11].map((seed) => backend.search('p', vector(seed), { k: 7 })))),
+  ];
+
+  it('loads a current vector snapshot instead of the rows, with the same records, vectors and metadata', async () => {
+    const { rows, calls } = snapshotRows();
+    const first = new PersistedVectorBackend(8, rows);
+    await first.upsert('p', records);
+    await first.delete('p', ['r3']);
+    expect(await first.snapshotVectors('p')).toBe(true);
+    const expected = await everything(first);
+
+    const second = new PersistedVectorBackend(8, rows);
+    expect(await everything(second)).toEqual(expected);
+    expect(calls.loads).toBe(1); // only the first backend read the rows
+    // Changes after loading a snapshot land on top of it; metadata of replaced records is the new one.
+    await second.upsert('p', [{ id: 'r4', vector: vector(40), metadata: { n: 'new' } }]);
+    await second.delete('p', ['r5']);
+    const reference = new PersistedVectorBackend(8, { load: rows.load, put: rows.put, delete: rows.delete });
+    expect(await everything(second)).toEqual(await everything(reference));
+    expect((await second.metadataOf('p'))('r4')).toEqual({ n: 'new' });
+    expect((await second.metadataOf('p'))('r6')).toEqual({ n: 6, text: 'record 6', tags: ['a', 6] });
+  });
+
+  it('reads the rows when the snapshot is stale or damaged, and snapshots what it read', async () => {
+    const { rows, calls, snapshots } = snapshotRows();
+    const first = new PersistedVectorBackend(8, rows);
+    await first.upsert('p', records);
+    expect(await first.snapshotVectors('p')).toBe(true);
+    // Another writer moves the rows on after the snapshot.
+    await rows.put('p', [{ id: 'late', bytes: vectorToBytes(vector(99)), metadata: { late: true } }]);
+    const second = new PersistedVectorBackend(8, rows);
+    const reference = new PersistedVectorBackend(8, { load: rows.load, put: rows.put, delete: rows.delete });
+    expect(await everything(second)).toEqual(await everything(reference));
+    expect((await second.list('p')).map((r) => r.id)).toContain('late');
+    expect(calls.loads).toBe(2);
+    // The second backend snapshotted what it read: a third loads that.
+    expect(await everything(new PersistedVectorBackend(8, rows))).toEqual(await everything(reference));
+    expect(calls.loads).toBe(2);
+    // A damaged snapshot is read past.
+    const stored = snapshots.get('p/vectors')!;
+    snapshots.set('p/vectors', { ...stored, bytes: stored.bytes.subarray(0, 40) });
+    expect(await everything(new PersistedVectorBackend(8, rows))).toEqual(await everything(reference));
+    expect(calls.loads).toBe(3);
+    // A backend that saw someone else write cannot tell what it reflects: it takes no snapshot.
+    const blind = new PersistedVectorBackend(8, rows);
+    await blind.count('p');
+    await rows.delete('p', ['r1']);
+    await blind.upsert('p', [{ id: 'x', vector: vector(1) }]);
+    expect(await blind.snapshotGeneration('p')).toBeUndefined();
+    expect(await blind.snapshotVectors('p')).toBe(false);
+  });
+});

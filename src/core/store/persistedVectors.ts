@@ -1,6 +1,7 @@
 import { SystemError, ValidationError } from '../errors.ts';
 import { parseOrThrow } from '../schema/validate.ts';
 import { FlatVectorIndex } from '../vector/flatVectorIndex.ts';
+import { SnapshotMetadata, decodeVectorSnapshot, encodeVectorSnapshot } from './vectorSnapshot.ts';
 import {
   VectorProfileSchema,
   VectorSearchOptionsSchema,
@@ -75,6 +76,8 @@ export interface VectorSnapshots {
   writeSnapshot(profile: string, name: string, generation: number, bytes: Uint8Array): Promise<boolean>;
   /** A synchronous look-up of a record's metadata, for the profile's records as this backend holds them now. */
   metadataOf(profile: string): Promise<(id: string) => Record<string, unknown> | undefined>;
+  /** Snapshot the profile's vectors themselves, so the next start reads one value instead of every row; false when storage keeps no snapshots or the records moved on. */
+  snapshotVectors(profile: string): Promise<boolean>;
 }
 
 /** Whether `backend` keeps snapshots ({@link VectorSnapshots}). */
@@ -84,7 +87,8 @@ export function hasVectorSnapshots<T extends object>(backend: T): backend is T &
     typeof candidate.snapshotGeneration === 'function' &&
     typeof candidate.readSnapshot === 'function' &&
     typeof candidate.writeSnapshot === 'function' &&
-    typeof candidate.metadataOf === 'function'
+    typeof candidate.metadataOf === 'function' &&
+    typeof candidate.snapshotVectors === 'function'
   );
 }
 
@@ -103,11 +107,26 @@ export function vectorFromBytes(bytes: ArrayBuffer | Uint8Array, dimension: numb
   return vector;
 }
 
+/** The name of the vectors' own snapshot. */
+export const VECTOR_SNAPSHOT = 'vectors';
+
+/** A loaded profile: its index, and the metadata of records loaded from a snapshot (parsed on use). */
+interface LoadedProfile {
+  index: FlatVectorIndex;
+  lazy: SnapshotMetadata | undefined;
+}
+
 /**
  * A {@link VectorBackend} persisted through a {@link VectorRows} port and searched in memory: a
  * profile's rows are read once into a {@link FlatVectorIndex} (never re-embedded), and every
  * write goes to storage first, then to the index, so the index never holds what storage lost.
  * A profile whose rows fail to load is read again on the next call.
+ *
+ * When storage keeps snapshots, a profile loads from its vector snapshot while that matches the
+ * stored rows (one value to read; metadata parsed only for the records asked for), and from the
+ * rows otherwise, after which it snapshots them for the next start. A snapshot holds the index's
+ * normalised vectors, which the index normalises again on load: a no-op in every case measured
+ * (normalising a unit vector in float32 twice gives the same bits as once).
  *
  * @example
  * const vectors = new PersistedVectorBackend(256, rowsInMyDatabase);
@@ -116,7 +135,7 @@ export function vectorFromBytes(bytes: ArrayBuffer | Uint8Array, dimension: numb
 export class PersistedVectorBackend implements VectorBackend, VectorSnapshots {
   readonly dimension: number;
   readonly #rows: VectorRows;
-  readonly #loaded = new Map<string, Promise<FlatVectorIndex>>();
+  readonly #loaded = new Map<string, Promise<LoadedProfile>>();
   /** The generation each loaded profile's index reflects; absent when unknown. */
   readonly #generations = new Map<string, number>();
 
@@ -131,52 +150,76 @@ export class PersistedVectorBackend implements VectorBackend, VectorSnapshots {
     await this.#rows.connect?.();
   }
 
-  #index(profile: string): Promise<FlatVectorIndex> {
+  #profile(profile: string): Promise<LoadedProfile> {
     parseOrThrow(VectorProfileSchema, profile, 'profile', 'invalid_profile');
-    let index = this.#loaded.get(profile);
-    if (!index) {
-      index = (async () => {
-        this.#generations.delete(profile);
-        const loaded = this.#rows.loadGeneration ? await this.#rows.loadGeneration(profile) : { rows: await this.#rows.load(profile), generation: undefined };
-        const rows = loaded.rows;
-        const flat = new FlatVectorIndex(this.dimension, rows.length);
-        flat.upsert(rows.map((row) => ({ id: row.id, vector: vectorFromBytes(row.bytes, this.dimension, `${profile}/${row.id}`), metadata: row.metadata })));
-        if (loaded.generation !== undefined) this.#generations.set(profile, loaded.generation);
-        return flat;
-      })();
-      this.#loaded.set(profile, index);
-      index.catch(() => this.#loaded.delete(profile));
+    let loaded = this.#loaded.get(profile);
+    if (!loaded) {
+      loaded = this.#load(profile);
+      this.#loaded.set(profile, loaded);
+      loaded.catch(() => this.#loaded.delete(profile));
     }
-    return index;
+    return loaded;
+  }
+
+  async #index(profile: string): Promise<FlatVectorIndex> {
+    return (await this.#profile(profile)).index;
+  }
+
+  async #load(profile: string): Promise<LoadedProfile> {
+    this.#generations.delete(profile);
+    const dim = this.dimension;
+    const stored = this.#rows.readSnapshot && this.#rows.loadGeneration ? await this.#rows.readSnapshot(profile, VECTOR_SNAPSHOT) : undefined;
+    const decoded = stored && stored.generation === stored.current ? decodeVectorSnapshot(stored.bytes, dim) : undefined;
+    const lazy = decoded && new SnapshotMetadata(decoded);
+    if (decoded && lazy?.consistent) {
+      const flat = new FlatVectorIndex(dim, decoded.ids.length);
+      flat.upsert(decoded.ids.map((id, i) => ({ id, vector: decoded.vectors.subarray(i * dim, (i + 1) * dim) })));
+      this.#generations.set(profile, stored!.current);
+      return { index: flat, lazy };
+    }
+    const loaded = this.#rows.loadGeneration ? await this.#rows.loadGeneration(profile) : { rows: await this.#rows.load(profile), generation: undefined };
+    const rows = loaded.rows;
+    const flat = new FlatVectorIndex(dim, rows.length);
+    flat.upsert(rows.map((row) => ({ id: row.id, vector: vectorFromBytes(row.bytes, dim, `${profile}/${row.id}`), metadata: row.metadata })));
+    if (loaded.generation === undefined) return { index: flat, lazy: undefined };
+    this.#generations.set(profile, loaded.generation);
+    const state: LoadedProfile = { index: flat, lazy: undefined };
+    // A snapshot is a cache: failing to write one costs the next start time, not correctness.
+    await this.#snapshot(profile, state).catch(() => false);
+    return state;
   }
 
   async upsert(profile: string, records: readonly VectorRecord[]): Promise<void> {
-    const index = await this.#index(profile);
+    const { index, lazy } = await this.#profile(profile);
     for (const record of records) index.validate(record);
     const change = await this.#rows.put(
       profile,
       records.map((r) => ({ id: r.id, bytes: vectorToBytes(r.vector), metadata: { ...(r.metadata ?? {}) } })),
     );
     index.upsert(records);
+    lazy?.forget(records.map((r) => r.id));
     this.#moved(profile, change);
   }
 
   async search(profile: string, query: Float32Array, options?: VectorSearchOptions): Promise<VectorHit[]> {
     parseOrThrow(VectorSearchOptionsSchema, options ?? {}, 'search options');
-    return (await this.#index(profile)).search(query, options);
+    const { index, lazy } = await this.#profile(profile);
+    const hits = index.search(query, options);
+    return lazy ? hits.map((hit) => (lazy.has(hit.id) ? { ...hit, metadata: lazy.get(hit.id)! } : hit)) : hits;
   }
 
   async delete(profile: string, ids: readonly string[]): Promise<number> {
-    const index = await this.#index(profile);
+    const { index, lazy } = await this.#profile(profile);
     if (!ids.length) return 0;
     const change = await this.#rows.delete(profile, ids);
     const removed = index.delete(ids);
+    lazy?.forget(ids);
     this.#moved(profile, change);
     return removed;
   }
 
   async snapshotGeneration(profile: string): Promise<number | undefined> {
-    await this.#index(profile);
+    await this.#profile(profile);
     return this.#generations.get(profile);
   }
 
@@ -193,8 +236,30 @@ export class PersistedVectorBackend implements VectorBackend, VectorSnapshots {
   }
 
   async metadataOf(profile: string): Promise<(id: string) => Record<string, unknown> | undefined> {
-    const index = await this.#index(profile);
-    return (id) => index.get(id)?.metadata;
+    const { index, lazy } = await this.#profile(profile);
+    return (id) => lazy?.get(id) ?? index.get(id)?.metadata;
+  }
+
+  async snapshotVectors(profile: string): Promise<boolean> {
+    return this.#snapshot(profile, await this.#profile(profile));
+  }
+
+  // Encode the index as it is now and store it stamped with the generation it reflects. Once
+  // stored, its metadata is read from the snapshot too, so the next snapshot copies it as it is.
+  async #snapshot(profile: string, state: LoadedProfile): Promise<boolean> {
+    const generation = this.#generations.get(profile);
+    if (generation === undefined || !this.#rows.writeSnapshot) return false;
+    const encoder = new TextEncoder();
+    const { index, lazy } = state;
+    const records = index.ids().map((id) => {
+      const entry = index.get(id)!;
+      return { id, vector: entry.vector, metadataJson: lazy?.json(id) ?? encoder.encode(JSON.stringify(entry.metadata)) };
+    });
+    const bytes = encodeVectorSnapshot(this.dimension, records);
+    if (!(await this.#rows.writeSnapshot(profile, VECTOR_SNAPSHOT, generation, bytes))) return false;
+    const decoded = decodeVectorSnapshot(bytes, this.dimension);
+    if (decoded && this.#generations.get(profile) === generation) state.lazy = new SnapshotMetadata(decoded);
+    return true;
   }
 
   // After a write: the index reflects the new generation only if nobody else wrote in between.
@@ -209,7 +274,9 @@ export class PersistedVectorBackend implements VectorBackend, VectorSnapshots {
   }
 
   async list(profile: string, options: { vectors?: boolean } = {}): Promise<VectorRecord[]> {
-    return (await this.#index(profile)).records(options.vectors === true);
+    const { index, lazy } = await this.#profile(profile);
+    const records = index.records(options.vectors === true);
+    return lazy ? records.map((record) => (lazy.has(record.id) ? { ...record, metadata: lazy.get(record.id)! } : record)) : records;
   }
 }
 

@@ -80,34 +80,36 @@ export class KeywordIndex {
   toSnapshot(): Uint8Array {
     const ids: string[] = [];
     const lengths: number[] = [];
-    const postings = new Map<string, Array<[number, number]>>();
     const packed = this.#packed;
-    if (packed) {
-      const rows = new Int32Array(packed.ids.length).fill(-1);
-      packed.ids.forEach((id, row) => {
-        if (this.#dead[row]) return;
-        rows[row] = ids.length;
-        ids.push(id);
-        lengths.push(packed.lengths[row]!);
-      });
-      for (const [term, t] of packed.terms) {
-        const list: Array<[number, number]> = [];
-        for (let p = packed.offsets[t]!; p < packed.offsets[t + 1]!; p++) if (rows[packed.docs[p]!]! >= 0) list.push([rows[packed.docs[p]!]!, packed.tfs[p]!]);
-        if (list.length) postings.set(term, list);
-      }
-    }
+    // Live packed documents keep their order; each gets its new row (or -1 when dead).
+    const rows = new Int32Array(packed?.ids.length ?? 0).fill(-1);
+    packed?.ids.forEach((id, row) => {
+      if (this.#dead[row]) return;
+      rows[row] = ids.length;
+      ids.push(id);
+      lengths.push(packed.lengths[row]!);
+    });
     const rowOf = new Map<string, number>();
     for (const [id, length] of this.#lengths) {
       rowOf.set(id, ids.length);
       ids.push(id);
       lengths.push(length);
     }
-    for (const [term, posting] of this.#postings) {
-      let list = postings.get(term);
-      if (!list) postings.set(term, (list = []));
-      for (const [id, tf] of posting) list.push([rowOf.get(id)!, tf]);
-    }
-    return encodeKeywordSnapshot({ settings: this.#settings(), ids, lengths, postings, totalLength: this.#totalLength });
+    const terms = new Set([...(packed?.terms.keys() ?? []), ...this.#postings.keys()]);
+    return encodeKeywordSnapshot({
+      settings: this.#settings(),
+      ids,
+      lengths,
+      totalLength: this.#totalLength,
+      terms: [...terms],
+      postings: (term, emit) => {
+        const t = packed?.terms.get(term);
+        if (t !== undefined)
+          for (let p = packed!.offsets[t]!; p < packed!.offsets[t + 1]!; p++) if (rows[packed!.docs[p]!]! >= 0) emit(rows[packed!.docs[p]!]!, packed!.tfs[p]!);
+        const posting = this.#postings.get(term);
+        if (posting) for (const [id, tf] of posting) emit(rowOf.get(id)!, tf);
+      },
+    });
   }
 
   get size(): number {

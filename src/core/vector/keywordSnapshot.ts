@@ -20,12 +20,13 @@ export interface PackedKeywords {
   totalLength: number;
 }
 
-/** What {@link encodeKeywordSnapshot} writes: postings per term as [row, term frequency] pairs. */
+/** What {@link encodeKeywordSnapshot} writes; `postings` emits a term's (row, term frequency) pairs, the same each time it is called. */
 export interface KeywordSnapshotInput {
   settings: KeywordSettings;
   ids: readonly string[];
   lengths: readonly number[];
-  postings: ReadonlyMap<string, ReadonlyArray<readonly [number, number]>>;
+  terms: readonly string[];
+  postings: (term: string, emit: (row: number, tf: number) => void) => void;
   totalLength: number;
 }
 
@@ -50,8 +51,14 @@ const HeaderSchema = z.object({
  * length, each term's postings offset (one more than terms), and the postings' rows and frequencies.
  */
 export function encodeKeywordSnapshot(input: KeywordSnapshotInput): Uint8Array {
-  const terms = [...input.postings.keys()];
-  const total = terms.reduce((sum, term) => sum + input.postings.get(term)!.length, 0);
+  // Count first, so the postings are written straight into their place; terms without postings are left out.
+  const counts = input.terms.map((term) => {
+    let n = 0;
+    input.postings(term, () => n++);
+    return n;
+  });
+  const terms = input.terms.filter((_, t) => counts[t]! > 0);
+  const total = counts.reduce((sum, n) => sum + n, 0);
   const header = new TextEncoder().encode(JSON.stringify({ ...input.settings, ids: input.ids, terms, postings: total, totalLength: input.totalLength }));
   const start = align(FIXED + header.length);
   const bytes = new Uint8Array(start + 4 * (input.ids.length + terms.length + 1 + 2 * total));
@@ -68,11 +75,11 @@ export function encodeKeywordSnapshot(input: KeywordSnapshotInput): Uint8Array {
   let at = 0;
   terms.forEach((term, t) => {
     words[offsets + t] = at;
-    for (const [row, tf] of input.postings.get(term)!) {
+    input.postings(term, (row, tf) => {
       words[docs + at] = row;
       words[tfs + at] = tf;
       at++;
-    }
+    });
   });
   words[offsets + terms.length] = at;
   return bytes;
