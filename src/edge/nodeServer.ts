@@ -21,7 +21,6 @@ import {
   type ToolBudgetInput,
   type WebToolsSettingsInput,
 } from '../core/index.ts';
-import { createHeadSigner } from '../core/signing.ts';
 import { createApp } from '../api/app.ts';
 import { babelParser } from '../api/codeParser.ts';
 import { otlpSettingsFromEnv, type OtlpSettingsInput } from '../api/otlpExport.ts';
@@ -34,6 +33,7 @@ import { mountMcp } from '../mcp/httpRoute.ts';
 import { fileListingCache } from '../mcp/listingCache.ts';
 import { stdioLauncher } from '../mcp/stdio.ts';
 import { installNodeDigest } from './nodeDigest.ts';
+import { createNodeHeadSigner } from './nodeSigner.ts';
 import { createNodeSandbox } from './nodeSandbox.ts';
 import { nodeTransport } from './nodeFetch.ts';
 import { hostLocalToken, hostSigningKey } from './hostKey.ts';
@@ -202,7 +202,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     tokens = { [localToken]: { profiles: '*', scopes: [RAW_JOURNAL_SCOPE] } };
   }
   const signingKey = options.signingKey ?? hostSigningKey(dataDir, log);
-  const signer = createHeadSigner(signingKey);
+  const signer = createNodeHeadSigner(signingKey);
   // WAL with synchronous=NORMAL survives process crashes (every SIGKILL test runs this way) and
   // halves the cost of a commit; CUGAR_SQLITE_SYNC=FULL also survives power loss. The store signs
   // its log of heads with the key that signs the runs' heads.
