@@ -27,6 +27,7 @@ import type {
   VectorBackend,
 } from '../core/index.ts';
 import { SqliteHeadLog } from './sqliteHeadLog.ts';
+import { STORE_SCHEMA, whereEquals } from './sqliteSchema.ts';
 import { SqliteVectorRows, parseRow } from './sqliteVectorRows.ts';
 
 type Usage = NonNullable<AppendBatch['profileUsage']>['delta'];
@@ -34,11 +35,18 @@ type Usage = NonNullable<AppendBatch['profileUsage']>['delta'];
 /** Statuses a run never leaves: only these runs' journals are pruned. */
 const FINISHED: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
 
+/** A write failed after a batch had begun writing: the transaction is abandoned and written again batch by batch. */
+class PartialWrite extends Error {
+  constructor(readonly reason: unknown) {
+    super('a journal write failed mid-batch', { cause: reason });
+  }
+}
+
 /** Options of {@link SqliteStore}. */
 export interface SqliteStoreOptions extends HeadLogOptions {
   /**
    * Coalesce appends made in the same turn of the event loop into one transaction (one
-   * fsync). Each batch stays atomic on its own (a savepoint), and each append resolves only
+   * fsync). Each batch stays atomic on its own, and each append resolves only
    * after its transaction committed. Default true.
    */
   groupCommit?: boolean;
@@ -46,49 +54,11 @@ export interface SqliteStoreOptions extends HeadLogOptions {
   synchronous?: 'FULL' | 'NORMAL';
 }
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS events (
-  run_id TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL, at REAL NOT NULL,
-  data TEXT NOT NULL, prev TEXT NOT NULL, hash TEXT NOT NULL,
-  PRIMARY KEY (run_id, seq)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS runs (
-  run_id TEXT PRIMARY KEY, trace_id TEXT NOT NULL, profile TEXT NOT NULL, status TEXT NOT NULL,
-  created_at REAL NOT NULL, summary TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS runs_by_status ON runs (status, created_at);
-CREATE INDEX IF NOT EXISTS runs_by_profile ON runs (profile, created_at);
-CREATE INDEX IF NOT EXISTS runs_by_trace ON runs (trace_id);
-CREATE TABLE IF NOT EXISTS approvals (
-  approval_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, profile TEXT NOT NULL, status TEXT NOT NULL,
-  requested_at REAL NOT NULL, record TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS approvals_by_status ON approvals (status, requested_at);
-CREATE INDEX IF NOT EXISTS approvals_by_run ON approvals (run_id);
-CREATE TABLE IF NOT EXISTS profile_usage (
-  profile TEXT PRIMARY KEY, cost REAL NOT NULL, calls INTEGER NOT NULL, tokens INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS facts (
-  id TEXT PRIMARY KEY, profile TEXT NOT NULL, namespace TEXT NOT NULL, at REAL NOT NULL, record TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS facts_by_namespace ON facts (profile, namespace, at);
-CREATE TABLE IF NOT EXISTS vectors (
-  profile TEXT NOT NULL, id TEXT NOT NULL, vector BLOB NOT NULL, metadata TEXT NOT NULL,
-  PRIMARY KEY (profile, id)
-) WITHOUT ROWID;
-`;
-
-/** A `WHERE a = ? AND b = ?` clause for the filters that are set (column names are fixed by the caller, values are bound). */
-function whereEquals(filters: Record<string, string | undefined>): { where: string; params: string[] } {
-  const set = Object.entries(filters).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== '');
-  return { where: set.length ? `WHERE ${set.map(([column]) => `${column} = ?`).join(' AND ')}` : '', params: set.map(([, value]) => value) };
-}
-
 /**
  * The SQLite {@link HostStore} for Node hosts, on better-sqlite3: synchronous, in-process, the
  * fastest SQLite binding for Node, and it builds from source where prebuilt binaries cannot be
- * fetched. WAL mode; journal batches written atomically, coalesced by group commit (each batch
- * a savepoint, so one refused batch does not take the others of its transaction down).
+ * fetched. WAL mode; journal batches written atomically, coalesced by group commit (one refused
+ * batch does not take the others of its transaction down).
  */
 export class SqliteStore implements HostStore {
   readonly path: string;
@@ -98,6 +68,7 @@ export class SqliteStore implements HostStore {
   readonly #log: SqliteHeadLog;
   #closed = false;
   readonly #statements;
+  readonly #journalWrites = { transactions: 0, batches: 0 };
 
   /** @param options.signer the host's key: the log of heads is signed with it at every checkpoint */
   constructor(path: string, options: SqliteStoreOptions = {}) {
@@ -106,7 +77,7 @@ export class SqliteStore implements HostStore {
     this.#db.pragma('journal_mode = WAL');
     this.#db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
     this.#db.pragma('busy_timeout = 5000');
-    this.#db.exec(SCHEMA);
+    this.#db.exec(STORE_SCHEMA);
     this.#log = new SqliteHeadLog(this.#db, options.signer);
     const db = this.#db;
     this.#statements = {
@@ -153,20 +124,48 @@ export class SqliteStore implements HostStore {
     return this.#commits.enqueue(batch);
   }
 
-  /** Write `batches` in one transaction, a savepoint each; returns the refused ones. */
+  /**
+   * How many journal transactions this store has committed or tried, and how many append batches
+   * they carried: with group commit, appends from concurrent runs share transactions.
+   */
+  get journalWrites(): { readonly transactions: number; readonly batches: number } {
+    return { ...this.#journalWrites };
+  }
+
+  /**
+   * Write `batches` in one transaction; returns the refused ones. A batch refused by its checks
+   * (a stale head, an approval id of another run) has written nothing, so the transaction goes on
+   * without it; only when a write itself fails mid-batch is the whole group written again with a
+   * savepoint around each batch, so that the batch at fault alone is rolled back.
+   */
   #commit(batches: readonly AppendBatch[]): Map<number, unknown> {
+    try {
+      return this.#transact(batches, false);
+    } catch (error) {
+      if (!(error instanceof PartialWrite)) throw error;
+      return this.#transact(batches, true);
+    }
+  }
+
+  #transact(batches: readonly AppendBatch[], savepoints: boolean): Map<number, unknown> {
     const refused = new Map<number, unknown>();
+    this.#journalWrites.transactions += 1;
+    this.#journalWrites.batches += batches.length;
     try {
       this.#db.transaction(() => {
         const log = this.#log.open();
         batches.forEach((batch, i) => {
-          this.#statements.savepoint.run();
+          if (savepoints) this.#statements.savepoint.run();
+          let checked = false;
           try {
+            this.#check(batch);
+            checked = true;
             this.#write(batch, log);
-            this.#statements.release.run();
+            if (savepoints) this.#statements.release.run();
           } catch (error) {
-            this.#statements.rollbackTo.run();
-            this.#statements.release.run();
+            // Without a savepoint, a batch that began writing cannot be rolled back alone.
+            if (!savepoints && checked) throw new PartialWrite(error);
+            if (savepoints) for (const statement of [this.#statements.rollbackTo, this.#statements.release]) statement.run();
             this.#heads.forget(batch.runId);
             refused.set(i, error);
           }
@@ -188,13 +187,18 @@ export class SqliteStore implements HostStore {
     void this.#commits.flush();
   }
 
-  #write(batch: AppendBatch, log: HeadLogWriter): void {
+  /** Whether `batch` may be written: it continues its run's head, and its approvals are its run's. Reads only. */
+  #check(batch: AppendBatch): void {
     this.#heads.checkSync(batch, (runId) => {
       const row = this.#statements.head.get(runId);
       return row ? { seq: row.seq, hash: row.hash } : undefined;
     });
     // Earlier batches of this group commit are visible here: they share the transaction.
     checkApprovalOwners(batch, (id) => this.#statements.approvalOwner.get(id)?.run_id);
+  }
+
+  /** Write a checked `batch` (its events, run row, approvals, usage and log entry). */
+  #write(batch: AppendBatch, log: HeadLogWriter): void {
     for (const event of batch.events) {
       try {
         this.#statements.insertEvent.run(event.runId, event.seq, event.type, event.at, canonicalJson(event.data), event.prev, event.hash);
