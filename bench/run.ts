@@ -12,6 +12,7 @@ const BENCHMARKS: Record<string, () => Promise<{ run: () => Promise<BenchResult>
   http: () => import('./http.bench.ts'),
   bundles: () => import('./bundles.bench.ts'),
   'trace-view': () => import('./traceView.bench.ts'),
+  'large-views': () => import('./largeViews.bench.ts'),
   agent: () => import('./agent.bench.ts'),
   extract: () => import('./extract.bench.ts'),
   planner: () => import('./planner.bench.ts'),

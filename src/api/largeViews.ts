@@ -1,71 +1,114 @@
 import type { Context } from 'hono';
-import { stream } from 'hono/streaming';
-import { createYielder, deriveEvent, exportJournal, redact, type DerivedFrom, type JournalEvent, type OtlpTraceExport } from '../core/index.ts';
+import {
+  createYielder,
+  deriveEvent,
+  exportJournal,
+  otlpEnvelope,
+  otlpSpanPages,
+  redact,
+  type DerivedFrom,
+  type JournalEvent,
+  type JournalPager,
+} from '../core/index.ts';
 
 // A 10,000-step run's views are tens of megabytes. Built and serialised in one go they hold
 // the event loop for over a second, and every other request — health checks included — waits.
-// These writers stream a view in slices instead: each slice is transformed (redacted,
-// derived) and serialised on its own, and the loop gets a turn between slices. The bytes are
-// exactly what `c.json(view)` would have sent.
+// These writers send a view as its journal is read from the store, page by page
+// (JournalPager): each slice is transformed (redacted, derived, projected) and serialised on
+// its own when the client has taken the one before, and the loop gets a turn between slices.
+// The bytes are exactly what `c.json(view)` of the whole view would have sent.
 
 /** Items per slice: big enough to amortise a write, small enough to keep each slice short. */
 const SLICE = 256;
 
+/** The items of `pages` in slices of at most {@link SLICE}. */
+async function* slicesOf<T>(pages: AsyncIterable<readonly T[]>): AsyncGenerator<readonly T[]> {
+  for await (const page of pages) for (let i = 0; i < page.length; i += SLICE) yield page.length <= SLICE ? page : page.slice(i, i + SLICE);
+}
+
 /**
- * Stream `prefix`, the items of `items` as JSON joined by `separator`, then `suffix`, mapping
- * each slice with `map` just before it is written and yielding to the loop between slices.
+ * The text of `prefix`, the items of `pages` as mapped by `map` joined by `separator`, then
+ * `suffix`; the prefix leaves with the first items, so the first chunk already holds data.
  */
-function streamSlices<T>(
-  c: Context,
-  contentType: string,
+async function* listText<T>(
   parts: { prefix: string; suffix: string; separator: string },
-  items: readonly T[],
+  pages: AsyncIterable<readonly T[]>,
   map: (slice: readonly T[]) => string[],
-): Response {
-  c.header('content-type', contentType);
+): AsyncGenerator<string> {
   const yieldNow = createYielder(15);
-  return stream(c, async (out) => {
-    await out.write(parts.prefix);
-    for (let i = 0; i < items.length; i += SLICE) {
-      const text = map(items.slice(i, i + SLICE)).join(parts.separator);
-      await out.write(i === 0 ? text : parts.separator + text);
-      await yieldNow();
-    }
-    await out.write(parts.suffix);
+  let first = true;
+  for await (const slice of slicesOf(pages)) {
+    if (slice.length === 0) continue;
+    const text = map(slice).join(parts.separator);
+    yield first ? parts.prefix + text : parts.separator + text;
+    first = false;
+    await yieldNow();
+  }
+  yield first ? parts.prefix + parts.suffix : parts.suffix;
+}
+
+/**
+ * A response whose body is `chunks`, each pulled when the client has read the one before. A
+ * failure while reading (a run deleted meanwhile) aborts the response rather than ending a
+ * truncated body as if it were whole; a client that goes away stops the reading.
+ */
+function streamedResponse(c: Context, contentType: string, chunks: AsyncGenerator<string>): Response {
+  c.header('content-type', contentType);
+  const encoder = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { value, done } = await chunks.next();
+      if (done) controller.close();
+      else controller.enqueue(encoder.encode(value));
+    },
+    async cancel() {
+      await chunks.return(undefined);
+    },
   });
+  return c.body(body);
 }
 
 /**
  * A journal as `{"events":[…]}` (JSON) or one event per line (NDJSON); with `derivedFrom`, the
  * redacted derivation of it (see `redactJournal`), derived slice by slice as it is written.
  */
-export function journalView(c: Context, journal: readonly JournalEvent[], format: 'json' | 'ndjson', derivedFrom?: DerivedFrom): Response {
+export function journalView(c: Context, pager: JournalPager, format: 'json' | 'ndjson', derivedFrom?: DerivedFrom): Response {
   let previous: JournalEvent | undefined;
   const derive = (slice: readonly JournalEvent[]) => (derivedFrom ? slice.map((event) => (previous = deriveEvent(previous, event, derivedFrom))) : slice);
   if (format === 'ndjson')
-    return streamSlices(c, 'application/x-ndjson', { prefix: '', suffix: '', separator: '' }, journal, (slice) => [exportJournal(derive(slice))]);
-  return streamSlices(c, 'application/json', { prefix: '{"events":[', suffix: ']}', separator: ',' }, journal, (slice) =>
-    derive(slice).map((event) => JSON.stringify(event)),
+    return streamedResponse(
+      c,
+      'application/x-ndjson',
+      listText({ prefix: '', suffix: '', separator: '' }, pager.pages(), (slice) => [exportJournal(derive(slice))]),
+    );
+  return streamedResponse(
+    c,
+    'application/json',
+    listText({ prefix: '{"events":[', suffix: ']}', separator: ',' }, pager.pages(), (slice) => derive(slice).map((event) => JSON.stringify(event))),
   );
 }
 
-/** `{"<key>":[…]}` with every item redacted, streamed. */
-export function redactedListView(c: Context, key: string, items: readonly unknown[]): Response {
-  return streamSlices(c, 'application/json', { prefix: `{${JSON.stringify(key)}:[`, suffix: ']}', separator: ',' }, items, (slice) =>
-    slice.map((item) => JSON.stringify(redact(item))),
+/** `{"<key>":[…]}` with every item redacted, sent as `pages` come. */
+export function redactedListView(c: Context, key: string, pages: AsyncIterable<readonly unknown[]>): Response {
+  return streamedResponse(
+    c,
+    'application/json',
+    listText({ prefix: `{${JSON.stringify(key)}:[`, suffix: ']}', separator: ',' }, pages, (slice) => slice.map((item) => JSON.stringify(redact(item)))),
   );
 }
 
-/** An OTLP export, redacted, its spans streamed (the envelope around them is small). */
-export function otlpView(c: Context, otlp: OtlpTraceExport): Response {
-  const [resource, ...others] = otlp.resourceSpans;
-  const [scope, ...otherScopes] = resource?.scopeSpans ?? [];
-  if (!resource || !scope || others.length || otherScopes.length) return c.json(redact(otlp), 200);
+/** The run's OTLP export (`toOtlp`), redacted, its spans sent as the journal is read (the envelope around them is small). */
+export function otlpView(c: Context, pager: JournalPager): Response {
+  if (!pager.first) return c.json(redact({ resourceSpans: [] }), 200);
   // The envelope is serialised once with a marker where the spans go, then split around it.
   const mark = '\u0000spans\u0000';
-  const envelope = JSON.stringify(redact({ resourceSpans: [{ ...resource, scopeSpans: [{ ...scope, spans: mark }] }] }));
+  const envelope = JSON.stringify(redact(otlpEnvelope(mark)));
   const [prefix, suffix] = envelope.split(JSON.stringify(mark)) as [string, string];
-  return streamSlices(c, 'application/json', { prefix: `${prefix}[`, suffix: `]${suffix}`, separator: ',' }, scope.spans, (slice) =>
-    slice.map((span) => JSON.stringify(redact(span))),
+  return streamedResponse(
+    c,
+    'application/json',
+    listText({ prefix: `${prefix}[`, suffix: `]${suffix}`, separator: ',' }, otlpSpanPages(pager), (slice) =>
+      slice.map((span) => JSON.stringify(redact(span))),
+    ),
   );
 }

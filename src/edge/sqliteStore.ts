@@ -8,7 +8,6 @@ import {
   checkApprovalOwners,
   checkRunLimit,
   filterFacts,
-  isWellFormed,
   type HeadLog,
   type HeadLogEntry,
   type HeadLogOptions,
@@ -22,6 +21,7 @@ import type {
   FactRecord,
   HostStore,
   JournalEvent,
+  JournalEventType,
   RunFilter,
   RunSummary,
   VectorBackend,
@@ -29,6 +29,7 @@ import type {
 import { SqliteHeadLog } from './sqliteHeadLog.ts';
 import { STORE_SCHEMA, whereEquals } from './sqliteSchema.ts';
 import { SqliteVectorRows, parseRow } from './sqliteVectorRows.ts';
+import { SqliteJournalReads, eventOfRow } from './sqliteJournalReads.ts';
 
 type Usage = NonNullable<AppendBatch['profileUsage']>['delta'];
 
@@ -300,19 +301,18 @@ export class SqliteStore implements HostStore {
   }
 
   async readJournal(runId: string, fromSeq = 0): Promise<JournalEvent[]> {
-    return this.#statements.journal.all(runId, fromSeq).map((row) => {
-      const event = {
-        runId: row.run_id,
-        seq: row.seq,
-        type: row.type,
-        at: row.at,
-        data: parseRow<Record<string, unknown>>(row.data, `event ${row.run_id}#${row.seq}`),
-        prev: row.prev,
-        hash: row.hash,
-      };
-      if (!isWellFormed(event)) throw new SystemError(`stored event ${row.run_id}#${row.seq} is corrupt`, { code: 'corrupt_row' });
-      return event;
-    });
+    return this.#statements.journal.all(runId, fromSeq).map(eventOfRow);
+  }
+
+  /** Journal pages and marker events, read by seq range on the primary key; prepared on first use. */
+  #pageReads: SqliteJournalReads | undefined;
+
+  async readJournalPage(runId: string, fromSeq: number, limit: number): Promise<JournalEvent[]> {
+    return (this.#pageReads ??= new SqliteJournalReads(this.#db)).page(runId, fromSeq, limit);
+  }
+
+  async readJournalOfTypes(runId: string, types: readonly JournalEventType[], toSeq: number): Promise<JournalEvent[]> {
+    return (this.#pageReads ??= new SqliteJournalReads(this.#db)).ofTypes(runId, types, toSeq);
   }
 
   async getRun(runId: string): Promise<RunSummary | undefined> {

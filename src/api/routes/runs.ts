@@ -1,7 +1,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import * as z from 'zod';
 import type { Context } from 'hono';
-import { derivationOf, redact, redactText, toOtlp, toTraceRecords, type RunOutcome } from '../../core/index.ts';
+import { JournalPager, derivationOf, redact, redactText, traceRecordPages, type RunOutcome } from '../../core/index.ts';
 import { journalView, otlpView, redactedListView } from '../largeViews.ts';
 import { FEEDBACK_FILTERS, feedbackByRun, feedbackMatches, feedbackOf } from '../feedback.ts';
 import { RUN_SORTS, pageRuns } from '../runPages.ts';
@@ -289,14 +289,15 @@ export function runRoutes(runtime: Runtime, starter: RunStarter, { maxWaitSecond
         const summary = await loadRun(runtime, c, runId);
         if (raw && !hasScope(principalOf(c), RAW_JOURNAL_SCOPE))
           throw new HttpError(403, 'raw_export_forbidden', `a raw journal holds secrets verbatim: this token needs the "${RAW_JOURNAL_SCOPE}" scope`);
-        const recorded = await runtime.store.readJournal(runId);
-        const last = recorded[recorded.length - 1];
+        // Read page by page up to the head the summary names (largeViews.ts): the first bytes leave before the rest is read.
+        const journal = await JournalPager.open(runtime.store, runId, summary.head);
+        const last = journal.last;
         // The summary's signature attests the head it was made at; it names the source only if that is still the head.
         const signature = summary.signature && last && summary.head.seq === last.seq && summary.head.hash === last.hash ? summary.signature : undefined;
         c.header('x-cugar-journal', raw ? 'raw' : 'redacted');
         // The one cast in the routes: @hono/zod-openapi types a streamed body as no JSON response.
         // Large journals are streamed, derived slice by slice (largeViews.ts).
-        return journalView(c, recorded, format, raw ? undefined : derivationOf(recorded, signature)) as never;
+        return journalView(c, journal, format, raw ? undefined : derivationOf(last ? [last] : [], signature)) as never;
       },
     )
     .openapi(
@@ -308,8 +309,8 @@ export function runRoutes(runtime: Runtime, starter: RunStarter, { maxWaitSecond
       }),
       async (c) => {
         const { runId } = c.req.valid('param');
-        await loadRun(runtime, c, runId);
-        return redactedListView(c, 'records', toTraceRecords(await runtime.store.readJournal(runId))) as never;
+        const summary = await loadRun(runtime, c, runId);
+        return redactedListView(c, 'records', traceRecordPages(await JournalPager.open(runtime.store, runId, summary.head))) as never;
       },
     )
     .openapi(
@@ -321,8 +322,8 @@ export function runRoutes(runtime: Runtime, starter: RunStarter, { maxWaitSecond
       }),
       async (c) => {
         const { runId } = c.req.valid('param');
-        await loadRun(runtime, c, runId);
-        return otlpView(c, toOtlp(await runtime.store.readJournal(runId))) as never;
+        const summary = await loadRun(runtime, c, runId);
+        return otlpView(c, await JournalPager.open(runtime.store, runId, summary.head)) as never;
       },
     )
     .openapi(

@@ -33,25 +33,46 @@ export interface ToolCallSpan<E extends EventLike = JournalEvent> {
  */
 export function pairToolCalls<E extends EventLike>(journal: readonly E[]): Array<ToolCallSpan<E>> {
   const spans: Array<ToolCallSpan<E>> = [];
-  const open = new Map<string, ToolCallSpan<E>>();
-  for (const event of journal as readonly EventLike[]) {
+  const pairing = new ToolCallPairing<E>();
+  for (const event of journal) {
+    const span = pairing.add(event);
+    if (span && event.type === 'tool_call_start') spans.push(span);
+  }
+  return spans;
+}
+
+/**
+ * {@link pairToolCalls} one event at a time, for a journal read page by page: `add` answers the
+ * span an event opened or closed. A start whose attempt is already open replaces it, so the
+ * replaced span never gets an end (`isOpen` tells which span an end would still close).
+ */
+export class ToolCallPairing<E extends EventLike = JournalEvent> {
+  readonly #open = new Map<string, ToolCallSpan<E>>();
+
+  add(item: E): ToolCallSpan<E> | undefined {
+    const event = item as EventLike;
     if (event.type === 'tool_call_start') {
       const { stepId, attempt, tool, worker, input } = event.data;
       const span: ToolCallSpan<E> = { runId: event.runId, stepId, attempt, tool, worker, input, start: event as Of<E, 'tool_call_start'> };
-      open.set(`${stepId}:${attempt}`, span);
-      spans.push(span);
-    } else if (event.type === 'tool_call_complete' || event.type === 'tool_call_error') {
-      const key = `${event.data.stepId}:${event.data.attempt}`;
-      const span = open.get(key);
-      if (!span) continue;
-      open.delete(key);
-      span.end = event as Of<E, 'tool_call_complete'>;
-      span.durationMs = event.data.durationMs ?? Math.max(0, event.at - span.start.at);
-      if (event.type === 'tool_call_complete') span.output = event.data.output;
-      else span.error = event.data.error;
+      this.#open.set(`${stepId}:${attempt}`, span);
+      return span;
     }
+    if (event.type !== 'tool_call_complete' && event.type !== 'tool_call_error') return undefined;
+    const key = `${event.data.stepId}:${event.data.attempt}`;
+    const span = this.#open.get(key);
+    if (!span) return undefined;
+    this.#open.delete(key);
+    span.end = event as Of<E, 'tool_call_complete'>;
+    span.durationMs = event.data.durationMs ?? Math.max(0, event.at - span.start.at);
+    if (event.type === 'tool_call_complete') span.output = event.data.output;
+    else span.error = event.data.error;
+    return span;
   }
-  return spans;
+
+  /** Whether `span` still waits for its end (false once ended or replaced by a new start of its attempt). */
+  isOpen(span: ToolCallSpan<E>): boolean {
+    return this.#open.get(`${span.stepId}:${span.attempt}`) === span;
+  }
 }
 
 /** One approval, from its request to its decision or timeout. */
@@ -107,21 +128,33 @@ export interface ModelCallSpan<E extends EventLike = JournalEvent> {
 /** Pair every model call's start with its answer or failure: what the trace and OTLP build their `chat` spans from. */
 export function pairModelCalls<E extends EventLike>(journal: readonly E[]): Array<ModelCallSpan<E>> {
   const spans: Array<ModelCallSpan<E>> = [];
-  const open = new Map<string, ModelCallSpan<E>>();
-  for (const event of journal as readonly EventLike[]) {
+  const pairing = new ModelCallPairing<E>();
+  for (const event of journal) {
+    const span = pairing.add(event);
+    if (span && event.type === 'model_call_start') spans.push(span);
+  }
+  return spans;
+}
+
+/** {@link pairModelCalls} one event at a time: `add` answers the span an event opened or closed. */
+export class ModelCallPairing<E extends EventLike = JournalEvent> {
+  readonly #open = new Map<string, ModelCallSpan<E>>();
+
+  add(item: E): ModelCallSpan<E> | undefined {
+    const event = item as EventLike;
     if (event.type === 'model_call_start') {
       const { callId, turn, attempt, model } = event.data;
       const span: ModelCallSpan<E> = { runId: event.runId, callId, turn, attempt, model, start: event as Of<E, 'model_call_start'> };
-      open.set(`${callId}:${attempt}`, span);
-      spans.push(span);
-    } else if (event.type === 'model_call_complete' || event.type === 'model_call_error') {
-      const key = `${event.data.callId}:${event.data.attempt}`;
-      const span = open.get(key);
-      if (!span) continue;
-      open.delete(key);
-      span.end = event as Of<E, 'model_call_complete'> | Of<E, 'model_call_error'>;
-      span.durationMs = event.data.durationMs;
+      this.#open.set(`${callId}:${attempt}`, span);
+      return span;
     }
+    if (event.type !== 'model_call_complete' && event.type !== 'model_call_error') return undefined;
+    const key = `${event.data.callId}:${event.data.attempt}`;
+    const span = this.#open.get(key);
+    if (!span) return undefined;
+    this.#open.delete(key);
+    span.end = event as Of<E, 'model_call_complete'> | Of<E, 'model_call_error'>;
+    span.durationMs = event.data.durationMs;
+    return span;
   }
-  return spans;
 }

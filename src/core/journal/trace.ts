@@ -1,5 +1,5 @@
 import type { JournalEvent, JournalEventData, JournalEventType } from '../schema/journalEvent.ts';
-import { pairApprovals, pairModelCalls, pairToolCalls, runInputsOf } from './projections.ts';
+import { ModelCallPairing, ToolCallPairing, pairApprovals, runInputsOf } from './projections.ts';
 
 /** A journal event as a trace shows it: with its trace, profile, ISO timestamp and duration; discriminated by `type` like the journal. */
 export type TraceRecord = {
@@ -20,6 +20,15 @@ export type TraceRecord = {
   };
 }[JournalEventType];
 
+/** The event types a trace needs before its first record: stage and approval durations end at later events. */
+export const TRACE_MARKER_TYPES = [
+  'stage',
+  'run_completed',
+  'approval_requested',
+  'approval_received',
+  'approval_timeout',
+] as const satisfies readonly JournalEventType[];
+
 /**
  * Project one run's journal into trace records. Durations come from the journal's own
  * times, so every host (and every replay) shows the same trace.
@@ -27,24 +36,38 @@ export type TraceRecord = {
 export function toTraceRecords(journal: readonly JournalEvent[]): TraceRecord[] {
   const first = journal[0];
   if (!first) return [];
-  const inputs = runInputsOf(journal);
+  return journal.map(traceRecorder(first, journal));
+}
+
+/**
+ * What {@link toTraceRecords} does one event at a time, for a journal read page by page: the
+ * answer turns each event, fed in journal order, into its record. It needs the journal's
+ * first event and, up front, its events of the {@link TRACE_MARKER_TYPES} (the whole journal
+ * does too): a stage lasts until the next stage, an approval until its decision. Tool and model
+ * call durations are paired as the events come, since a call's end follows its start.
+ */
+export function traceRecorder(first: JournalEvent, markers: readonly JournalEvent[]): (event: JournalEvent) => TraceRecord {
+  const inputs = runInputsOf([first]);
   const traceId = inputs?.traceId ?? first.runId;
   const profile = inputs?.profile ?? '';
   const durations = new Map<number, number>();
-  for (const call of pairToolCalls(journal)) if (call.end && call.durationMs !== undefined) durations.set(call.end.seq, call.durationMs);
-  for (const call of pairModelCalls(journal)) if (call.end && call.durationMs !== undefined) durations.set(call.end.seq, call.durationMs);
-  for (const approval of pairApprovals(journal))
+  for (const approval of pairApprovals(markers))
     if (approval.decided && approval.waitedMs !== undefined) durations.set(approval.decided.seq, approval.waitedMs);
   // A stage lasts until the next stage begins or the run completes: one pass from the end.
   let nextBoundary: JournalEvent | undefined;
-  for (let i = journal.length - 1; i >= 0; i--) {
-    const event = journal[i]!;
+  for (let i = markers.length - 1; i >= 0; i--) {
+    const event = markers[i]!;
     if (event.type === 'stage' && nextBoundary) durations.set(event.seq, nextBoundary.at - event.at);
     if (event.type === 'stage' || event.type === 'run_completed') nextBoundary = event;
     if (event.type === 'run_completed') durations.set(event.seq, event.at - first.at);
   }
-  return journal.map((event) => {
-    const durationMs = durations.get(event.seq);
+  const tools = new ToolCallPairing();
+  const models = new ModelCallPairing();
+  return (event) => {
+    const call = tools.add(event);
+    const model = models.add(event);
+    // An event that ends a call carries the call's duration; any other, what the markers gave it.
+    const durationMs = call?.end === event ? call.durationMs : model?.end === event ? model.durationMs : durations.get(event.seq);
     const stepId = 'stepId' in event.data && typeof event.data.stepId === 'string' ? event.data.stepId : undefined;
     return {
       traceId,
@@ -58,5 +81,5 @@ export function toTraceRecords(journal: readonly JournalEvent[]): TraceRecord[] 
       ...(stepId !== undefined ? { stepId } : {}),
       data: event.data,
     } as TraceRecord;
-  });
+  };
 }

@@ -1,5 +1,5 @@
 import { logHeadAfter, nextLogEntry, type HeadLog, type HeadLogEntry, type LogEntryFields, type SignedLogHead } from '../journal/headLog.ts';
-import type { JournalEvent } from '../schema/journalEvent.ts';
+import type { JournalEvent, JournalEventType } from '../schema/journalEvent.ts';
 import { InMemoryMemoryStore, type FactQuery, type FactRecord } from '../memory/memoryStore.ts';
 import { addUsage, ZERO_USAGE } from '../planning/planningAuthority.ts';
 import type { BudgetUsage } from '../schema/budget.ts';
@@ -93,6 +93,15 @@ export class InMemoryStore implements HostStore {
 
   async readJournal(runId: string, fromSeq = 0): Promise<JournalEvent[]> {
     return (this.#journals.get(runId) ?? []).slice(fromSeq);
+  }
+
+  async readJournalPage(runId: string, fromSeq: number, limit: number): Promise<JournalEvent[]> {
+    return (this.#journals.get(runId) ?? []).slice(fromSeq, fromSeq + Math.max(0, limit));
+  }
+
+  async readJournalOfTypes(runId: string, types: readonly JournalEventType[], toSeq: number): Promise<JournalEvent[]> {
+    const wanted = new Set<string>(types);
+    return (this.#journals.get(runId) ?? []).slice(0, toSeq + 1).filter((event) => wanted.has(event.type));
   }
 
   async getRun(runId: string): Promise<RunSummary | undefined> {

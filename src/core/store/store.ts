@@ -3,7 +3,7 @@ import type { HeadLog } from '../journal/headLog.ts';
 import type { HeadSignature } from '../journal/headSignature.ts';
 import type { JournalHead } from '../journal/journal.ts';
 import type { BudgetUsage } from '../schema/budget.ts';
-import type { JournalEvent, RunStatus } from '../schema/journalEvent.ts';
+import type { JournalEvent, JournalEventType, RunStatus } from '../schema/journalEvent.ts';
 
 export type { RunStatus };
 
@@ -91,6 +91,14 @@ export interface ApprovalFilter {
 export interface Store {
   append(batch: AppendBatch): Promise<void>;
   readJournal(runId: string, fromSeq?: number): Promise<JournalEvent[]>;
+  /**
+   * At most `limit` events of a run's journal from `fromSeq` on, in order: one page of a long
+   * journal, so a view can be sent while the rest is unread. Optional: without it a view reads
+   * the whole journal (`journal/journalPager.ts`).
+   */
+  readJournalPage?(runId: string, fromSeq: number, limit: number): Promise<JournalEvent[]>;
+  /** The events of a run's journal up to `toSeq` whose type is one of `types`, in order. Optional, like `readJournalPage`. */
+  readJournalOfTypes?(runId: string, types: readonly JournalEventType[], toSeq: number): Promise<JournalEvent[]>;
   getRun(runId: string): Promise<RunSummary | undefined>;
   listRuns(filter?: RunFilter): Promise<RunSummary[]>;
   getApproval(approvalId: string): Promise<ApprovalRecord | undefined>;
