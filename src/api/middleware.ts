@@ -51,6 +51,22 @@ const tooLarge = () => {
   throw new HttpError(413, 'body_too_large', 'the request body is too large');
 };
 
+/**
+ * Hono's body limit of `maxSize` bytes, for bodies of unknown length (chunked). A body that
+ * declares its length is judged by that header alone, as Hono's limit judges it too, but without
+ * touching the body first: on Node, merely looking at it builds a whole web Request and streams
+ * the body through it, where the route would otherwise read it straight from the socket. The
+ * server reads no more than the declared length (Node's parser holds a request to it).
+ */
+function limitBody(maxSize: number): MiddlewareHandler {
+  const streamed = bodyLimit({ maxSize, onError: tooLarge });
+  return (c, next) => {
+    const declared = c.req.header('content-length');
+    if (declared === undefined || c.req.header('transfer-encoding') !== undefined) return streamed(c, next);
+    return Number.parseInt(declared, 10) > maxSize ? tooLarge() : next();
+  };
+}
+
 /** Routes whose body is a whole journal: they take the larger journal body limit. */
 const JOURNAL_ROUTES: ReadonlySet<string> = new Set(['/v1/journals', '/v1/audit/journal', '/v1/replay']);
 
@@ -103,9 +119,9 @@ export function installSecurityChain(app: OpenAPIHono<ApiEnv>, options: Security
   // the rest (the CLI, SDKs, curl, health checks) keeps their responses on the server's fast
   // path: headers set around the handler make Node's adapter re-wrap every response.
   app.use('*', (c, next) => (c.req.header('origin') === undefined ? next() : corsHeaders(c, next)));
-  const small = bodyLimit({ maxSize: options.maxBodyBytes ?? 1024 * 1024, onError: tooLarge });
-  const large = bodyLimit({ maxSize: options.maxIngestBytes ?? 12 * 1024 * 1024, onError: tooLarge });
-  const journal = bodyLimit({ maxSize: options.maxJournalBytes ?? 64 * 1024 * 1024, onError: tooLarge });
+  const small = limitBody(options.maxBodyBytes ?? 1024 * 1024);
+  const large = limitBody(options.maxIngestBytes ?? 12 * 1024 * 1024);
+  const journal = limitBody(options.maxJournalBytes ?? 64 * 1024 * 1024);
   // Only requests that can carry a body are measured: the limit reads the body as a stream,
   // which for a GET would build a whole Request for nothing.
   app.use('*', (c, next) =>
