@@ -64,7 +64,14 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          patterns: [{ group: ['**/edge/**', '**/cli/**', '**/mcp/**'], message: 'src/web imports the api and the core, never a host (edge), MCP or the CLI' }],
+          patterns: [
+            {
+              // The MCP client over Streamable HTTP is isomorphic (local mode connects to servers
+              // itself); the stdio launcher and the MCP server stay with the Node hosts.
+              group: ['**/edge/**', '**/cli/**', '**/mcp/**', '!**/mcp/config.ts', '!**/mcp/hostSetup.ts', '!**/mcp/register.ts'],
+              message: 'src/web imports the api, the core and the MCP client, never a host (edge), the stdio launcher, the MCP server or the CLI',
+            },
+          ],
         },
       ],
     },

@@ -31,11 +31,13 @@ const Audit = lazy(() => import('./Audit.tsx').then((m) => ({ default: m.Audit }
 const Secrets = lazy(() => import('./Secrets.tsx'));
 // Local mode only: the model this tab's agent runs call.
 const ModelSettings = lazy(() => import('./ModelSettings.tsx'));
+// Local mode only: the MCP servers this tab calls.
+const McpSettings = lazy(() => import('./McpSettings.tsx'));
 const Compare = lazy(() => import('./Compare.tsx').then((m) => ({ default: m.Compare })));
 const ToolEditor = lazy(() => import('./ToolEditor.tsx').then((m) => ({ default: m.ToolEditor })));
 
 /** The dashboard's pages; any other route shows "Page not found". */
-const PAGES: ReadonlySet<string> = new Set(['runs', 'compare', 'playground', 'approvals', 'memory', 'tools', 'audit', 'secrets', 'model']);
+const PAGES: ReadonlySet<string> = new Set(['runs', 'compare', 'playground', 'approvals', 'memory', 'tools', 'audit', 'secrets', 'model', 'mcp']);
 
 /** The current hash route: `#/runs`, `#/runs/<id>`, `#/playground`, `#/approvals`, `#/audit`. */
 function useRoute(): string[] {
@@ -186,6 +188,7 @@ export function App() {
           {link('audit', 'Audit')}
           {mode === 'local' ? link('secrets', 'Secrets') : null}
           {mode === 'local' ? link('model', 'Model') : null}
+          {mode === 'local' ? link('mcp', 'MCP') : null}
         </nav>
         <ProfileField profile={profile} onChange={chooseProfile} />
         <span className="mode" aria-label={`mode: ${mode === 'local' ? 'in this browser' : 'server'}`}>
@@ -213,7 +216,7 @@ export function App() {
           {page === 'audit' ? <Audit token={token} /> : null}
           {page === 'compare' ? <Compare token={token} /> : null}
           {page === 'secrets' && mode === 'local' ? <Secrets /> : null}
-          {!PAGES.has(page ?? '') || ((page === 'secrets' || page === 'model') && mode !== 'local') ? (
+          {!PAGES.has(page ?? '') || ((page === 'secrets' || page === 'model' || page === 'mcp') && mode !== 'local') ? (
             <section className="stack">
               <h1>Page not found</h1>
               <p>
@@ -222,6 +225,7 @@ export function App() {
             </section>
           ) : null}
           {page === 'model' && mode === 'local' ? <ModelSettings /> : null}
+          {page === 'mcp' && mode === 'local' ? <McpSettings /> : null}
         </Suspense>
       </main>
     </>

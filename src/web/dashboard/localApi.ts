@@ -1,7 +1,7 @@
 // Local mode: the whole runtime in this tab. The same Hono app the servers run answers the
 // dashboard's requests in-page, over IndexedDB, so the screens are identical in both modes
 // and nothing leaves the browser.
-import { parseConfig, type Sandbox } from '../../core/index.ts';
+import { PolicyEnforcer, parseConfig, type Sandbox } from '../../core/index.ts';
 import { createApp } from '../../api/app.ts';
 import { babelParser } from '../../api/codeParser.ts';
 import { createRuntime, type Runtime } from '../../api/runtime.ts';
@@ -74,13 +74,20 @@ function localApp(): NonNullable<typeof app> {
     const models = modelEnv['CUGAR_MODEL_URL'] ? (await import('../../api/models.ts')).hostModels(modelEnv, config) : undefined;
     // The dashboard loads the code tools' parser as a chunk of its own on first use; the widget's
     // single file (the widget build) leaves code_analyzer out rather than carry the parser.
+    // The profiles of this tab's MCP servers may use the network for their tools (the MCP page).
+    // The widget's single file leaves the MCP client out; the dashboard loads it as a chunk of its own.
+    const mcpLocal = import.meta.env.MODE === 'widget' ? undefined : await import('./mcpLocal.ts');
+    const mcpProfiles = mcpLocal ? mcpLocal.localMcpServers().servers.map((server) => server.profile) : [];
     const runtime = await createRuntime(store, config, {
       secrets,
+      ...(mcpProfiles.length ? { policy: new PolicyEnforcer(Object.fromEntries(mcpProfiles.map((profile) => [profile, { allowNetwork: true }]))) } : {}),
       ...(models ? { models } : {}),
       ...(import.meta.env.MODE === 'widget' ? {} : { codeParser: babelParser }),
       // Tools written at run time (the tool editor) run in this tab's sandbox; not in the widget's single file.
       ...(import.meta.env.MODE === 'widget' ? {} : { toolVersions: { sandbox: lazyBrowserSandbox(), parser: babelParser } }),
     });
+    // This tab's MCP servers join their profiles before any run resumes (their runs call them again).
+    if (mcpLocal && mcpProfiles.length) await mcpLocal.connectLocalMcp(runtime.registry, secrets);
     runtimeBuilt = runtime;
     for (const setup of runtimeSetups.splice(0)) setup();
     // Runs a reload or a closed tab interrupted continue from their journals.
