@@ -36,6 +36,11 @@ describe('MCP servers in local mode', () => {
       await page.getByRole('heading', { name: 'MCP servers in this browser' }).waitFor();
       await page.getByText(/MCP server everything: \d+ tool\(s\) in profile "demo"/).waitFor();
       await page.screenshot({ path: `${host.shots}/mcp-page.png` });
+      // It fits a 360 px wide screen, the server's URL included.
+      await page.setViewportSize({ width: 360, height: 740 });
+      expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+      await page.screenshot({ path: `${host.shots}/mcp-page-narrow.png`, fullPage: true });
+      await page.setViewportSize({ width: 1280, height: 900 });
       // Its tools are the profile's, marked with their server.
       await page.getByRole('navigation').getByRole('link', { name: 'Tools' }).click();
       await page.getByRole('article', { name: /everything_echo/ }).waitFor();
@@ -43,6 +48,11 @@ describe('MCP servers in local mode', () => {
       await page.getByLabel('Goal').fill('everything_echo(message="hello from the tab")');
       await page.getByRole('button', { name: 'Run', exact: true }).click();
       await expect.poll(() => page.locator('.outputs').last().textContent(), { timeout: 30_000 }).toContain('Echo: hello from the tab');
+      // Removing it keeps nothing of it in the list.
+      await page.getByRole('navigation').getByRole('link', { name: 'MCP' }).click();
+      await page.getByRole('button', { name: 'Remove everything' }).click();
+      await page.getByText('Removed everything. Reload the page to let it go.').waitFor();
+      expect(await page.evaluate(() => localStorage.getItem('cugar.mcp.servers'))).toBe('[]');
     } finally {
       await context.close();
       await mcp.kill();

@@ -52,9 +52,6 @@ export default function McpSettings() {
               <th scope="col">Server</th>
               <th scope="col">Profile</th>
               <th scope="col">URL</th>
-              <th scope="col">
-                <span className="sr-only">Actions</span>
-              </th>
             </tr>
           </thead>
           <tbody>
@@ -62,14 +59,10 @@ export default function McpSettings() {
               <tr key={server.name}>
                 <td>
                   <code>{server.name}</code>
-                </td>
-                <td>{server.profile}</td>
-                <td>
-                  <code>{server.transport.url}</code>
-                </td>
-                <td>
+                  <br />
                   <button
                     type="button"
+                    className="link"
                     onClick={() =>
                       keep(
                         servers.filter((s) => s.name !== server.name),
@@ -79,6 +72,10 @@ export default function McpSettings() {
                   >
                     Remove {server.name}
                   </button>
+                </td>
+                <td>{server.profile}</td>
+                <td className="wrap-anywhere">
+                  <code>{server.transport.url}</code>
                 </td>
               </tr>
             ))}
