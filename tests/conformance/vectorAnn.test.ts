@@ -156,6 +156,7 @@ describe('IvfVectorIndex', () => {
     expect(index.size).toBe(records.length - 2);
     index.delete(index.ids());
     expect(index.size).toBe(0);
+    expect([index.trained, index.lists]).toEqual([false, 0]);
     expect(index.search(q)).toEqual([]);
   });
 

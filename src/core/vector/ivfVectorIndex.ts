@@ -174,7 +174,11 @@ export class IvfVectorIndex {
       this.#rows.delete(id);
       removed++;
     }
-    if (this.size === 0) this.#quantiser = null;
+    if (this.size === 0) {
+      this.#quantiser = null;
+      this.#lists = [];
+      this.#listSize = new Int32Array(0);
+    }
     return removed;
   }
 
