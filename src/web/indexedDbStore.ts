@@ -173,7 +173,11 @@ export class IndexedDbStore implements HostStore {
       return last ? { seq: last.seq, hash: last.hash } : undefined;
     };
     try {
-      const tables = [this.db.events, this.db.runs, this.db.approvals, this.db.usage, this.db.headLog, this.db.logSignature];
+      // Only the stores this group writes: a transaction over fewer stores commits sooner.
+      const tables: Table[] = [this.db.events, this.db.runs];
+      if (batches.some((batch) => batch.approvals?.length)) tables.push(this.db.approvals);
+      if (batches.some((batch) => batch.profileUsage)) tables.push(this.db.usage);
+      if (batches.some((batch) => batch.expectedHead === null || isCheckpoint(batch))) tables.push(this.db.headLog, this.db.logSignature);
       await this.db.transaction('rw', tables, async () => {
         const events: JournalEvent[] = [];
         // The log of heads is read only when a batch adds an entry (it starts a run or brings one to rest).
