@@ -223,6 +223,8 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   if (otlp?.headers) registerSecretValues(Object.values(otlp.headers));
   const mcp = options.mcp ?? mcpSettingsFromEnv(process.env);
   const secrets = options.secrets ?? envSecrets(process.env);
+  // The sandbox of tools written at run time: its workers are terminated when the host closes.
+  const toolSandbox = nodeToolVersionSettings(options.orchestrator?.parallelSteps);
   const runtime = await createRuntime(store, config, {
     signer,
     codeParser: babelParser,
@@ -233,7 +235,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     ...(options.approval ? { approval: options.approval } : {}),
     ...(otlp ? { otlp, log } : {}),
     ...(options.orchestrator ? { orchestrator: options.orchestrator } : {}),
-    toolVersions: nodeToolVersionSettings(options.orchestrator?.parallelSteps),
+    toolVersions: toolSandbox,
   });
   registerHostWebTools(runtime, (guard) => nodeTransport(guard), options.web ?? webSettingsFromEnv(process.env));
   // The DOM tools drive a Chromium page only when the operator names the origins it may load.
@@ -315,6 +317,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
       server.close(() => undefined);
       for (const registration of mcpServers) void registration.close();
       void nodeBrowser?.close();
+      void toolSandbox.sandbox.close();
       // Spans of finished runs go out first, for at most two seconds.
       const exported = runtime.exporter ? Promise.race([runtime.exporter.flush(), new Promise((r) => setTimeout(r, 2000))]) : Promise.resolve();
       void exported.then(() => setTimeout(() => void store.close().then(done), 50));
