@@ -1,6 +1,7 @@
 import { SystemError, ValidationError } from '../errors.ts';
 import { parseOrThrow } from '../schema/validate.ts';
-import { FlatVectorIndex } from '../vector/flatVectorIndex.ts';
+import { createVectorIndex, type InMemoryVectorOptions, type VectorPartition } from '../vector/flatVectorIndex.ts';
+import { IvfVectorIndex } from '../vector/ivfVectorIndex.ts';
 import { SnapshotMetadata, decodeVectorSnapshot, encodeVectorSnapshot } from './vectorSnapshot.ts';
 import {
   VectorProfileSchema,
@@ -109,10 +110,12 @@ export function vectorFromBytes(bytes: ArrayBuffer | Uint8Array, dimension: numb
 
 /** The name of the vectors' own snapshot. */
 export const VECTOR_SNAPSHOT = 'vectors';
+/** The name of an approximate index's trained structure ({@link IvfVectorIndex.serialise}). */
+export const IVF_SNAPSHOT = 'ivf';
 
 /** A loaded profile: its index, and the metadata of records loaded from a snapshot (parsed on use). */
 interface LoadedProfile {
-  index: FlatVectorIndex;
+  index: VectorPartition;
   lazy: SnapshotMetadata | undefined;
 }
 
@@ -138,12 +141,16 @@ export class PersistedVectorBackend implements VectorBackend, VectorSnapshots {
   readonly #loaded = new Map<string, Promise<LoadedProfile>>();
   /** The generation each loaded profile's index reflects; absent when unknown. */
   readonly #generations = new Map<string, number>();
+  readonly #options: InMemoryVectorOptions;
 
-  constructor(dimension: number, rows: VectorRows) {
+  /** `options` choose each profile's index as for {@link InMemoryVectorBackend} (exact up to 50,000 records by default). */
+  constructor(dimension: number, rows: VectorRows, options: InMemoryVectorOptions = {}) {
     if (!Number.isInteger(dimension) || dimension < 1)
       throw new ValidationError(`dimension must be a positive integer, got ${dimension}`, { code: 'invalid_dimension' });
     this.dimension = dimension;
     this.#rows = rows;
+    this.#options = options;
+    createVectorIndex(dimension, options);
   }
 
   async connect(): Promise<void> {
@@ -161,7 +168,7 @@ export class PersistedVectorBackend implements VectorBackend, VectorSnapshots {
     return loaded;
   }
 
-  async #index(profile: string): Promise<FlatVectorIndex> {
+  async #index(profile: string): Promise<VectorPartition> {
     return (await this.#profile(profile)).index;
   }
 
@@ -172,15 +179,17 @@ export class PersistedVectorBackend implements VectorBackend, VectorSnapshots {
     const decoded = stored && stored.generation === stored.current ? decodeVectorSnapshot(stored.bytes, dim) : undefined;
     const lazy = decoded && new SnapshotMetadata(decoded);
     if (decoded && lazy?.consistent) {
-      const flat = new FlatVectorIndex(dim, decoded.ids.length);
+      const flat = createVectorIndex(dim, this.#options, decoded.ids.length);
       flat.upsert(decoded.ids.map((id, i) => ({ id, vector: decoded.vectors.subarray(i * dim, (i + 1) * dim) })));
+      await this.#restoreIvf(profile, flat);
       this.#generations.set(profile, stored!.current);
       return { index: flat, lazy };
     }
     const loaded = this.#rows.loadGeneration ? await this.#rows.loadGeneration(profile) : { rows: await this.#rows.load(profile), generation: undefined };
     const rows = loaded.rows;
-    const flat = new FlatVectorIndex(dim, rows.length);
+    const flat = createVectorIndex(dim, this.#options, rows.length);
     flat.upsert(rows.map((row) => ({ id: row.id, vector: vectorFromBytes(row.bytes, dim, `${profile}/${row.id}`), metadata: row.metadata })));
+    await this.#restoreIvf(profile, flat);
     if (loaded.generation === undefined) return { index: flat, lazy: undefined };
     this.#generations.set(profile, loaded.generation);
     const state: LoadedProfile = { index: flat, lazy: undefined };
@@ -204,7 +213,10 @@ export class PersistedVectorBackend implements VectorBackend, VectorSnapshots {
   async search(profile: string, query: Float32Array, options?: VectorSearchOptions): Promise<VectorHit[]> {
     parseOrThrow(VectorSearchOptionsSchema, options ?? {}, 'search options');
     const { index, lazy } = await this.#profile(profile);
+    const trained = index instanceof IvfVectorIndex ? index.quantiser : null;
     const hits = index.search(query, options);
+    // A search that trained the approximate index keeps its structure for the next start (a cache: failing costs time only).
+    if (index instanceof IvfVectorIndex && index.quantiser !== trained) await this.#saveIvf(profile, index).catch(() => false);
     return lazy ? hits.map((hit) => (lazy.has(hit.id) ? { ...hit, metadata: lazy.get(hit.id)! } : hit)) : hits;
   }
 
@@ -260,6 +272,26 @@ export class PersistedVectorBackend implements VectorBackend, VectorSnapshots {
     const decoded = decodeVectorSnapshot(bytes, this.dimension);
     if (decoded && this.#generations.get(profile) === generation) state.lazy = new SnapshotMetadata(decoded);
     return true;
+  }
+
+  // An approximate index takes its stored structure rather than training again: any stored one
+  // serves (rows written since go to their nearest list), and an unreadable one is trained over.
+  async #restoreIvf(profile: string, index: VectorPartition): Promise<void> {
+    if (!(index instanceof IvfVectorIndex) || !this.#rows.readSnapshot) return;
+    const stored = await this.#rows.readSnapshot(profile, IVF_SNAPSHOT);
+    if (!stored) return;
+    try {
+      index.restore(stored.bytes);
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+    }
+  }
+
+  async #saveIvf(profile: string, index: IvfVectorIndex): Promise<boolean> {
+    const generation = this.#generations.get(profile);
+    const bytes = index.serialise();
+    if (generation === undefined || !bytes || !this.#rows.writeSnapshot) return false;
+    return this.#rows.writeSnapshot(profile, IVF_SNAPSHOT, generation, bytes);
   }
 
   // After a write: the index reflects the new generation only if nobody else wrote in between.

@@ -158,8 +158,19 @@ export interface InMemoryVectorOptions {
 /** Records per profile above which `auto` switches to approximate search. */
 export const APPROXIMATE_ABOVE = 50_000;
 
-/** What the backend needs of a profile's index; both index classes provide it. */
-type Partition = FlatVectorIndex | IvfVectorIndex;
+/** One profile's index: exact, or approximate above a size. */
+export type VectorPartition = FlatVectorIndex | IvfVectorIndex;
+type Partition = VectorPartition;
+
+/** A profile's index as {@link InMemoryVectorOptions} choose it (the options are checked here). */
+export function createVectorIndex(dimension: number, options: InMemoryVectorOptions = {}, initialCapacity = 0): VectorPartition {
+  const { index = 'auto', approximateAbove = APPROXIMATE_ABOVE, ivf = {} } = options;
+  if (!['auto', 'exact', 'approximate'].includes(index)) {
+    throw new ValidationError(`index must be auto, exact or approximate, got ${String(index)}`, { code: 'invalid_options' });
+  }
+  if (index === 'exact') return new FlatVectorIndex(dimension, initialCapacity);
+  return new IvfVectorIndex(dimension, index === 'auto' ? { ...ivf, trainAt: approximateAbove } : ivf);
+}
 
 /**
  * The in-memory {@link VectorBackend}: one index per profile, so profiles never share a
@@ -174,9 +185,6 @@ export class InMemoryVectorBackend implements VectorBackend {
   constructor(dimension: number, options: InMemoryVectorOptions = {}) {
     if (!Number.isInteger(dimension) || dimension < 1) {
       throw new ValidationError(`dimension must be a positive integer, got ${dimension}`, { code: 'invalid_dimension' });
-    }
-    if (options.index !== undefined && !['auto', 'exact', 'approximate'].includes(options.index)) {
-      throw new ValidationError(`index must be auto, exact or approximate, got ${String(options.index)}`, { code: 'invalid_options' });
     }
     this.dimension = dimension;
     this.#options = options;
@@ -218,9 +226,7 @@ export class InMemoryVectorBackend implements VectorBackend {
   }
 
   #create(): Partition {
-    const { index = 'auto', approximateAbove = APPROXIMATE_ABOVE, ivf = {} } = this.#options;
-    if (index === 'exact') return new FlatVectorIndex(this.dimension);
-    return new IvfVectorIndex(this.dimension, index === 'auto' ? { ...ivf, trainAt: approximateAbove } : ivf);
+    return createVectorIndex(this.dimension, this.#options);
   }
 
   #partition(profile: string, create: true): Partition;
