@@ -170,6 +170,8 @@ export async function run(): Promise<BenchResult> {
           : `The C reference was not built: ${why}.`,
         `Load average (1 min) when the measurement ended: ${load.toFixed(2)} on ${cpus().length} cores, shared with other work; ratios from one run, absolute figures vary with the load.`,
         'Loading `natural` in the same process slows unrelated string code about 2× (it pulls in database drivers and other modules), which is why every engine runs in a fresh process.',
+        'An ASCII text is read from its UTF-8 bytes (`TextEncoder.encodeInto` into a reused buffer, one table lookup per byte to lower-case and classify it) and its words are hashed before features are counted; other texts are lower-cased and scanned as UTF-16 as before. Vectors are bit-identical to the previous algorithm (a fast-check property over ASCII, Unicode and mixed texts).',
+        'What is left (profile of one process): hashing the words of a 1 KiB document from its bytes takes about 4 µs, counting its ~380 unigram and bigram features in the open-addressing table about as much again; the C program does both in about 6 µs. Weights are added per occurrence in text order, which keeps the bits identical; counting first and weighting each distinct term once would save adds but change the rounding of the sums, so it would need a new embedder version and migrated vectors.',
       ],
       measuredAt: new Date().toISOString().slice(0, 10),
       machine: machineDescription(),
