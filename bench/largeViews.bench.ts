@@ -21,11 +21,11 @@ interface Server {
   token: string;
 }
 
-/** `cugar serve` in its own process, on a free loopback port, with its data in `dir`. */
-function startServer(dir: string): Promise<Server> {
+/** `cugar serve` of the checkout at `checkout` in its own process, on a free loopback port, with its data in `dir`. */
+function startServer(checkout: string, dir: string): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(root, 'src/cli/bin.mjs'), 'serve', '--port', '0', '--data-dir', dir], {
-      cwd: root,
+    const child = spawn(process.execPath, [join(checkout, 'src/cli/bin.mjs'), 'serve', '--port', '0', '--data-dir', dir], {
+      cwd: checkout,
       env: { ...process.env, CUGAR_RATE_LIMIT: '1000000,1000000' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -38,7 +38,11 @@ function startServer(dir: string): Promise<Server> {
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${text}`)));
+    child.on('exit', (code, signal) => {
+      // After it started, an exit is reported here (the request in flight fails on its own); the benchmark stops it with SIGTERM.
+      if (!child.killed) console.error(`  the server exited (${code ?? signal}): ${text.slice(-2000)}`);
+      reject(new Error(`server exited with ${code ?? signal}: ${text}`));
+    });
   });
 }
 
@@ -62,16 +66,28 @@ async function largeRun(server: Server): Promise<{ runId: string; events: number
 }
 
 interface Sample {
+  /** Until the status line and headers arrived (fetch resolved). */
+  headersMs: number;
   firstByteMs: number;
+  /** Until the first byte of the view's first item (after the document's opening, e.g. `{"events":[`). */
+  firstItemMs: number;
   lastByteMs: number;
   bytes: number;
   /** GET /v1/health latencies measured back to back while the view was in flight. */
   health: number[];
 }
 
-/** One request of `path`, timed to its first and last byte, with health checks sent back to back until it has ended. */
-async function timeView(server: Server, path: string, accept?: string): Promise<Sample> {
-  const headers: Record<string, string> = { authorization: `Bearer ${server.token}`, ...(accept ? { accept } : {}) };
+/** A view and where its first item starts: after `opening` in the body (0 when the body starts with it). */
+interface View {
+  name: string;
+  path: string;
+  accept?: string;
+  opening?: string;
+}
+
+/** One request of `view`, timed to its headers, first byte, first item and last byte, with health checks sent back to back until it has ended. */
+async function timeView(server: Server, view: View): Promise<Sample> {
+  const headers: Record<string, string> = { authorization: `Bearer ${server.token}`, ...(view.accept ? { accept: view.accept } : {}) };
   let done = false;
   const health: number[] = [];
   const probe = (async () => {
@@ -83,79 +99,142 @@ async function timeView(server: Server, path: string, accept?: string): Promise<
     }
   })();
   const start = performance.now();
-  const response = await fetch(`${server.url}${path}`, { headers });
-  if (response.status !== 200) throw new Error(`${path} answered ${response.status}`);
+  const response = await fetch(`${server.url}${view.path}`, { headers });
+  const headersMs = performance.now() - start;
+  if (response.status !== 200) throw new Error(`${view.path} answered ${response.status}`);
   const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
   let firstByteMs = Number.NaN;
+  let firstItemMs = Number.NaN;
+  let head = '';
   let bytes = 0;
   for (;;) {
     const { value, done: end } = await reader.read();
     if (end) break;
-    if (Number.isNaN(firstByteMs)) firstByteMs = performance.now() - start;
+    const now = performance.now() - start;
+    if (Number.isNaN(firstByteMs)) firstByteMs = now;
     bytes += value.byteLength;
+    if (Number.isNaN(firstItemMs)) {
+      head += decoder.decode(value, { stream: true });
+      const at = view.opening ? head.indexOf(view.opening) : 0;
+      if (at >= 0 && head.length > at + (view.opening?.length ?? 0)) firstItemMs = now;
+    }
   }
   const lastByteMs = performance.now() - start;
   done = true;
   await probe;
-  return { firstByteMs, lastByteMs, bytes, health };
+  return { headersMs, firstByteMs, firstItemMs, lastByteMs, bytes, health };
 }
 
-/** Time to first and last byte of every large view of a 10,000-step run, interleaved, medians. */
+/** A checkout to measure beside this one (the same views of the same run): `LARGE_VIEWS_BASELINE`, e.g. `git worktree add /tmp/base <commit>` with its node_modules. */
+const BASELINE = process.env['LARGE_VIEWS_BASELINE'];
+
+interface Host {
+  label: string;
+  server: Server;
+  dir: string;
+  base: string;
+}
+
+/** Time to first and last byte of every large view of a 10,000-step run, interleaved, medians; beside a baseline checkout when given. */
 export async function run(): Promise<BenchResult> {
-  const dir = mkdtempSync(join(tmpdir(), 'cugar-views-bench-'));
-  const server = await startServer(dir);
+  const hosts: Host[] = [];
   try {
-    const { runId, events } = await largeRun(server);
-    const base = `/v1/runs/${encodeURIComponent(runId)}`;
-    const views: Array<{ name: string; path: string; accept?: string }> = [
-      { name: 'journal (JSON, redacted)', path: `${base}/journal` },
+    for (const [label, checkout] of [['this checkout', root], ...(BASELINE ? [[`baseline (${BASELINE})`, BASELINE]] : [])] as Array<[string, string]>) {
+      const dir = mkdtempSync(join(tmpdir(), 'cugar-views-bench-'));
+      const server = await startServer(checkout, dir);
+      hosts.push({ label, server, dir, base: '' });
+    }
+    let events = 0;
+    for (const host of hosts) {
+      const made = await largeRun(host.server);
+      host.base = `/v1/runs/${encodeURIComponent(made.runId)}`;
+      events = made.events;
+    }
+    const views = (base: string): View[] => [
+      { name: 'journal (JSON, redacted)', path: `${base}/journal`, opening: '{"events":[' },
       { name: 'journal (NDJSON, redacted)', path: `${base}/journal?format=ndjson` },
       { name: 'journal (NDJSON, raw)', path: `${base}/journal?format=ndjson&raw=true` },
-      { name: 'trace', path: `${base}/trace` },
-      { name: 'OTLP', path: `${base}/otlp` },
+      { name: 'trace', path: `${base}/trace`, opening: '{"records":[' },
+      { name: 'OTLP', path: `${base}/otlp`, opening: '"spans":[' },
       { name: 'events (SSE replay)', path: `${base}/events`, accept: 'text/event-stream' },
       { name: 'outcome (GET /v1/runs/{id})', path: base },
     ];
-    // One warm-up request per view, then rounds that visit every view in turn.
-    for (const view of views) await timeView(server, view.path, view.accept);
-    const samples = new Map(views.map((view) => [view.name, [] as Sample[]]));
-    for (let round = 0; round < ROUNDS; round++) for (const view of views) samples.get(view.name)!.push(await timeView(server, view.path, view.accept));
-    const measured = views.map((view) => {
-      const list = samples.get(view.name)!;
-      const health = list.flatMap((s) => s.health);
-      return {
-        name: view.name,
-        firstByte: median(list.map((s) => s.firstByteMs)),
-        lastByte: median(list.map((s) => s.lastByteMs)),
-        bytes: median(list.map((s) => s.bytes)),
-        healthMedian: median(health),
-        healthMax: Math.max(...health),
-      };
-    });
+    const names = views('').map((view) => view.name);
+    // One warm-up request per view and host, then rounds that visit every view on every host in turn.
+    for (const host of hosts) for (const view of views(host.base)) await timeView(host.server, view);
+    const samples = new Map(hosts.flatMap((host) => names.map((name) => [`${host.label}|${name}`, [] as Sample[]])));
+    for (let round = 0; round < ROUNDS; round++)
+      for (const [i, name] of names.entries())
+        for (const host of hosts) samples.get(`${host.label}|${name}`)!.push(await timeView(host.server, views(host.base)[i]!));
+    const measured = hosts.flatMap((host) =>
+      names.map((name) => {
+        const list = samples.get(`${host.label}|${name}`)!;
+        const health = list.flatMap((s) => s.health);
+        return {
+          host: host.label,
+          name,
+          headers: median(list.map((s) => s.headersMs)),
+          firstByte: median(list.map((s) => s.firstByteMs)),
+          firstItem: median(list.map((s) => s.firstItemMs)),
+          lastByte: median(list.map((s) => s.lastByteMs)),
+          bytes: median(list.map((s) => s.bytes)),
+          healthMedian: median(health),
+          healthMax: Math.max(...health),
+        };
+      }),
+    );
+    const largest = await largestEvents(hosts[0]!);
     const load = loadavg()
       .map((l) => l.toFixed(2))
       .join(' / ');
     console.error(`  load average (1/5/15 min): ${load}`);
-    const goalViews = measured.filter((m) => !m.name.startsWith('outcome') && !m.name.startsWith('events'));
+    const goalViews = measured.filter((m) => m.host === hosts[0]!.label && !m.name.startsWith('outcome') && !m.name.startsWith('events'));
     return {
       name: 'large-views',
       title: `Large runs stay interactive (the views of a ${STEPS.toLocaleString('en-US')}-step run)`,
-      method: `\`cugar serve\` in its own process (SQLite, loopback) runs an explicit plan of ${STEPS.toLocaleString('en-US')} \`add\` steps (${events.toLocaleString('en-US')} journal events) through POST /v1/runs; then each view is requested with fetch from the benchmark's process and timed to its first and its last byte. One warm-up request per view, then ${ROUNDS} rounds visiting every view in turn; medians. While each view is in flight, GET /v1/health is sent back to back (5 ms apart): its median and worst latency over all rounds show whether the event loop stays free.`,
-      columns: ['view', 'first byte ms', 'last byte ms', 'body', 'health while sending: median ms', 'worst ms'],
-      rows: measured.map((m) => [m.name, fmt(m.firstByte, 1), fmt(m.lastByte, 1), `${fmt(m.bytes / 1e6, 2)} MB`, fmt(m.healthMedian, 1), fmt(m.healthMax, 1)]),
+      method: `\`cugar serve\` in its own process (SQLite, loopback) runs an explicit plan of ${STEPS.toLocaleString('en-US')} \`add\` steps (${events.toLocaleString('en-US')} journal events) through POST /v1/runs; then each view is requested with fetch from the benchmark's process and timed to its headers, its first byte, the first byte of its first item (after the document's opening, such as \`{"events":[\`) and its last byte. One warm-up request per view, then ${ROUNDS} rounds visiting every view in turn; medians. While each view is in flight, GET /v1/health is sent back to back (5 ms apart): its median and worst latency over all rounds show whether the event loop stays free.${BASELINE ? ' The baseline checkout (LARGE_VIEWS_BASELINE) runs the same plan in a server of its own, measured in the same rounds, interleaved.' : ' No baseline checkout was given (LARGE_VIEWS_BASELINE), so only this checkout is measured.'}`,
+      columns: ['view', 'host', 'headers ms', 'first byte ms', 'first item ms', 'last byte ms', 'body', 'health while sending: median ms', 'worst ms'],
+      rows: measured.map((m) => [
+        m.name,
+        m.host,
+        fmt(m.headers, 1),
+        fmt(m.firstByte, 1),
+        fmt(m.firstItem, 1),
+        fmt(m.lastByte, 1),
+        `${fmt(m.bytes / 1e6, 2)} MB`,
+        fmt(m.healthMedian, 1),
+        fmt(m.healthMax, 1),
+      ]),
       targets: goalViews.map((m) => ({
         label: `${m.name}: first byte`,
         measured: `${fmt(m.firstByte, 1)} ms`,
         target: `< ${FIRST_BYTE_GOAL_MS} ms`,
         met: m.firstByte < FIRST_BYTE_GOAL_MS,
       })),
-      notes: [`Load average (1, 5, 15 min) at the end of the run: ${load}, on a machine shared with other work.`],
+      notes: [
+        `Load average (1, 5, 15 min) at the end of the run: ${load}, on a 2-core machine shared with other work: every figure is inflated by it.`,
+        `The run's two largest events are its first (the run's inputs, which hold the whole plan: ${fmt(largest[0]! / 1e6, 2)} MB in the journal's NDJSON) and its plan (${fmt(largest[1]! / 1e6, 2)} MB). The first item of a view is derived from the first: the redacted journal redacts it and re-seals it (canonical JSON and SHA-256 of it) before its first line exists, which is what the redacted NDJSON's first byte waits for, and the worst health latencies are those two events, each redacted and sealed in one piece.`,
+        'The events stream (SSE) and GET /v1/runs/{id} are not streamed by this change: the SSE route reads the whole journal before its first event, and the outcome folds the whole journal in the orchestrator (GET /v1/runs/{id} answers 0.17 MB but holds the loop while it folds).',
+      ],
       measuredAt: new Date().toISOString().slice(0, 10),
       machine: machineDescription(),
     };
   } finally {
-    server.child.kill('SIGTERM');
+    for (const host of hosts) host.server.child.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 500));
-    rmSync(dir, { recursive: true, force: true });
+    for (const host of hosts) rmSync(host.dir, { recursive: true, force: true });
   }
+}
+
+/** The byte lengths of the two longest lines of the run's raw NDJSON journal, longest first. */
+async function largestEvents(host: Host): Promise<number[]> {
+  const text = await (
+    await fetch(`${host.server.url}${host.base}/journal?format=ndjson&raw=true`, { headers: { authorization: `Bearer ${host.server.token}` } })
+  ).text();
+  return text
+    .split('\n')
+    .map((line) => Buffer.byteLength(line))
+    .sort((a, b) => b - a)
+    .slice(0, 2);
 }

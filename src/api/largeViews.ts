@@ -18,33 +18,43 @@ import {
 // its own when the client has taken the one before, and the loop gets a turn between slices.
 // The bytes are exactly what `c.json(view)` of the whole view would have sent.
 
-/** Items per slice: big enough to amortise a write, small enough to keep each slice short. */
+/** Most items per slice: big enough to amortise a write, small enough to keep each slice short. */
 const SLICE = 256;
 
-/** The items of `pages` in slices of at most {@link SLICE}. */
+/**
+ * The items of `pages` in slices of one item, then two, four… up to {@link SLICE}: the first
+ * items leave on their own, however large (a run's first events hold its whole plan).
+ */
 async function* slicesOf<T>(pages: AsyncIterable<readonly T[]>): AsyncGenerator<readonly T[]> {
-  for await (const page of pages) for (let i = 0; i < page.length; i += SLICE) yield page.length <= SLICE ? page : page.slice(i, i + SLICE);
+  let size = 1;
+  for await (const page of pages)
+    for (let i = 0; i < page.length; i += size, size = Math.min(size * 2, SLICE)) yield i === 0 && page.length <= size ? page : page.slice(i, i + size);
 }
 
 /**
- * The text of `prefix`, the items of `pages` as mapped by `map` joined by `separator`, then
- * `suffix`; the prefix leaves with the first items, so the first chunk already holds data.
+ * The text of `prefix` (at once, before anything is read), the items of `pages` as mapped by
+ * `map` joined by `separator`, then `suffix`.
  */
 async function* listText<T>(
   parts: { prefix: string; suffix: string; separator: string },
   pages: AsyncIterable<readonly T[]>,
   map: (slice: readonly T[]) => string[],
 ): AsyncGenerator<string> {
+  if (parts.prefix) {
+    yield parts.prefix;
+    // A turn of the loop before the first read: the host sends the headers and the opening now.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
   const yieldNow = createYielder(15);
   let first = true;
   for await (const slice of slicesOf(pages)) {
     if (slice.length === 0) continue;
     const text = map(slice).join(parts.separator);
-    yield first ? parts.prefix + text : parts.separator + text;
+    yield first ? text : parts.separator + text;
     first = false;
     await yieldNow();
   }
-  yield first ? parts.prefix + parts.suffix : parts.suffix;
+  if (parts.suffix) yield parts.suffix;
 }
 
 /**
@@ -99,7 +109,7 @@ export function redactedListView(c: Context, key: string, pages: AsyncIterable<r
 
 /** The run's OTLP export (`toOtlp`), redacted, its spans sent as the journal is read (the envelope around them is small). */
 export function otlpView(c: Context, pager: JournalPager): Response {
-  if (!pager.first) return c.json(redact({ resourceSpans: [] }), 200);
+  if (!pager.head) return c.json(redact({ resourceSpans: [] }), 200);
   // The envelope is serialised once with a marker where the spans go, then split around it.
   const mark = '\u0000spans\u0000';
   const envelope = JSON.stringify(redact(otlpEnvelope(mark)));

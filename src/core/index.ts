@@ -254,7 +254,7 @@ export { canonicalJson, toJsonData } from './journal/canonicalJson.ts';
 export { sha256Hex, useNativeSha256 } from './journal/sha256.ts';
 export { GENESIS_HASH, JournalHeadSchema, exportJournal, parseJournal, verifyJournal, type JournalHead, type VerifyResult } from './journal/journal.ts';
 export { toTraceRecords, type TraceRecord } from './journal/trace.ts';
-export { DerivedFromSchema, deriveEvent, derivationOf, derivedFromOf, redactJournal, type DerivedFrom } from './journal/redactedJournal.ts';
+export { DerivedFromSchema, deriveEvent, derivationAt, derivationOf, derivedFromOf, redactJournal, type DerivedFrom } from './journal/redactedJournal.ts';
 // Signing code lives in `cugar/signing`: only hosts that hold a key (and verifiers) load Ed25519.
 export type { HeadSignature, HeadSigner } from './journal/headSignature.ts';
 export { HeadLogSchema, LogHeadSchema, SignedLogHeadSchema, type HeadLog, type HeadLogEntry, type LogHead, type SignedLogHead } from './journal/headLog.ts';

@@ -187,14 +187,14 @@ describe('trace and OTLP read page by page', () => {
     const last = events.at(-1)!;
     const pager = await JournalPager.open(arrayStore(events, true, reads), 'run', { seq: last.seq, hash: last.hash }, 64);
     expect(await collect(traceRecordPages(pager))).toEqual(previousTraceRecords(events));
-    // The marker read, the head, then one read per page: never the whole journal at once.
-    expect(reads.count).toBe(2 + Math.ceil(events.length / 64) - 1);
+    // Pages of 1, 2, 4 … 32, then 64 events: never the whole journal at once.
+    expect(reads.count).toBe(6 + Math.ceil((events.length - 63) / 64));
     expect(await collect(otlpSpanPages(await open(events, true, 100)))).toEqual(previousOtlp(events).resourceSpans[0]!.scopeSpans[0]!.spans);
   });
 });
 
 describe('JournalPager', () => {
-  it('stops at the head it was opened at, and reads the journal whole when the store holds another head', async () => {
+  it('stops at the head it was opened at, reads nothing before it is asked, and fails when the store no longer holds that head', async () => {
     const events = journalOf(
       [
         { kind: 'stage', stage: 'plan' },
@@ -203,13 +203,19 @@ describe('JournalPager', () => {
       ],
       [1],
     );
-    const at2 = await JournalPager.open(arrayStore(events, true), 'run', { seq: 2, hash: events[2]!.hash }, 2);
-    expect(at2.last).toBe(events[2]);
+    const reads = { count: 0 };
+    const at2 = await JournalPager.open(arrayStore(events, true, reads), 'run', { seq: 2, hash: events[2]!.hash }, 2);
+    expect(reads.count).toBe(0);
+    expect(await at2.last()).toBe(events[2]);
     expect(await collect(at2.pages())).toEqual(events.slice(0, 3));
     expect(await at2.ofTypes(['tool_call_complete'])).toEqual([]);
     const stale = await JournalPager.open(arrayStore(events, true), 'run', { seq: 2, hash: 'f'.repeat(64) }, 2);
-    expect(stale.last).toBe(events.at(-1));
-    expect(await collect(stale.pages())).toEqual(events);
+    await expect(stale.last()).rejects.toMatchObject({ code: 'journal_changed' });
+    await expect(collect(stale.pages())).rejects.toMatchObject({ code: 'journal_changed' });
+    // A store without pages is read whole, as it stands.
+    const whole = await JournalPager.open(arrayStore(events, false), 'run', { seq: 2, hash: events[2]!.hash }, 2);
+    expect(whole.head).toEqual({ seq: 3, hash: events[3]!.hash });
+    expect(await collect(whole.pages())).toEqual(events);
     await expect(JournalPager.open(arrayStore(events, true), 'run', undefined, 0)).rejects.toThrow(RangeError);
   });
 

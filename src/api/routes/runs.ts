@@ -1,7 +1,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import * as z from 'zod';
 import type { Context } from 'hono';
-import { JournalPager, derivationOf, redact, redactText, traceRecordPages, type RunOutcome } from '../../core/index.ts';
+import { JournalPager, derivationAt, redact, redactText, traceRecordPages, type RunOutcome } from '../../core/index.ts';
 import { journalView, otlpView, redactedListView } from '../largeViews.ts';
 import { FEEDBACK_FILTERS, feedbackByRun, feedbackMatches, feedbackOf } from '../feedback.ts';
 import { RUN_SORTS, pageRuns } from '../runPages.ts';
@@ -291,13 +291,13 @@ export function runRoutes(runtime: Runtime, starter: RunStarter, { maxWaitSecond
           throw new HttpError(403, 'raw_export_forbidden', `a raw journal holds secrets verbatim: this token needs the "${RAW_JOURNAL_SCOPE}" scope`);
         // Read page by page up to the head the summary names (largeViews.ts): the first bytes leave before the rest is read.
         const journal = await JournalPager.open(runtime.store, runId, summary.head);
-        const last = journal.last;
+        const head = journal.head;
         // The summary's signature attests the head it was made at; it names the source only if that is still the head.
-        const signature = summary.signature && last && summary.head.seq === last.seq && summary.head.hash === last.hash ? summary.signature : undefined;
+        const signature = summary.signature && head && summary.head.seq === head.seq && summary.head.hash === head.hash ? summary.signature : undefined;
         c.header('x-cugar-journal', raw ? 'raw' : 'redacted');
         // The one cast in the routes: @hono/zod-openapi types a streamed body as no JSON response.
         // Large journals are streamed, derived slice by slice (largeViews.ts).
-        return journalView(c, journal, format, raw ? undefined : derivationOf(last ? [last] : [], signature)) as never;
+        return journalView(c, journal, format, raw || !head ? undefined : derivationAt(runId, head, signature)) as never;
       },
     )
     .openapi(

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { redact } from '../policy/redaction.ts';
 import type { JournalEvent } from '../schema/journalEvent.ts';
 import type { HeadSignature } from './headSignature.ts';
-import { JournalHeadSchema, sealEvent } from './journal.ts';
+import { JournalHeadSchema, sealEvent, type JournalHead } from './journal.ts';
 
 // A journal's hashes cover its bytes, so a journal with its secrets blanked out cannot keep
 // them: redacting a value changes the hash of its event and of every event after it. Rather
@@ -41,11 +41,15 @@ export function redactJournal(events: readonly JournalEvent[], signature?: HeadS
 /** What a derivation of `events` names as its source: their last event, and the host's signature of it if given. */
 export function derivationOf(events: readonly JournalEvent[], signature?: HeadSignature): DerivedFrom | undefined {
   const last = events[events.length - 1];
-  if (!last) return undefined;
+  return last && derivationAt(last.runId, { seq: last.seq, hash: last.hash }, signature);
+}
+
+/** What a derivation of run `runId`'s journal up to `head` names as its source (for a journal read page by page, whose last event comes last). */
+export function derivationAt(runId: string, head: JournalHead, signature?: HeadSignature): DerivedFrom {
   return {
     redaction: 'cugar-redact-1',
-    runId: last.runId,
-    head: { seq: last.seq, hash: last.hash },
+    runId,
+    head: { seq: head.seq, hash: head.hash },
     ...(signature ? { signature: { keyId: signature.keyId, sig: signature.sig } } : {}),
   };
 }

@@ -1,6 +1,6 @@
 import type { JournalEvent } from '../schema/journalEvent.ts';
 import type { JournalPager } from './journalPager.ts';
-import { completionOf, otlpApprovalSpans, otlpModelSpans, otlpRootSpan, otlpRunOf, otlpStageSpans, otlpToolSpan, type OtlpSpan } from './otlp.ts';
+import { completionOf, otlpApprovalSpans, otlpModelSpans, otlpRootSpan, otlpRunOf, otlpStageSpans, otlpToolSpan, type OtlpRun, type OtlpSpan } from './otlp.ts';
 import { ToolCallPairing, type ToolCallSpan } from './projections.ts';
 import { TRACE_MARKER_TYPES, traceRecorder, type TraceRecord } from './trace.ts';
 
@@ -12,10 +12,9 @@ import { TRACE_MARKER_TYPES, traceRecorder, type TraceRecord } from './trace.ts'
 
 /** The trace records of the journal, a page at a time: together, `toTraceRecords` of it. */
 export async function* traceRecordPages(pager: JournalPager): AsyncGenerator<TraceRecord[]> {
-  const first = pager.first;
-  if (!first) return;
-  const record = traceRecorder(first, await pager.ofTypes(TRACE_MARKER_TYPES));
-  for await (const page of pager.pages()) yield page.map(record);
+  const markers = await pager.ofTypes(TRACE_MARKER_TYPES);
+  let record: ((event: JournalEvent) => TraceRecord) | undefined;
+  for await (const page of pager.pages()) yield page.map((record ??= traceRecorder(page[0]!, markers)));
 }
 
 type EndedCall = ToolCallSpan & { end: NonNullable<ToolCallSpan['end']> };
@@ -30,23 +29,23 @@ const COMPACT_AT = 4096;
  * export lists after every tool call. Nothing for an empty journal (`toOtlp` has no resource).
  */
 export async function* otlpSpanPages(pager: JournalPager): AsyncGenerator<OtlpSpan[]> {
-  const { first, last } = pager;
-  if (!first || !last) return;
-  const run = otlpRunOf(first);
   const markers = await pager.ofTypes(TRACE_MARKER_TYPES);
   const completed = completionOf(markers);
-  yield [otlpRootSpan(run, last, completed)];
+  const last = await pager.last();
+  if (!last) return;
+  let run: OtlpRun | undefined;
   const pairing = new ToolCallPairing();
   let started: ToolCallSpan[] = [];
   let sent = 0;
   const modelEvents: JournalEvent[] = [];
   for await (const page of pager.pages()) {
+    const spans: OtlpSpan[] = [];
+    if (!run) spans.push(otlpRootSpan((run = otlpRunOf(page[0]!)), last, completed));
     for (const event of page) {
       if (event.type.startsWith('model_call_')) modelEvents.push(event);
       const span = pairing.add(event);
       if (span && event.type === 'tool_call_start') started.push(span);
     }
-    const spans: OtlpSpan[] = [];
     for (; sent < started.length; sent++) {
       const call = started[sent]!;
       if (call.end) spans.push(otlpToolSpan(run, call as EndedCall));
@@ -59,6 +58,7 @@ export async function* otlpSpanPages(pager: JournalPager): AsyncGenerator<OtlpSp
     }
     if (spans.length) yield spans;
   }
+  if (!run) return;
   // Attempts cut short (a crash, or a run still going) have no span; those that started after them do.
   const rest: OtlpSpan[] = [];
   for (const call of started.slice(sent)) if (call.end) rest.push(otlpToolSpan(run, call as EndedCall));
