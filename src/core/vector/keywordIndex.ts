@@ -175,34 +175,59 @@ export class KeywordIndex {
     const n = this.size;
     if (n === 0 || terms.length === 0) return [];
     const averageLength = this.#totalLength / n || 1;
+    const k1 = this.#k1;
+    const b = this.#b;
+    const weight = (idf: number, tf: number, length: number) => (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * length) / averageLength));
+    // Documents added since the snapshot (or all, without one) score into maps; packed documents
+    // into arrays by row, their matched terms as bits (terms past the 32nd in a map).
     const scores = new Map<string, number>();
     const matched = new Map<string, string[]>();
-    const score = (id: string, term: string, idf: number, tf: number, length: number) => {
-      const norm = tf + this.#k1 * (1 - this.#b + (this.#b * length) / averageLength);
-      scores.set(id, (scores.get(id) ?? 0) + (idf * tf * (this.#k1 + 1)) / norm);
-      const list = matched.get(id);
-      if (list) list.push(term);
-      else matched.set(id, [term]);
-    };
     const packed = this.#packed;
     const dead = this.#dead;
-    for (const term of terms) {
+    const rows = packed?.ids.length ?? 0;
+    const packedScores = new Float64Array(rows);
+    const packedBits = new Uint32Array(rows);
+    const packedExtra = new Map<number, string[]>();
+    const seen = new Uint8Array(rows);
+    const touched: number[] = [];
+    terms.forEach((term, index) => {
       const posting = this.#postings.get(term);
-      const t = packed?.terms.get(term) ?? -1;
-      const [start, end] = t >= 0 ? [packed!.offsets[t]!, packed!.offsets[t + 1]!] : [0, 0];
+      const t = packed?.terms.get(term);
+      const start = t === undefined ? 0 : packed!.offsets[t]!;
+      const end = t === undefined ? 0 : packed!.offsets[t + 1]!;
       let df = posting?.size ?? 0;
       for (let p = start; p < end; p++) if (!dead[packed!.docs[p]!]) df++;
-      if (df === 0) continue;
+      if (df === 0) return;
       const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
       for (let p = start; p < end; p++) {
         const row = packed!.docs[p]!;
-        if (!dead[row]) score(packed!.ids[row]!, term, idf, packed!.tfs[p]!, packed!.lengths[row]!);
+        if (dead[row]) continue;
+        if (!seen[row]) {
+          seen[row] = 1;
+          touched.push(row);
+        }
+        packedScores[row]! += weight(idf, packed!.tfs[p]!, packed!.lengths[row]!);
+        if (index < 32) packedBits[row]! |= 1 << index;
+        else packedExtra.set(row, [...(packedExtra.get(row) ?? []), term]);
       }
-      if (posting) for (const [id, tf] of posting) score(id, term, idf, tf, this.#lengths.get(id) ?? 0);
-    }
-    const top = new TopK(Math.min(k, scores.size || 1));
-    for (const [id, s] of scores) top.push(s, id, 0);
-    return top.sorted().map(({ id, score: s }) => ({ id, score: s, metadata: { ...this.#metadataOf(id) }, matched: matched.get(id) ?? [] }));
+      if (!posting) return;
+      for (const [id, tf] of posting) {
+        scores.set(id, (scores.get(id) ?? 0) + weight(idf, tf, this.#lengths.get(id) ?? 0));
+        const list = matched.get(id);
+        if (list) list.push(term);
+        else matched.set(id, [term]);
+      }
+    });
+    const top = new TopK(Math.min(k, scores.size + touched.length || 1));
+    for (const row of touched) top.push(packedScores[row]!, packed!.ids[row]!, row);
+    for (const [id, s] of scores) top.push(s, id, -1);
+    return top.sorted().map(({ id, score, payload }) => ({
+      id,
+      score,
+      metadata: { ...this.#metadataOf(id) },
+      matched:
+        payload < 0 ? (matched.get(id) ?? []) : [...terms.filter((_, i) => i < 32 && packedBits[payload]! & (1 << i)), ...(packedExtra.get(payload) ?? [])],
+    }));
   }
 
   #metadataOf(id: string): Record<string, unknown> {

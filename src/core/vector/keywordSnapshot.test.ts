@@ -24,7 +24,14 @@ function apply(index: KeywordIndex, ops: readonly Op[], metadata: Map<string, Re
   }
 }
 
-const everything = (index: KeywordIndex) => [index.size, ...WORDS.map((w) => index.search(`${w} bee`, 20)), index.search('hive tea sun', 3)];
+// A query of more than 32 distinct words, the matching ones past the 32nd.
+const LONG_QUERY = [...Array.from({ length: 33 }, (_, i) => `filler${i}`), ...WORDS].join(' ');
+const everything = (index: KeywordIndex) => [
+  index.size,
+  ...WORDS.map((w) => index.search(`${w} bee`, 20)),
+  index.search('hive tea sun', 3),
+  index.search(`tea ${LONG_QUERY}`, 20),
+];
 
 describe('KeywordIndex snapshots', () => {
   it('load back to an index that ranks as one built afresh, before and after further changes', () => {
