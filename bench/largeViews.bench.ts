@@ -126,8 +126,13 @@ async function timeView(server: Server, view: View): Promise<Sample> {
   return { headersMs, firstByteMs, firstItemMs, lastByteMs, bytes, health };
 }
 
-/** A checkout to measure beside this one (the same views of the same run): `LARGE_VIEWS_BASELINE`, e.g. `git worktree add /tmp/base <commit>` with its node_modules. */
+/**
+ * A checkout to measure beside this one (the same views of the same run): `LARGE_VIEWS_BASELINE`,
+ * e.g. `git archive <commit> | tar -x -C /tmp/base` with node_modules linked in, named in the
+ * table by `LARGE_VIEWS_BASELINE_LABEL` (e.g. the commit).
+ */
 const BASELINE = process.env['LARGE_VIEWS_BASELINE'];
+const BASELINE_LABEL = process.env['LARGE_VIEWS_BASELINE_LABEL'] ?? BASELINE;
 
 interface Host {
   label: string;
@@ -140,7 +145,7 @@ interface Host {
 export async function run(): Promise<BenchResult> {
   const hosts: Host[] = [];
   try {
-    for (const [label, checkout] of [['this checkout', root], ...(BASELINE ? [[`baseline (${BASELINE})`, BASELINE]] : [])] as Array<[string, string]>) {
+    for (const [label, checkout] of [['this checkout', root], ...(BASELINE ? [[`baseline (${BASELINE_LABEL})`, BASELINE]] : [])] as Array<[string, string]>) {
       const dir = mkdtempSync(join(tmpdir(), 'cugar-views-bench-'));
       const server = await startServer(checkout, dir);
       hosts.push({ label, server, dir, base: '' });

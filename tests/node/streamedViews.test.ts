@@ -14,6 +14,7 @@ import {
   ToolRegistry,
   ValidationError,
   exportJournal,
+  importJournal,
   otlpSpanPages,
   traceRecordPages,
   type JournalEvent,
@@ -21,6 +22,7 @@ import {
 } from '../../src/core/index.ts';
 import { sealEvent } from '../../src/core/testing.ts';
 import { startServer, type RunningServer } from '../../src/edge/nodeServer.ts';
+import { SqliteStore } from '../../src/edge/sqliteStore.ts';
 import { previousJournalBody, previousOtlp, previousOtlpBody, previousTraceBody, previousTraceRecords } from '../support/previousViews.ts';
 
 // Views of a run are read from the store page by page and projected as the pages come; what
@@ -293,5 +295,29 @@ describe('the run views over HTTP', () => {
     expect((await get('/v1/runs/no-such-run/trace')).status).toBe(404);
     expect((await get('/v1/runs/no-such-run/otlp')).status).toBe(404);
     expect((await get('/v1/runs/no-such-run/journal')).status).toBe(404);
+  });
+});
+
+describe('SqliteStore paged reads', () => {
+  it('read the same events as readJournal: a page by seq, and the events of some types up to a seq', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cugar-sqlite-pages-'));
+    const store = new SqliteStore(join(dir, 'pages.db'));
+    try {
+      const events = await eventfulJournal();
+      const { runId: run } = await importJournal(store, events);
+      const whole = await store.readJournal(run);
+      expect(whole).toHaveLength(events.length);
+      expect(await store.readJournalPage(run, 0, 5)).toEqual(whole.slice(0, 5));
+      expect(await store.readJournalPage(run, 300, 64)).toEqual(whole.slice(300, 364));
+      expect(await store.readJournalPage(run, whole.length - 2, 64)).toEqual(whole.slice(-2));
+      expect(await store.readJournalPage(run, whole.length, 64)).toEqual([]);
+      expect(await store.readJournalPage('no-such-run', 0, 64)).toEqual([]);
+      const types = ['stage', 'approval_requested', 'run_completed'] as const;
+      expect(await store.readJournalOfTypes(run, types, whole.length)).toEqual(whole.filter((e) => (types as readonly string[]).includes(e.type)));
+      expect(await store.readJournalOfTypes(run, types, 10)).toEqual(whole.slice(0, 11).filter((e) => (types as readonly string[]).includes(e.type)));
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
