@@ -22,6 +22,8 @@ export interface Run {
   samples: number[];
   recall: number;
   buildMs?: number;
+  /** Of `buildMs`, the part spent in upserts (the rest trains). */
+  insertMs?: number;
   retainedBytes?: number;
   lists?: number;
   probes?: number;
@@ -97,12 +99,13 @@ async function ann(rows: number): Promise<Run> {
   const started = performance.now();
   const index = new IvfVectorIndex(DIM);
   for (let start = 0; start < rows; start += 1000) index.upsert(records(vectors, start, Math.min(rows, start + 1000)));
+  const insertMs = performance.now() - started;
   index.train();
   const buildMs = performance.now() - started;
   const retainedBytes = memory() - before;
   const run = await timed(queries, expected, (q) => index.search(q, { k: K }).map((h) => h.id));
   const probes = Math.max(index.options.minProbes, Math.ceil(index.lists * index.options.probeFraction));
-  return { ...run, buildMs, retainedBytes, lists: index.lists, probes };
+  return { ...run, buildMs, insertMs, retainedBytes, lists: index.lists, probes };
 }
 
 export const annEngines: Record<string, () => Promise<Run>> = {
