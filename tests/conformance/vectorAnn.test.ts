@@ -44,7 +44,7 @@ function naiveScores(rows: Float32Array[], query: Float32Array): number[] {
 const ids = (hits: Array<{ id: string }>) => hits.map((h) => h.id);
 
 describe('exact kernel over chunked rows', () => {
-  it('scores every row bit for bit as the naive scan, across chunk boundaries and after deletes', () => {
+  it('scores every row bit for bit as the naive scan (sparse and dense queries), across chunk boundaries and after deletes', () => {
     const dim = 12;
     fc.assert(
       fc.property(
@@ -52,7 +52,10 @@ describe('exact kernel over chunked rows', () => {
         fc.array(fc.float({ min: -4, max: 4, noNaN: true }), { minLength: dim, maxLength: dim }),
         fc.integer({ min: 0, max: 2 ** 31 - 1 }),
         fc.integer({ min: 0, max: 50 }),
-        (count, query, seed, deletes) => {
+        // The dimensions the query keeps: three or fewer take the sparse path.
+        fc.uniqueArray(fc.integer({ min: 0, max: dim - 1 }), { maxLength: dim }),
+        (count, values, seed, deletes, kept) => {
+          const query = values.map((v, i) => (kept.includes(i) ? v : 0));
           const random = createSeededRandom(seed);
           const rows = Array.from({ length: count }, () => Float32Array.from({ length: dim }, () => Math.round((random.next() * 2 - 1) * 8) / 4));
           const index = new FlatVectorIndex(dim);

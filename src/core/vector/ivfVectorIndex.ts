@@ -5,7 +5,7 @@ import { parseOrThrow } from '../schema/validate.ts';
 import { CHUNK_MASK, CHUNK_SHIFT, ChunkedRows } from './chunkedRows.ts';
 import { prepareQuery, scanChunks, scanRows, scoreRow, type PreparedQuery } from './dotKernel.ts';
 import { decodeIvf, encodeIvf } from './ivfCodec.ts';
-import { dot, nearestCentroid, sphericalKMeans } from './kmeans.ts';
+import { nearestCentroid, sphericalKMeans } from './kmeans.ts';
 import { TopK } from './topK.ts';
 import { storedMetadata, validateRecord } from './vectorRecords.ts';
 import { VectorSearchOptionsSchema, type VectorHit, type VectorRecord, type VectorSearchOptions } from './vectorBackend.ts';
@@ -26,8 +26,6 @@ export type IvfOptions = z.input<typeof IvfOptionsSchema>;
 const ROUNDS = 6;
 /** Training sample per list. */
 const SAMPLE_PER_LIST = 24;
-/** Coarse centroids whose fine centroids a row is compared with when it is filed. */
-const BEAM = 1;
 /** Retrain once the index has grown to this many times the size it was trained at. */
 const RETRAIN_GROWTH = 4;
 
@@ -61,8 +59,6 @@ export class IvfVectorIndex {
   #listSize = new Int32Array(0);
   #listOf = new Int32Array(0);
   #posOf = new Int32Array(0);
-  readonly #beam = new Int32Array(BEAM);
-  readonly #beamScores = new Float64Array(BEAM);
 
   constructor(dimension: number, options: IvfOptions = {}) {
     if (!Number.isInteger(dimension) || dimension < 1) {
@@ -202,7 +198,7 @@ export class IvfVectorIndex {
       order[j] = swap;
       sample.set(this.#data.view(order[i]!), i * dim);
     }
-    const coarseCount = Math.max(1, Math.min(sampleSize, Math.round(Math.sqrt(lists / BEAM))));
+    const coarseCount = Math.max(1, Math.min(sampleSize, Math.round(Math.sqrt(lists))));
     const coarse = sphericalKMeans({ data: sample, count: sampleSize, dimension: dim }, coarseCount, ROUNDS, this.options.seed);
     const parent = new Int32Array(sampleSize);
     const members = new Int32Array(coarseCount);
@@ -283,42 +279,14 @@ export class IvfVectorIndex {
     return Int32Array.from(best.sorted(), (item) => item.payload);
   }
 
-  /** The row's list: the nearest fine centroid under the {@link BEAM} nearest coarse ones. */
+  /** The row's list: the nearest fine centroid under the nearest coarse one. */
   #assign(row: number): number {
     const q = this.#quantiser!;
     const dim = this.dimension;
     const chunk = this.#data.chunks[row >> CHUNK_SHIFT]!;
     const base = (row & CHUNK_MASK) * dim;
-    const coarseCount = q.firstChild.length - 1;
-    const beam = this.#beam;
-    beam.fill(-1);
-    const beamScores = this.#beamScores.fill(-Infinity);
-    for (let c = 0; c < coarseCount; c++) {
-      const score = dot(chunk, base, q.coarse, c * dim, dim);
-      if (score <= beamScores[BEAM - 1]!) continue;
-      let at = BEAM - 1;
-      for (; at > 0 && score > beamScores[at - 1]!; at--) {
-        beamScores[at] = beamScores[at - 1]!;
-        beam[at] = beam[at - 1]!;
-      }
-      beamScores[at] = score;
-      beam[at] = c;
-    }
-    let best = -1;
-    let bestScore = -Infinity;
-    for (const c of beam) {
-      if (c < 0) continue;
-      const first = q.firstChild[c]!;
-      const count = q.firstChild[c + 1]! - first;
-      if (count === 0) continue;
-      const f = nearestCentroid(chunk, base, q.fine, first, count, dim);
-      const score = dot(chunk, base, q.fine, f * dim, dim);
-      if (score > bestScore || (score === bestScore && f < best)) {
-        bestScore = score;
-        best = f;
-      }
-    }
-    return best;
+    const c = nearestCentroid(chunk, base, q.coarse, 0, q.firstChild.length - 1, dim);
+    return nearestCentroid(chunk, base, q.fine, q.firstChild[c]!, q.firstChild[c + 1]! - q.firstChild[c]!, dim);
   }
 
   /**
