@@ -86,8 +86,16 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['**/web/**', '**/edge/**', '!**/edge/nodeServer.ts', '!**/edge/sqliteStore.ts', '!**/edge/nodeDigest.ts', '!**/edge/hostKey.ts'],
-              message: 'src/cli imports the api, the core and the Node host (nodeServer.ts, sqliteStore.ts, nodeDigest.ts, hostKey.ts) only',
+              group: [
+                '**/web/**',
+                '**/edge/**',
+                '!**/edge/nodeServer.ts',
+                '!**/edge/sqliteStore.ts',
+                '!**/edge/nodeDigest.ts',
+                '!**/edge/nodeSigner.ts',
+                '!**/edge/hostKey.ts',
+              ],
+              message: 'src/cli imports the api, the core and the Node host (nodeServer.ts, sqliteStore.ts, nodeDigest.ts, nodeSigner.ts, hostKey.ts) only',
             },
           ],
         },

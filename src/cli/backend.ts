@@ -32,9 +32,9 @@ import { createRuntime, type Runtime, type RuntimeOptions } from '../api/runtime
 import { mcpPolicyEnforcer, mcpSettingsFromEnv, registerKeptMcpServers } from '../mcp/hostSetup.ts';
 import { fileListingCache } from '../mcp/listingCache.ts';
 import { stdioLauncher } from '../mcp/stdio.ts';
-import { createHeadSigner } from '../core/signing.ts';
 import { hostSigningKey } from '../edge/hostKey.ts';
 import { installNodeDigest } from '../edge/nodeDigest.ts';
+import { createNodeHeadSigner } from '../edge/nodeSigner.ts';
 import { SqliteStore } from '../edge/sqliteStore.ts';
 import { orchestratorOptionsOf, type HostSettings } from './hostConfig.ts';
 
@@ -70,7 +70,7 @@ export async function localBackend(
   if (settings?.file) config = settings.config;
   const orchestrator = settings ? orchestratorOptionsOf(settings.orchestrator) : {};
   // Runs made here are signed with the key the Node host on this directory uses.
-  const signer = createHeadSigner(hostSigningKey(dir, () => undefined));
+  const signer = createNodeHeadSigner(hostSigningKey(dir, () => undefined));
   const dbPath = settings?.orchestrator.dbPath;
   const store = new SqliteStore(dbPath ? resolve(dbPath) : join(dir, 'cugar.db'), { signer });
   // The MCP servers of the file or CUGAR_MCP_SERVERS, from the listings a host kept here: their

@@ -147,3 +147,18 @@ export function parseParallelSteps(value: number | undefined): number {
     throw new ValidationError(`parallelSteps must be a whole number from 1 to 256, not ${value}`, { code: 'invalid_option' });
   return value;
 }
+
+/** How agent runs call their models: the configuration's settings, then the orchestrator's `agent` option over them. */
+export function agentDefaults(config: Config, agent: Partial<Omit<AgentSettings, 'models'>> | undefined): Omit<AgentSettings, 'models'> {
+  return {
+    temperature: config.modelTemperature,
+    ...(config.modelMaxOutputTokens > 0 ? { maxOutputTokens: config.modelMaxOutputTokens } : {}),
+    maxLlmCalls: config.maxLlmCalls,
+    maxInvalidToolCalls: 3,
+    callTimeoutMs: 120_000,
+    stream: false,
+    ...(config.useLlmPrePlan ? { prePlan: true } : {}),
+    ...(config.reviewAnswers ? { review: true } : {}),
+    ...agent,
+  };
+}

@@ -29,6 +29,7 @@ import { ExecutionContext } from './executionContext.ts';
 import {
   ApprovalDecisionSchema,
   StartOptionsSchema,
+  agentDefaults,
   parseParallelSteps,
   type ApprovalDecision,
   type OrchestratorOptions,
@@ -104,17 +105,7 @@ export class Orchestrator {
     this.#autonomy = { replan: true, maxReplans: 1, reflectBelow: 0.5, maxRepeats: 3, ...options.autonomy };
     this.#seed = options.seed ?? this.#config.randomSeed;
     this.#models = options.models;
-    this.#agent = {
-      temperature: this.#config.modelTemperature,
-      ...(this.#config.modelMaxOutputTokens > 0 ? { maxOutputTokens: this.#config.modelMaxOutputTokens } : {}),
-      maxLlmCalls: this.#config.maxLlmCalls,
-      maxInvalidToolCalls: 3,
-      callTimeoutMs: 120_000,
-      stream: false,
-      ...(this.#config.useLlmPrePlan ? { prePlan: true } : {}),
-      ...(this.#config.reviewAnswers ? { review: true } : {}),
-      ...options.agent,
-    };
+    this.#agent = agentDefaults(this.#config, options.agent);
     this.planner =
       options.planner ??
       new Planner({ ids: this.#ids, clock: this.#clock, maxSteps: this.#config.plannerMaxSteps, minSimilarity: this.#config.plannerMinSimilarity });
