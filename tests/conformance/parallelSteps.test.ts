@@ -17,27 +17,44 @@ import { Crash, CrashingStore, Ledger, ledgerRegistry } from '../support/harness
 // A run with `parallelSteps` runs consecutive independent steps of idempotent tools in waves:
 // each member routed when ready, started in plan order, called at once, settled in plan order.
 
-/** Tools whose calls finish in the reverse of their start order, recording how many overlap. */
+/**
+ * Tools whose calls finish in the reverse of their start order, recording how many overlap: a
+ * call with an even `i` waits until the call with `i + 1` has finished (or 2 s, when nothing
+ * runs beside it), so with waves the odd partner always finishes first, whatever the load.
+ */
 function slowRegistry() {
   const state = { inFlight: 0, most: 0, order: [] as number[] };
+  const finished = new Map<number, () => void>();
+  const finishedPromise = new Map<number, Promise<void>>();
+  const whenFinished = (i: number) => {
+    let promise = finishedPromise.get(i);
+    if (!promise) {
+      promise = new Promise<void>((resolve) => finished.set(i, resolve));
+      finishedPromise.set(i, promise);
+    }
+    return promise;
+  };
   const registry = new ToolRegistry();
   const schema = z.object({ i: z.number() });
-  const delayed = async (i: number, ms: number) => {
+  const work = async (i: number) => {
     state.inFlight++;
     state.most = Math.max(state.most, state.inFlight);
-    await new Promise((resolve) => setTimeout(resolve, ms));
+    if (i % 2 === 0) await Promise.race([whenFinished(i + 1), new Promise((resolve) => setTimeout(resolve, 2_000))]);
+    else await new Promise((resolve) => setTimeout(resolve, 1));
     state.inFlight--;
     state.order.push(i);
+    void whenFinished(i);
+    finished.get(i)!();
     return i * 10;
   };
-  registry.register('p', 'slow', { description: 'slow idempotent work', parameters: schema, idempotent: true, handler: ({ i }) => delayed(i, 40 - i * 8) });
+  registry.register('p', 'slow', { description: 'slow idempotent work', parameters: schema, idempotent: true, handler: ({ i }) => work(i) });
   registry.register('p', 'double', {
     description: 'doubles a number',
     parameters: z.object({ n: z.number() }),
     idempotent: true,
     handler: ({ n }) => n * 2,
   });
-  registry.register('p', 'effect', { description: 'a side effect', parameters: schema, idempotent: false, handler: ({ i }) => delayed(i, 5) });
+  registry.register('p', 'effect', { description: 'a side effect', parameters: schema, idempotent: false, handler: ({ i }) => i * 10 });
   return { registry, state };
 }
 
@@ -93,11 +110,11 @@ describe('parallel steps', () => {
   });
 
   it('gives the same journal on every run with the same inputs and clock', async () => {
-    const plan = [0, 1, 2, 3, 4].map((i) => ({ tool: 'slow', input: { i } }));
+    const plan = [0, 1, 2, 3, 4, 5].map((i) => ({ tool: 'slow', input: { i } }));
     const journals = [];
     for (let k = 0; k < 2; k++) {
       const store = new InMemoryStore();
-      const outcome = await orchestrator(slowRegistry().registry, store, 3).start('slow work', 'p', { plan });
+      const outcome = await orchestrator(slowRegistry().registry, store, 2).start('slow work', 'p', { plan });
       journals.push((await store.readJournal(outcome.runId)).map((e) => e.hash));
     }
     expect(journals[0]).toEqual(journals[1]);
@@ -107,14 +124,14 @@ describe('parallel steps', () => {
     const { registry } = slowRegistry();
     const store = new InMemoryStore();
     const plan = [
-      { tool: 'slow', input: { i: 0 } },
-      { tool: 'double', input: { n: { $ref: 'step-0' } } },
       { tool: 'slow', input: { i: 1 } },
-      { tool: 'effect', input: { i: 2 } },
+      { tool: 'double', input: { n: { $ref: 'step-0' } } },
       { tool: 'slow', input: { i: 3 } },
+      { tool: 'effect', input: { i: 2 } },
+      { tool: 'slow', input: { i: 5 } },
     ];
     const outcome = await orchestrator(registry, store, 4).start('mixed work', 'p', { plan });
-    expect(outcome.outputs).toEqual({ 'step-0': 0, 'step-1': 0, 'step-2': 10, 'step-3': 20, 'step-4': 30 });
+    expect(outcome.outputs).toEqual({ 'step-0': 10, 'step-1': 20, 'step-2': 30, 'step-3': 20, 'step-4': 50 });
     const journal = await store.readJournal(outcome.runId);
     const order = journal
       .filter((e) => e.type === 'tool_call_start' || e.type === 'tool_call_complete')
@@ -130,7 +147,7 @@ describe('parallel steps', () => {
   it('routes every step before the first runs when the pool is one (journals as before)', async () => {
     const { registry } = slowRegistry();
     const store = new InMemoryStore();
-    const outcome = await orchestrator(registry, store, 1).start('slow work', 'p', { plan: [0, 1].map((i) => ({ tool: 'slow', input: { i } })) });
+    const outcome = await orchestrator(registry, store, 1).start('slow work', 'p', { plan: [1, 3].map((i) => ({ tool: 'slow', input: { i } })) });
     const journal = await store.readJournal(outcome.runId);
     expect(types(journal).slice(0, 3)).toEqual(['route_decision:step-0', 'route_decision:step-1', 'tool_call_start:step-0']);
     expect('parallel' in (journal[0]!.data as { inputs: object }).inputs).toBe(false);
