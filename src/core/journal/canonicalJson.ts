@@ -13,11 +13,11 @@ import { ValidationError } from '../errors.ts';
 export function canonicalJson(value: unknown): string {
   try {
     try {
-      return writeFast(value, 0);
+      return write(value, 0, undefined);
     } catch (error) {
       if (!(error instanceof TooDeep)) throw error;
       // Deeper than any journal value: either a cycle or unusual nesting. The exact walk tells.
-      return write(value, new Set());
+      return write(value, 0, new Set());
     }
   } catch (error) {
     if (!(error instanceof NotCanonical)) throw error;
@@ -86,11 +86,11 @@ function quoteKey(key: string): string {
 }
 
 /**
- * The writer for everyday values: the same output as {@link write}, without a set of the
- * objects on the path. A cycle cannot be told from deep nesting here, so past
- * {@link FAST_DEPTH} levels it gives up (`TooDeep`) and the exact writer runs instead.
+ * Write `value`. Without `seen` (everyday values) no set of the objects on the path is kept: a
+ * cycle cannot be told from deep nesting then, so past {@link FAST_DEPTH} levels the writer gives
+ * up (`TooDeep`) and the caller writes again with `seen`, which refuses cycles exactly.
  */
-function writeFast(value: unknown, depth: number): string {
+function write(value: unknown, depth: number, seen: Set<object> | undefined): string {
   switch (typeof value) {
     case 'string':
       return JSON.stringify(value);
@@ -101,77 +101,38 @@ function writeFast(value: unknown, depth: number): string {
       return value ? 'true' : 'false';
     case 'object': {
       if (value === null) return 'null';
-      if (depth > FAST_DEPTH) throw new TooDeep();
-      if (Array.isArray(value)) {
-        let out = '[';
-        for (let i = 0; i < value.length; i++) {
-          const item: unknown = value[i];
-          out += (i ? ',' : '') + (item === undefined ? 'null' : writeFast(item, depth + 1));
-        }
-        return out + ']';
-      }
-      if (ArrayBuffer.isView(value) || value instanceof Map || value instanceof Set) throw new NotCanonical(value.constructor.name);
-      const toJSON = (value as { toJSON?: unknown }).toJSON;
-      if (typeof toJSON === 'function') return writeFast((toJSON as () => unknown).call(value), depth + 1);
-      const keys = Object.keys(value);
-      if (keys.length > 1) keys.sort();
-      let out = '{';
-      let first = true;
-      for (const key of keys) {
-        const item = (value as Record<string, unknown>)[key];
-        if (item === undefined) continue;
-        out += (first ? '' : ',') + quoteKey(key) + writeFast(item, depth + 1);
-        first = false;
-      }
-      return out + '}';
-    }
-    case 'undefined':
-      return 'null';
-    default:
-      throw new NotCanonical(typeof value);
-  }
-}
-
-function write(value: unknown, seen: Set<object>): string {
-  switch (typeof value) {
-    case 'string':
-      return JSON.stringify(value);
-    case 'number':
-      if (!Number.isFinite(value)) throw new NotCanonical(String(value));
-      return JSON.stringify(value);
-    case 'boolean':
-      return value ? 'true' : 'false';
-    case 'object': {
-      if (value === null) return 'null';
-      if (seen.has(value)) throw new NotCanonical('a cycle');
-      seen.add(value);
+      if (seen) {
+        if (seen.has(value)) throw new NotCanonical('a cycle');
+        seen.add(value);
+      } else if (depth > FAST_DEPTH) throw new TooDeep();
       let out: string;
       if (Array.isArray(value)) {
         out = '[';
         for (let i = 0; i < value.length; i++) {
           const item: unknown = value[i];
-          out += (i ? ',' : '') + (item === undefined ? 'null' : write(item, seen));
+          out += (i ? ',' : '') + (item === undefined ? 'null' : write(item, depth + 1, seen));
         }
         out += ']';
       } else {
         if (ArrayBuffer.isView(value) || value instanceof Map || value instanceof Set) throw new NotCanonical(value.constructor.name);
         const toJSON = (value as { toJSON?: unknown }).toJSON;
         if (typeof toJSON === 'function') {
-          seen.delete(value);
-          return write((toJSON as () => unknown).call(value), seen);
+          seen?.delete(value);
+          return write((toJSON as () => unknown).call(value), depth + 1, seen);
         }
-        const keys = Object.keys(value).sort();
+        const keys = Object.keys(value);
+        if (keys.length > 1) keys.sort();
         out = '{';
         let first = true;
         for (const key of keys) {
           const item = (value as Record<string, unknown>)[key];
           if (item === undefined) continue;
-          out += (first ? '"' : ',"') + (PLAIN_KEY.test(key) ? key : JSON.stringify(key).slice(1, -1)) + '":' + write(item, seen);
+          out += (first ? '' : ',') + quoteKey(key) + write(item, depth + 1, seen);
           first = false;
         }
         out += '}';
       }
-      seen.delete(value);
+      seen?.delete(value);
       return out;
     }
     case 'undefined':
