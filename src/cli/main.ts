@@ -204,12 +204,9 @@ export async function main(argv: readonly string[], output: Output = createOutpu
     switch (command) {
       case 'serve': {
         const { startServer, parseRateLimit } = await import('../edge/nodeServer.ts');
-        const { loadHostSettings, orchestratorOptionsOf } = await import('./hostConfig.ts');
+        const { orchestratorOptionsOf } = await import('./hostConfig.ts');
         // The configuration file with the environment over it ($CUGAR_CONFIG, else configs/orchestrator.yaml when present).
-        const settings = await loadHostSettings({ env: process.env });
-        // A bad variable was reported above already (against the defaults); say it once.
-        const reported = new Set(warnings.map((w) => w.split(' ')[0]));
-        for (const warning of settings.warnings.filter((w) => !reported.has(w.split(' ')[0]))) output.err(`warning: ${warning}`);
+        const settings = await loadLocalSettings(output, warnings);
         if (settings.file) output.err(`configuration: ${settings.file}`);
         const rateLimit = parseRateLimit(process.env['CUGAR_RATE_LIMIT']);
         const { approval, orchestrator: fromFile } = settings;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InMemoryStore, Orchestrator, replay, verifyJournal } from '../../src/core/index.ts';
 import { createSeededRandom, createSequentialIds, steppingClock } from '../../src/core/testing.ts';
-import { Crash, CrashingStore, Ledger, ledgerRegistry } from '../support/harness.ts';
+import { Ledger, driveThroughCrashes, ledgerRegistry } from '../support/harness.ts';
 
 const GOAL = 'record_a(n=1) then send_email(to="ops@example.com") then record_b(n=2)';
 const RUNS = 1000;
@@ -17,38 +17,18 @@ describe('crash and resume (1,000 seeded runs, crashes between journal appends)'
       const registry = ledgerRegistry(ledger);
       const inner = new InMemoryStore();
       const runId = `run-${seed}`;
-      let instance = 0;
-      // Each orchestrator instance (a "process") crashes at up to two of its own appends; the fourth and later never crash.
-      const nextStore = () => {
-        const points = new Set<number>();
-        if (instance++ < 3) for (let k = 0; k < 2; k++) if (random.next() < 0.7) points.add(1 + Math.floor(random.next() * 11));
-        return new CrashingStore(inner, points);
-      };
-      const orchestrator = () =>
-        new Orchestrator({
-          registry,
-          store: nextStore(),
-          ids: createSequentialIds(`s${seed}`),
-          clock: steppingClock(seed * 1000, 7),
-          sleep: async () => undefined,
-        });
-
-      for (let guard = 0; ; guard++) {
-        expect(guard, `run ${seed} did not settle`).toBeLessThan(30);
-        const summary = await inner.getRun(runId);
-        if (summary?.status === 'completed') break;
-        try {
-          if (!summary) await orchestrator().start(GOAL, 'ledger', { runId });
-          else if (summary.status === 'paused') {
-            const approval = (await inner.listApprovals({ runId, status: 'pending' }))[0]!;
-            if (approval.reason.startsWith('unknown_outcome')) escalations++;
-            await orchestrator().resolveApproval(approval.approvalId, { decision: 'approve', by: 'operator', reason: 'checked the mail log' });
-          } else await orchestrator().resume(runId);
-        } catch (error) {
-          if (!(error instanceof Crash)) throw error;
-          crashes++;
-        }
-      }
+      const settled = await driveThroughCrashes({
+        inner,
+        runId,
+        goal: GOAL,
+        profile: 'ledger',
+        random,
+        appendsAtRisk: 11,
+        make: (store) =>
+          new Orchestrator({ registry, store, ids: createSequentialIds(`s${seed}`), clock: steppingClock(seed * 1000, 7), sleep: async () => undefined }),
+      });
+      crashes += settled.crashes;
+      escalations += settled.escalations;
 
       const journal = await inner.readJournal(runId);
       expect(verifyJournal(journal).ok).toBe(true);

@@ -12,7 +12,7 @@ import {
   type JournalEvent,
 } from '../../src/core/index.ts';
 import { createSeededRandom, createSequentialIds, steppingClock } from '../../src/core/testing.ts';
-import { Crash, CrashingStore, Ledger, ledgerRegistry } from '../support/harness.ts';
+import { Ledger, driveThroughCrashes, ledgerRegistry } from '../support/harness.ts';
 
 // A run with `parallelSteps` runs consecutive independent steps of idempotent tools in waves:
 // each member routed when ready, started in plan order, called at once, settled in plan order.
@@ -162,38 +162,26 @@ describe('parallel steps', () => {
       const registry = ledgerRegistry(ledger);
       const inner = new InMemoryStore();
       const runId = `run-${seed}`;
-      let instance = 0;
-      const nextStore = () => {
-        const points = new Set<number>();
-        if (instance++ < 3) for (let k = 0; k < 2; k++) if (random.next() < 0.7) points.add(1 + Math.floor(random.next() * 14));
-        return new CrashingStore(inner, points);
-      };
-      const make = () =>
-        new Orchestrator({
-          registry,
-          store: nextStore(),
-          ids: createSequentialIds(`s${seed}`),
-          clock: steppingClock(seed * 1000, 7),
-          sleep: async () => undefined,
-          workers: [new Worker({ id: 'w1' }), new Worker({ id: 'w2' })],
-          routing: new LoadBalancedPolicy(),
-          parallelSteps: 2,
-        });
-      for (let guard = 0; ; guard++) {
-        expect(guard, `run ${seed} did not settle`).toBeLessThan(30);
-        const summary = await inner.getRun(runId);
-        if (summary?.status === 'completed') break;
-        try {
-          if (!summary) await make().start(goal, 'ledger', { runId });
-          else if (summary.status === 'paused') {
-            const approval = (await inner.listApprovals({ runId, status: 'pending' }))[0]!;
-            await make().resolveApproval(approval.approvalId, { decision: 'approve', by: 'operator', reason: 'checked' });
-          } else await make().resume(runId);
-        } catch (error) {
-          if (!(error instanceof Crash)) throw error;
-          crashes++;
-        }
-      }
+      const settled = await driveThroughCrashes({
+        inner,
+        runId,
+        goal,
+        profile: 'ledger',
+        random,
+        appendsAtRisk: 14,
+        make: (store) =>
+          new Orchestrator({
+            registry,
+            store,
+            ids: createSequentialIds(`s${seed}`),
+            clock: steppingClock(seed * 1000, 7),
+            sleep: async () => undefined,
+            workers: [new Worker({ id: 'w1' }), new Worker({ id: 'w2' })],
+            routing: new LoadBalancedPolicy(),
+            parallelSteps: 2,
+          }),
+      });
+      crashes += settled.crashes;
       const journal = await inner.readJournal(runId);
       expect(verifyJournal(journal).ok).toBe(true);
       for (const step of ['step-0', 'step-1', 'step-2', 'step-4']) expect(ledger.effects.get(`${runId}:${step}`)).toBe(1);

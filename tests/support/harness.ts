@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Orchestrator } from '../../src/core/index.ts';
 import {
   InMemoryStore,
   ToolRegistry,
@@ -6,6 +7,7 @@ import {
   type AppendBatch,
   type ApprovalRecord,
   type JournalEvent,
+  type Random,
   type RunSummary,
   type Store,
 } from '../../src/core/index.ts';
@@ -107,4 +109,47 @@ export function ledgerRegistry(ledger: Ledger, extra?: (registry: ToolRegistry) 
 /** A fresh in-memory store. */
 export function memoryStore(): InMemoryStore {
   return new InMemoryStore();
+}
+
+/**
+ * Drive run `runId` to completion through orchestrators that crash: each new "process" gets a
+ * {@link CrashingStore} over `inner` that fails at up to two of its first `appendsAtRisk`
+ * appends (seeded by `random`; the fourth process and later never crash). A paused run is
+ * approved by an operator; anything else is resumed. Resolves with the crashes seen and the
+ * approvals that were for unknown outcomes; fails after 30 attempts.
+ */
+export async function driveThroughCrashes(options: {
+  inner: Store;
+  runId: string;
+  goal: string;
+  profile: string;
+  random: Random;
+  appendsAtRisk: number;
+  make: (store: Store) => Orchestrator;
+}): Promise<{ crashes: number; escalations: number }> {
+  const { inner, runId, random } = options;
+  let instance = 0;
+  let crashes = 0;
+  let escalations = 0;
+  const next = () => {
+    const points = new Set<number>();
+    if (instance++ < 3) for (let k = 0; k < 2; k++) if (random.next() < 0.7) points.add(1 + Math.floor(random.next() * options.appendsAtRisk));
+    return options.make(new CrashingStore(inner, points));
+  };
+  for (let guard = 0; ; guard++) {
+    if (guard >= 30) throw new Error(`run ${runId} did not settle`);
+    const summary = await inner.getRun(runId);
+    if (summary?.status === 'completed') return { crashes, escalations };
+    try {
+      if (!summary) await next().start(options.goal, options.profile, { runId });
+      else if (summary.status === 'paused') {
+        const approval = (await inner.listApprovals({ runId, status: 'pending' }))[0]!;
+        if (approval.reason.startsWith('unknown_outcome')) escalations++;
+        await next().resolveApproval(approval.approvalId, { decision: 'approve', by: 'operator', reason: 'checked the mail log' });
+      } else await next().resume(runId);
+    } catch (error) {
+      if (!(error instanceof Crash)) throw error;
+      crashes++;
+    }
+  }
 }
