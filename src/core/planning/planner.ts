@@ -13,11 +13,10 @@ import { parseOrThrow } from '../schema/validate.ts';
 import type { ToolDefinition } from '../tools/tool.ts';
 import type { ToolRegistry } from '../tools/toolRegistry.ts';
 import { clausesOf } from './clauses.ts';
-import { decide, type ClauseDecision, type Weights } from './ranking/abstain.ts';
-import { readQuery, scoreTools, type Query } from './ranking/bm25f.ts';
+import { fitArguments } from './argumentFit.ts';
+import { decide, DEFAULT_THRESHOLDS, type ClauseDecision, type Weights } from './ranking/abstain.ts';
+import { readQuery, scoreTools } from './ranking/bm25f.ts';
 import { indexTools, type ToolIndex } from './ranking/toolIndex.ts';
-import { fold } from './ranking/tokens.ts';
-import { fillArguments } from './slots/fill.ts';
 import { detectToolCalls } from './toolCallDetector.ts';
 
 export { splitClauses } from './clauses.ts';
@@ -179,17 +178,16 @@ export class Planner {
         refusals.push(refusalOf(index, decision, clauseIndex, clause.text));
         return;
       }
-      const tool = index.tools[decision.best.position]!.tool;
       const previous = steps.at(-1)?.name;
-      const filled = fillArguments(tool.inputSchema as Record<string, unknown>, {
-        clause: clause.text,
-        offset: clause.start,
-        language: query.language,
-        toolWords: intentWords(query, decision.best.score.matched),
-        description: tool.description,
-        ...(previous ? { previousStep: previous } : {}),
-        ...(now !== undefined ? { now } : {}),
-      });
+      const fitted = fitArguments(
+        index,
+        decision,
+        { clause: clause.text, offset: clause.start, query, ...(now !== undefined ? { now } : {}), ...(previous ? { previousStep: previous } : {}) },
+        (sideEffects) => (sideEffects ? DEFAULT_THRESHOLDS.minEvidenceSideEffects : DEFAULT_THRESHOLDS.minEvidence),
+      );
+      const tool = index.tools[fitted.ranked.position]!.tool;
+      if (fitted.ranked !== decision.best) markChosen(candidates, clauseIndex, tool.name, index.tools[decision.best.position]!.tool.name, fitted.fit);
+      const filled = fitted.filled;
       if (filled.missing.length > 0) {
         const missing = filled.missing.map((p) => ({ name: p.name, type: p.type, ...(p.description ? { description: p.description } : {}) }));
         if (decision.strong && !inputRequired) {
@@ -216,12 +214,6 @@ export class Planner {
     if (inputRequired) return { steps: [], candidates, source: 'ranking', stopReason: 'input_required', inputRequired };
     return { steps, candidates, source: 'ranking', stopReason: steps.length === 0 ? 'no_relevant_tool' : 'planned' };
   }
-}
-
-/** The folded words that chose the tool, less the values among them (a city the tool's examples name is still a value). */
-function intentWords(query: Query, matched: readonly string[]): Set<string> {
-  const values = new Set(query.words.filter((w) => w.value).map((w) => w.token.word));
-  return new Set(matched.map(fold).filter((w) => !values.has(w)));
 }
 
 function candidatesOf(index: ToolIndex, decision: ClauseDecision, clause: number, toolCount: number): PlanCandidate[] {
@@ -279,6 +271,21 @@ function refusalOf(index: ToolIndex, decision: Extract<ClauseDecision, { accepte
     message: decision.message.slice(0, 1000),
     suggestions: decision.ranked.slice(0, 3).map((r) => index.tools[r.position]!.tool.name),
   };
+}
+
+/** The candidates of a clause after its arguments chose `chosen` over `first`: the rows say so. */
+function markChosen(candidates: PlanCandidate[], clause: number, chosen: string, first: string, fit: number): void {
+  for (const [i, c] of candidates.entries()) {
+    if (c.clause !== clause) continue;
+    if (c.tool === chosen)
+      candidates[i] = {
+        ...c,
+        selected: true,
+        reason: `chosen: its arguments account for ${Math.round(fit * 100)}% of the request's values, more than ${first}'s`.slice(0, 1000),
+      };
+    else if (c.tool === first) candidates[i] = { ...c, selected: false, reason: `outscored by ${chosen} once the arguments were read` };
+    else if (c.reason.startsWith('outscored by ')) candidates[i] = { ...c, reason: `outscored by ${chosen}` };
+  }
 }
 
 function unselect(candidates: PlanCandidate[]): PlanCandidate[] {

@@ -92,8 +92,10 @@ export function readQuery(text: string): Query {
   const symbols: Array<[RegExp, string, boolean]> = [
     [/\d\s*%|%\s*\d/, 'percent', false],
     [/[$€£¥₹]\s*\d|\d\s*[$€£¥₹]/, 'currency', false],
-    // Arithmetic written out asks for a calculation.
-    [/\d\s*(?:[-+*/^×÷]|\*\*)\s*\(?\s*\d|\d\s*%\s*of\s+\d/, 'calculate', false],
+    // Arithmetic written out asks for a calculation; a day written as 3/18 and a code as 555-0142 do not.
+    [/\d\s*(?:[+*×÷^]|\*\*|\s[-/]\s)\s*\(?\s*\d|(?<![\d/])(?!(?:0?[1-9]|1[0-2])\/(?:0?[1-9]|[12]\d|3[01])(?![\d/]))\d+\/\d/, 'calculate', false],
+    // "15% of 80" may be a calculation, or what a percentage tool is for: a hint, not the intent.
+    [/\d\s*%\s*of\s+\d/, 'calculate', true],
   ];
   for (const [pattern, word, value] of symbols) {
     const match = pattern.exec(text);

@@ -107,6 +107,12 @@ export function guessLanguage(text: string, tokens: readonly Token[]): Language 
 const cache = new Map<string, string>();
 const CACHE_LIMIT = 20_000;
 
+/**
+ * English words the Snowball stemmer folds into a different word ("news" → "new", "glasses" →
+ * "glass" is fine, but "news" must not meet "new"): kept as they are.
+ */
+const KEEP_ENGLISH: ReadonlySet<string> = new Set(['news', 'lyrics', 'politics', 'physics', 'maths', 'analytics', 'series', 'species']);
+
 /** The stem of a folded `word` in `language` (memoised; the memo is bounded). */
 export function stem(word: string, language: Language = 'en'): string {
   const key = `${language}:${word}`;
@@ -114,7 +120,7 @@ export function stem(word: string, language: Language = 'en'): string {
   if (value === undefined) {
     if (cache.size >= CACHE_LIMIT) cache.clear();
     // Snowball stemmers expect plain lower-case words; very long "words" are not words.
-    value = word.length > 40 || /\p{N}/u.test(word) ? word : fold(STEMMERS[language](word));
+    value = word.length > 40 || /\p{N}/u.test(word) || (language === 'en' && KEEP_ENGLISH.has(word)) ? word : fold(STEMMERS[language](word));
     cache.set(key, value);
   }
   return value;

@@ -1,0 +1,100 @@
+/**
+ * The second opinion on a clause's tool: among the tools whose relevance is close to the best,
+ * the one whose parameters account for what the request says. Words choose a tool; the values
+ * around them ("to bob@example.com", "tomorrow", "65 dollars") show which of several close tools
+ * the person meant — a forecast takes the date a current-weather tool has no room for, and
+ * "email bob saying …" fills a send, not an inbox listing.
+ */
+import type { ToolDefinition } from '../tools/tool.ts';
+import type { ClauseDecision, RankedTool } from './ranking/abstain.ts';
+import type { Query } from './ranking/bm25f.ts';
+import { isStopWord } from './ranking/stem.ts';
+import { fold, tokenize } from './ranking/tokens.ts';
+import type { ToolIndex } from './ranking/toolIndex.ts';
+import { fillArguments, type FillResult } from './slots/fill.ts';
+
+/** Tools within this share of the best relevance are weighed again by their arguments. */
+const CLOSE = 0.7;
+/** At most this many tools are weighed (each is one slot filling). */
+const MOST = 4;
+/** How much of a tool's weight rides on accounting for the request's values. */
+const FIT_WEIGHT = 0.35;
+/** What each required parameter the request does not give costs. */
+const MISSING_FACTOR = 0.85;
+
+/** What filling one tool's arguments gives. */
+export interface Fitted {
+  ranked: RankedTool;
+  filled: FillResult;
+  /** Share of the clause's leftover words (not function words, not the words that chose the tool) its arguments took. */
+  fit: number;
+  weight: number;
+}
+
+/** What {@link fitArguments} needs to fill a tool's arguments from the clause. */
+export interface FitContext {
+  clause: string;
+  offset: number;
+  query: Query;
+  now?: number;
+  previousStep?: string;
+}
+
+/** The folded words that chose a tool, less the values among them. */
+export function intentWords(query: Query, matched: readonly string[]): Set<string> {
+  const values = new Set(query.words.filter((w) => w.value).map((w) => w.token.word));
+  return new Set(matched.map(fold).filter((w) => !values.has(w)));
+}
+
+/** Fill `tool`'s arguments from the clause and measure how much of the request they account for. */
+export function fitOf(tool: ToolDefinition, ranked: RankedTool, context: FitContext): Fitted {
+  const toolWords = intentWords(context.query, ranked.score.matched);
+  const filled = fillArguments(tool.inputSchema as Record<string, unknown>, {
+    clause: context.clause,
+    offset: context.offset,
+    language: context.query.language,
+    toolWords,
+    description: tool.description,
+    ...(context.previousStep ? { previousStep: context.previousStep } : {}),
+    ...(context.now !== undefined ? { now: context.now } : {}),
+  });
+  const spans = Object.values(filled.sources).map((s) => ({ start: s.start - context.offset, end: s.end - context.offset }));
+  let leftover = 0;
+  let taken = 0;
+  for (const token of tokenize(context.clause)) {
+    if (toolWords.has(token.word) || isStopWord(token.word, context.query.language)) continue;
+    leftover++;
+    if (spans.some((s) => token.start >= s.start && token.end <= s.end)) taken++;
+  }
+  const fit = leftover === 0 ? 1 : taken / leftover;
+  const weight = ranked.score.score * (1 - FIT_WEIGHT + FIT_WEIGHT * fit) * MISSING_FACTOR ** filled.missing.length;
+  return { ranked, filled, fit, weight };
+}
+
+/**
+ * Weigh the tools close to the decision's best by how well their arguments fit the clause and
+ * return the one to take with its filled arguments. A tool replaces the first choice only when it
+ * needs no more evidence than the first choice had (a tool with side effects does not win on a
+ * read-only tool's evidence) and it outweighs it.
+ */
+export function fitArguments(
+  index: ToolIndex,
+  decision: Extract<ClauseDecision, { accepted: true }>,
+  context: FitContext,
+  minEvidence: (sideEffects: boolean) => number,
+): Fitted {
+  const first = fitOf(index.tools[decision.best.position]!.tool, decision.best, context);
+  const floor = CLOSE * decision.best.score.score;
+  let chosen = first;
+  let weighed = 1;
+  for (const ranked of decision.ranked) {
+    if (weighed >= MOST) break;
+    if (ranked === decision.best || ranked.score.score < floor) continue;
+    const entry = index.tools[ranked.position]!;
+    if (ranked.score.score < minEvidence(entry.sideEffects)) continue;
+    weighed++;
+    const other = fitOf(entry.tool, ranked, context);
+    if (other.weight > chosen.weight) chosen = other;
+  }
+  return chosen;
+}
