@@ -13,8 +13,9 @@ import { chooseOption } from './enums.ts';
 import { expressionOf } from './expression.ts';
 import { fillArrays } from './arrays.ts';
 import { assignNumbers } from './numberSlots.ts';
+import { modifierBefore } from './modifiers.ts';
 import { currencyCode, numericMentions } from './numbers.ts';
-import { identifierIn, introducerIndices, isBoundary, phraseAfter, roleOf, textMentions, type Role } from './strings.ts';
+import { codeIn, identifierIn, introducerIndices, isBoundary, phraseAfter, roleOf, textMentions, type Role } from './strings.ts';
 import { overlaps, paramsOf, type Filled, type Mention, type Param } from './types.ts';
 
 /** What slot filling reads. */
@@ -102,6 +103,11 @@ export function fillArguments(inputSchema: JsonSchema, context: FillContext): Fi
     if (want) {
       const mention = texts.find((m) => m.kind === want && !overlaps(m.start, m.end, taken));
       if (mention) set(param, from(mention, mention.value, `the ${want} written in the request`));
+      continue;
+    }
+    if (roleOf(param) === 'identifier') {
+      const code = codeIn(clause, [...taken, ...texts, ...dates, ...clocks]);
+      if (code) set(param, from(code, code.value, 'a code written in the request'));
       continue;
     }
     if (/expr|formula|equation/.test(name)) {
@@ -280,6 +286,13 @@ function fillStrings(
   const byNeed = () => [...open().filter((p) => p.required), ...open().filter((p) => !p.required)];
   for (const param of byNeed()) tryIntroducers(param, true);
   for (const param of byNeed()) tryIntroducers(param, false);
+  // A value in front of its parameter's noun ("the driveway camera").
+  for (const param of byNeed().filter((p) => p.type === 'string' && roleOf(p) !== 'text')) {
+    const phrase = modifierBefore(tokens, param, context.language, tokenTaken);
+    if (!phrase) continue;
+    const span = { start: tokens[phrase[0]]!.start, end: tokens[phrase[1]]!.end };
+    set(param, from(span, clause.slice(span.start, span.end), `the words before "${tokens[phrase[1] + 1]!.raw}"`));
+  }
   // Quoted text left over goes to the parameter named right beside it ("my 'Focus' playlist"), else to the
   // first open text parameter, required ones first.
   for (const quote of texts.filter((m) => m.kind === 'quoted' && !overlaps(m.start, m.end, taken))) {

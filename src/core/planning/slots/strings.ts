@@ -48,7 +48,7 @@ const ROLE_WORDS: ReadonlyArray<[Role, RegExp]> = [
   ['text', /^(text|message|body|content|note|comment|description|prompt|reason|caption|msg|sms|reply|memo|details)$/],
   ['query', /^(query|q|search|keywords?|terms?|topic|subject|question|about)$/],
   ['person', /^(recipients?|contacts?|person|attendees?|user|username|who|sender|friend|people|invitees?|assignee|to|cc|bcc|with|participants?|guests?)$/],
-  ['place', /^(location|city|place|region|address|country|where|venue|area|town|near|cinema|restaurant|airport|station|zone|timezone|state)$/],
+  ['place', /^(location|city|place|region|address|country|where|venue|area|town|near|cinema|restaurant|airport|station|zone|timezone|state|room|rooms)$/],
   [
     'title',
     /^(title|name|playlist|song|movie|film|book|album|track|show|event|folder|archive|filename|channel|list|item|product|task|label|tag|hotel|restaurant)$/,
@@ -75,7 +75,7 @@ export function roleOf(param: Param): Role {
 /** Words (folded) after which a value of each role starts. */
 const INTRODUCERS: Readonly<Record<Role, readonly string[]>> = {
   text: ['saying', 'says', 'say', 'that', 'text', 'message', 'reading', 'with', 'disant', 'diciendo', 'dizendo', 'dicendo', 'sagt', 'mit'],
-  query: ['for', 'about', 'on', 'regarding', 'sur', 'sobre', 'uber', 'su', 'de', 'pour', 'para', 'nach'],
+  query: ['for', 'about', 'on', 'regarding', 'mentioning', 'containing', 'sur', 'sobre', 'uber', 'su', 'de', 'pour', 'para', 'nach'],
   person: ['to', 'for', 'with', 'a', 'à', 'an', 'para', 'per', 'pour', 'con', 'mit', 'avec', 'com'],
   place: ['in', 'at', 'near', 'for', 'around', 'à', 'en', 'a', 'em', 'no', 'na', 'in', 'im', 'bei', 'nach', 'dans', 'para', 'per'],
   origin: ['from', 'de', 'desde', 'von', 'da', 'dal', 'ab', 'depuis'],
@@ -93,6 +93,7 @@ const INTRODUCERS: Readonly<Record<Role, readonly string[]>> = {
 const BOUNDARIES = new Set(
   (
     'to from in at on for by with about saying says and then but or into near via around before after until when while because so which who that ' +
+    'under over below above than less more cheaper within without unter uber sous moins sin bajo menos sotto senza abaixo ' +
     'please tomorrow today tonight pour avec dans sur et de à para con en y sobre mit für nach und von bei com e em per su ' +
     'le la les du des au aux el los las del al il lo gli della dal am im um der die das dem den zum zur ao do da no na a o'
   ).split(' '),
@@ -167,9 +168,17 @@ export function phraseAfter(
 }
 
 /** Indices of tokens in `tokens` that introduce a value of `role` for `param` (its own name words count too). */
+/** Who a creator is: a cast member is "with" or "starring" in a film, its maker is "by". */
+const CAST = /^(actor|actress|cast|star|starring)$/;
+const CAST_INTRODUCERS = new Set(['starring', 'featuring', 'with', 'avec', 'con', 'mit', 'com']);
+
 export function introducerIndices(tokens: readonly Token[], param: Param, role: Role, language: Language): number[] {
   // "a"/"an" introduce a person or place in Spanish, Italian, Portuguese and German ("a Paul", "an Anna"), never in English.
-  const own = language === 'en' ? INTRODUCERS[role].filter((w) => w !== 'a' && w !== 'an') : INTRODUCERS[role];
+  let own = language === 'en' ? INTRODUCERS[role].filter((w) => w !== 'a' && w !== 'an') : INTRODUCERS[role];
+  if (role === 'creator') {
+    const cast = param.nameWords.some((w) => CAST.test(w));
+    own = own.filter((w) => CAST_INTRODUCERS.has(w) === cast);
+  }
   const words = new Set([...own, ...param.nameWords.filter((w) => w.length > 2 && !BOUNDARIES.has(w))]);
   const found: number[] = [];
   tokens.forEach((token, i) => {
@@ -195,6 +204,20 @@ export function identifierIn(text: string, taken: ReadonlyArray<{ start: number;
       if (taken.some((t) => start < t.end && end > t.start)) continue;
       return { kind: 'quoted', value: match[0].replace(/^#/, ''), start, end };
     }
+  }
+  return undefined;
+}
+
+/**
+ * A code with a shape no number has — letters then digits ("UA 88", "AF 22", "BA117"), or
+ * digits joined by hyphens ("88-1042") — outside `taken`. Read before numbers, so "book UA 88"
+ * does not give 88 to a count.
+ */
+export function codeIn(text: string, taken: ReadonlyArray<{ start: number; end: number }>): Mention | undefined {
+  for (const match of text.matchAll(/(?<![\p{L}\p{N}])(?:[A-Z]{1,3}\s?\d{1,6}|\d+(?:-\d+)+)(?![\p{L}\p{N}])/gu)) {
+    const start = match.index;
+    const end = start + match[0].length;
+    if (!taken.some((t) => start < t.end && end > t.start)) return { kind: 'quoted', value: match[0], start, end };
   }
   return undefined;
 }
