@@ -102,12 +102,18 @@ export interface AuditReport {
 }
 
 /** The audit's own rules, beyond the analyzer's: imports, shape, allowed globals and members, limits. */
-function toolRules(file: AstNode, source: string, limits: z.output<typeof AuditLimitsSchema>): Finding[] {
+function toolRules(file: AstNode, source: string, limits: z.output<typeof AuditLimitsSchema>, globals: ReadonlySet<string>): Finding[] {
   const found: Finding[] = [];
   const scopes = collectScopes(file);
   walk(file, (path) => {
     const { node } = path;
-    if (node.type === 'Identifier' && isReference(path) && !scopes.isLocal(node['name'] as string, path) && !TOOL_GLOBALS.has(node['name'] as string))
+    if (
+      node.type === 'Identifier' &&
+      isReference(path) &&
+      !scopes.isLocal(node['name'] as string, path) &&
+      !TOOL_GLOBALS.has(node['name'] as string) &&
+      !globals.has(node['name'] as string)
+    )
       found.push(findingAt(node, 'global_not_allowed', 'critical', `${node['name'] as string} is not a global tool code may use`));
     if (node.type === 'Identifier' && (node['name'] as string).startsWith('__cugar'))
       found.push(findingAt(node, 'reserved_name', 'critical', `${node['name'] as string} is reserved for the sandbox`));
@@ -160,10 +166,16 @@ const REFUSING = new Set(['critical', 'high', 'medium']);
  * export (`export default function` or `export [async] function handler(input)`), no import or
  * `require` at all, only the globals in {@link TOOL_GLOBALS}, no `.constructor`, `.prototype` or
  * `__proto__`, no `Object.defineProperty`/`setPrototypeOf`. The source is parsed as a plain
- * JavaScript module (no TypeScript, no JSX) by `parser` (@babel/parser's `parse`). Never throws for
- * a bad source: read `ok` and `findings`.
+ * JavaScript module (no TypeScript, no JSX) by `parser` (@babel/parser's `parse`). `globals` adds
+ * the globals of a realm library the source is loaded with (`SandboxLoadOptions.library`). Never
+ * throws for a bad source: read `ok` and `findings`.
  */
-export async function auditToolSource(source: string, parser: CodeParserSource, limits: AuditLimits = {}): Promise<AuditReport> {
+export async function auditToolSource(
+  source: string,
+  parser: CodeParserSource,
+  limits: AuditLimits = {},
+  globals: readonly string[] = [],
+): Promise<AuditReport> {
   const limit = AuditLimitsSchema.parse(limits);
   if (source.length > limit.maxChars) {
     const finding = findingAt({}, 'too_large', 'critical', `${source.length} characters (the limit is ${limit.maxChars})`);
@@ -173,7 +185,7 @@ export async function auditToolSource(source: string, parser: CodeParserSource, 
   if (!parsed.ok) return { ok: false, findings: [parsed.finding], warnings: [], score: 0 };
   const inspected = inspectProgram(parsed.file, source);
   const { metrics } = inspected;
-  const findings = [...inspected.findings.filter((f) => REFUSING.has(f.severity)), ...toolRules(parsed.file, source, limit)];
+  const findings = [...inspected.findings.filter((f) => REFUSING.has(f.severity)), ...toolRules(parsed.file, source, limit, new Set(globals))];
   if (metrics.lines > limit.maxLines) findings.push(findingAt({}, 'too_large', 'critical', `${metrics.lines} lines (the limit is ${limit.maxLines})`));
   if (metrics.nodes > limit.maxNodes) findings.push(findingAt({}, 'too_large', 'critical', `${metrics.nodes} syntax nodes (the limit is ${limit.maxNodes})`));
   if (metrics.maxComplexity > limit.maxComplexity)
@@ -203,8 +215,8 @@ export function auditRefusal(report: AuditReport): SandboxError {
 }
 
 /** The factory source of an audited tool, or the refusal thrown. */
-export async function assertAudited(source: string, parser: CodeParserSource, limits: AuditLimits = {}): Promise<string> {
-  const report = await auditToolSource(source, parser, limits);
+export async function assertAudited(source: string, parser: CodeParserSource, limits: AuditLimits = {}, globals: readonly string[] = []): Promise<string> {
+  const report = await auditToolSource(source, parser, limits, globals);
   if (!report.ok || report.factorySource === undefined) throw auditRefusal(report);
   return report.factorySource;
 }

@@ -1,3 +1,5 @@
+import { realmLibrary, type RealmLibraryName } from './realmLibraries.ts';
+
 /**
  * The text that turns a fresh realm into the sandbox: the same on every host. A Node worker
  * runs it in a `vm` context with code generation from strings off; a browser worker runs it as
@@ -8,8 +10,9 @@
  * `process`, `postMessage`, …; it fails closed when one cannot be removed); installs stubs for the
  * network globals that throw and mark the call as a network attempt; replaces the constructors of
  * the four function kinds (`Function`, async, generator, async generator) and removes `eval`;
- * freezes every object reachable from the global (so prototype pollution throws); and only then
- * runs the tool's factory, which returns its handler.
+ * runs the library the load asked for, if any (its globals defined read-only); freezes every object
+ * reachable from the global (so prototype pollution throws); and only then runs the tool's
+ * factory, which returns its handler.
  *
  * The result is `call(inputJson, maxOutputChars) → Promise<string>`: `o<json>` for an output,
  * `e<text>` for a throw, `n<text>` when the call reached for the network, `b<text>` for an
@@ -86,7 +89,7 @@ export const NETWORK_GLOBALS: readonly string[] = [
 /** The name the factory returns the handler under; tool sources may not use it. */
 export const HANDLER_BINDING = '__cugarHandler';
 
-const PRELUDE = `(function cugarSandboxRealm(factory, allowed, network) {
+const PRELUDE = `(function cugarSandboxRealm(factory, allowed, network, library) {
   'use strict';
   var g = globalThis;
   var getProto = Object.getPrototypeOf, ownKeys = Reflect.ownKeys, defineProp = Object.defineProperty, deleteProp = Reflect.deleteProperty;
@@ -129,6 +132,11 @@ const PRELUDE = `(function cugarSandboxRealm(factory, allowed, network) {
   for (var n = 0; n < network.length; n++) defineProp(g, network[n], { value: deny(network[n]), writable: false, enumerable: false, configurable: false });
   var kinds = [function () {}, async function () {}, function* () {}, async function* () {}];
   for (var k = 0; k < kinds.length; k++) defineProp(getProto(kinds[k]), 'constructor', { value: refuse, writable: false, enumerable: false, configurable: false });
+  if (library !== null) {
+    var provided = library();
+    var providedNames = ownKeys(provided);
+    for (var p = 0; p < providedNames.length; p++) defineProp(g, providedNames[p], { value: provided[providedNames[p]], writable: false, enumerable: false, configurable: false });
+  }
   var seen = new WeakSetCtor();
   var stack = [g];
   while (stack.length > 0) {
@@ -191,8 +199,13 @@ const PRELUDE = `(function cugarSandboxRealm(factory, allowed, network) {
 
 /**
  * The script a sandbox worker runs in its realm for one tool: the prelude applied to the tool's
- * factory (from {@link auditToolSource}). Its completion value is the `call` function.
+ * factory (from {@link auditToolSource}). With a `library` (one CUGAr ships, see
+ * `REALM_LIBRARIES`), the realm runs it after its host globals are gone and before the
+ * freeze, and its globals replace the network stubs of the same name (its `Request` fetches
+ * nothing). Its completion value is the `call` function.
  */
-export function realmScript(factorySource: string): string {
-  return `${PRELUDE}(${factorySource}, ${JSON.stringify(LANGUAGE_GLOBALS)}, ${JSON.stringify(NETWORK_GLOBALS)})`;
+export function realmScript(factorySource: string, library?: RealmLibraryName): string {
+  const provided = library === undefined ? undefined : realmLibrary(library);
+  const network = NETWORK_GLOBALS.filter((name) => !provided?.globals.includes(name));
+  return `${PRELUDE}(${factorySource}, ${JSON.stringify(LANGUAGE_GLOBALS)}, ${JSON.stringify(network)}, ${provided ? provided.script : 'null'})`;
 }

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import type { JsonValue } from '../schema/common.ts';
 import { SandboxError } from './sandboxError.ts';
 import type { AuditLimits } from './patchAuditor.ts';
+import type { RealmLibraryName } from './realmLibraries.ts';
 
 /** Limits of one sandboxed tool; each has a default. */
 export const SandboxLimitsSchema = z.object({
@@ -24,6 +25,12 @@ export interface SandboxLoadOptions {
   limits?: SandboxLimits;
   /** Limits of the patch audit the source must pass first. */
   audit?: AuditLimits;
+  /**
+   * A library CUGAr ships, run in the realm before the source (`hono`: Hono over the realm's own
+   * `Headers`, `Request` and `Response`, which fetch nothing); the source may name its globals.
+   * Default none: the realm holds only the language's globals.
+   */
+  library?: RealmLibraryName;
 }
 
 /** Options of one {@link SandboxedTool.call}. */

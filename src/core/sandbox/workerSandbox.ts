@@ -4,6 +4,7 @@ import type { JsonValue } from '../schema/common.ts';
 import { assertAudited } from './patchAuditor.ts';
 import type { CodeParserSource } from '../tools/codeAnalyzer/parseSource.ts';
 import { realmScript } from './realmScript.ts';
+import { realmLibrary } from './realmLibraries.ts';
 import { PooledTool } from './sandboxPool.ts';
 import {
   SandboxLimitsSchema,
@@ -218,7 +219,7 @@ class WorkerTool implements SandboxedTool {
 async function loadFactory(host: SandboxHost, id: string, factorySource: string, options: SandboxLoadOptions): Promise<SandboxedTool> {
   const limits = SandboxLimitsSchema.safeParse(options.limits ?? {});
   if (!limits.success) throw new SandboxError('bad_input', 'the sandbox limits are not valid', { details: limits.error.issues });
-  const script = realmScript(factorySource);
+  const script = realmScript(factorySource, options.library);
   const worker = () => {
     const tool: WorkerTool = new WorkerTool(id, script, limits.data, host.spawn, () => host.tools.delete(tool));
     host.tools.add(tool);
@@ -261,7 +262,8 @@ export function createWorkerSandbox(
   const sandbox: Sandbox = {
     host: hostName,
     async load(source, loadOptions = {}) {
-      const factory = await assertAudited(source, options.parser, loadOptions.audit);
+      const library = loadOptions.library === undefined ? undefined : realmLibrary(loadOptions.library);
+      const factory = await assertAudited(source, options.parser, loadOptions.audit, library?.globals);
       return loadFactory(host, `sha256:${sha256Hex(source)}`, factory, loadOptions);
     },
     async close() {
