@@ -19,6 +19,8 @@ const CLOSE = 0.7;
 const MOST = 4;
 /** How much of a tool's weight rides on accounting for the request's values. */
 const FIT_WEIGHT = 0.35;
+/** How much more a value word counts than another leftover word. */
+const VALUE_WEIGHT = 2;
 /** What each required parameter the request does not give costs. */
 const MISSING_FACTOR = 0.85;
 
@@ -59,12 +61,15 @@ export function fitOf(tool: ToolDefinition, ranked: RankedTool, context: FitCont
     ...(context.now !== undefined ? { now: context.now } : {}),
   });
   const spans = Object.values(filled.sources).map((s) => ({ start: s.start - context.offset, end: s.end - context.offset }));
+  // Values (names, dates, numbers) count double: a tool with no room for a stated day or amount misses more than a word.
+  const values = new Set(context.query.words.filter((w) => w.value).map((w) => w.token.start));
   let leftover = 0;
   let taken = 0;
   for (const token of tokenize(context.clause)) {
     if (toolWords.has(token.word) || isStopWord(token.word, context.query.language)) continue;
-    leftover++;
-    if (spans.some((s) => token.start >= s.start && token.end <= s.end)) taken++;
+    const weight = values.has(token.start) || /\d/.test(token.word) ? VALUE_WEIGHT : 1;
+    leftover += weight;
+    if (spans.some((s) => token.start >= s.start && token.end <= s.end)) taken += weight;
   }
   const fit = leftover === 0 ? 1 : taken / leftover;
   const weight = ranked.score.score * (1 - FIT_WEIGHT + FIT_WEIGHT * fit) * MISSING_FACTOR ** filled.missing.length;

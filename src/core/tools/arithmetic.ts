@@ -47,7 +47,7 @@ export const tools: Record<string, ToolSpec> = {
   calculate: defineTool({
     ...arithmeticMeta,
     cost: 0.2,
-    description: 'Calculate or evaluate an arithmetic expression or formula with parentheses, powers and functions like sqrt, compute math.',
+    description: 'Calculate or evaluate an arithmetic expression or formula with parentheses, powers, percentages and functions like sqrt, compute math.',
     parameters: z.object({ expression: z.string().min(1).max(MAX_EXPRESSION_LENGTH).describe('arithmetic expression, e.g. (2 + 3) * 4') }),
     handler: ({ expression }) => evaluateExpression(expression),
   }),

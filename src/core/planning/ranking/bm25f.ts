@@ -7,7 +7,7 @@ import { guessLanguage, type Language } from './stem.ts';
 import { termsOf, type WordTerms } from './terms.ts';
 import { tokenize, type Token } from './tokens.ts';
 import { editDistance } from './editDistance.ts';
-import { deletions, type ToolIndex } from './toolIndex.ts';
+import { deletions, MIN_PREFIX, type ToolIndex } from './toolIndex.ts';
 
 /** BM25 saturation. */
 const K1 = 1.2;
@@ -17,6 +17,8 @@ export const SATURATION = K1 + 1;
 const GROUP_DISCOUNT = 0.6;
 /** How much a word one letter away from a tool's word counts. */
 const TYPO_DISCOUNT = 0.8;
+/** How much a word of the same family with another stem counts ("percent" for "percentage"). */
+const FAMILY_DISCOUNT = 0.8;
 /** How much a value word (a name, a date word, quoted text) counts: it says what with, not what to do. */
 const VALUE_DISCOUNT = 0.3;
 
@@ -94,8 +96,6 @@ export function readQuery(text: string): Query {
     [/[$€£¥₹]\s*\d|\d\s*[$€£¥₹]/, 'currency', false],
     // Arithmetic written out asks for a calculation; a day written as 3/18 and a code as 555-0142 do not.
     [/\d\s*(?:[+*×÷^]|\*\*|\s[-/]\s)\s*\(?\s*\d|(?<![\d/])(?!(?:0?[1-9]|1[0-2])\/(?:0?[1-9]|[12]\d|3[01])(?![\d/]))\d+\/\d/, 'calculate', false],
-    // "15% of 80" may be a calculation, or what a percentage tool is for: a hint, not the intent.
-    [/\d\s*%\s*of\s+\d/, 'calculate', true],
   ];
   for (const [pattern, word, value] of symbols) {
     const match = pattern.exec(text);
@@ -148,6 +148,7 @@ export function scoreTools(index: ToolIndex, query: Query): ToolScore[] {
         const list = index.postings.get(term);
         if (list) for (const [position, x] of list) raise(position, GROUP_DISCOUNT * saturate(x));
       }
+    matchFamily(index, word, raise);
     if (!exact) matchNearWords(index, word, query.language, raise);
     const weight = word.value ? VALUE_DISCOUNT * word.terms.weight : word.terms.weight;
     for (const position of touched) {
@@ -168,6 +169,21 @@ export function scoreTools(index: ToolIndex, query: Query): ToolScore[] {
     }
   }
   return scores.filter((s): s is ToolScore => s !== undefined);
+}
+
+/**
+ * Words of one family whose stems differ ("percent" / "percentage", "calendar" / "calendars'"):
+ * a stem of {@link MIN_PREFIX} letters or more meets the tools' stems it begins, and those it
+ * begins with, at a discount.
+ */
+function matchFamily(index: ToolIndex, word: QueryWord, raise: (position: number, value: number) => void): void {
+  for (const term of word.terms.stems) {
+    if (term.length < MIN_PREFIX || term.includes(':')) continue;
+    for (const longer of index.extensions.get(term) ?? [])
+      for (const [position, x] of index.postings.get(longer) ?? []) raise(position, FAMILY_DISCOUNT * saturate(x));
+    for (let k = MIN_PREFIX; k < term.length; k++)
+      for (const [position, x] of index.postings.get(term.slice(0, k)) ?? []) raise(position, FAMILY_DISCOUNT * saturate(x));
+  }
 }
 
 /** A word that matched nothing may be a typo of a tool's word ("wheather"): one edit away, five letters or more. */

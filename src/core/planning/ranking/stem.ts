@@ -30,7 +30,7 @@ export const STOP_WORDS: Readonly<Record<Language, ReadonlySet<string>>> = {
       'i me my mine we us our you your he him his she her it its they them their this that these those there here what which who whom ' +
       'whose how when where why can could would should will shall may might must please pls plz kindly just also some any all me ' +
       "i'm i'd i'll i've you're it's what's that's let's let up out over so than then too very not no yes ok okay hey hi hello thanks " +
-      "thank want wanna need needs would i’d many much how's where's who's there's"
+      "thank want wanna need needs would i’d many much how's where's who's there's like"
     ).split(' '),
   ),
   fr: new Set(

@@ -20,6 +20,12 @@ export interface WordTerms {
 
 /** Least weight of a content word: the commonest words still break ties. */
 const WEIGHT_FLOOR = 0.2;
+/**
+ * English stems of the verbs any request may start with ("set a reminder", "get me", "show me"):
+ * rarer in film dialogue than in requests, so the background table overrates them.
+ */
+const GENERIC_VERBS: ReadonlySet<string> = new Set(['set', 'get', 'show', 'give', 'put', 'make', 'take', 'tell', 'let', 'like']);
+const GENERIC_WEIGHT = 2;
 
 const memo = new Map<string, WordTerms | null>();
 const MEMO_LIMIT = 20_000;
@@ -56,6 +62,7 @@ function computeTerms(word: string, language: Language): WordTerms | null {
   if (language !== 'en') stems.add(`${language}:${stem(word, language)}`);
   const groupSet = new Set<string>();
   for (const s of stems) for (const g of groups(s)) groupSet.add(`g:${g}`);
-  const weight = Math.max(WEIGHT_FLOOR, backgroundWeight(translated ?? english));
+  const background = Math.max(WEIGHT_FLOOR, backgroundWeight(translated ?? english));
+  const weight = GENERIC_VERBS.has(english) ? Math.min(GENERIC_WEIGHT, background) : background;
   return { stems: [...stems], groups: [...groupSet], weight };
 }

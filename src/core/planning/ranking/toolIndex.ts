@@ -151,6 +151,11 @@ export interface ToolIndex {
   postings: ReadonlyMap<string, ReadonlyArray<readonly [number, number]>>;
   /** Each word of the tools' texts (5 letters or more) and each of its one-letter deletions → the words: typo look-ups. */
   nearWords: ReadonlyMap<string, readonly string[]>;
+  /**
+   * A stem's beginnings of {@link MIN_PREFIX} letters or more → the longer stems that start so:
+   * words of one family whose stems differ ("percent" and "percentage" → `percentag`).
+   */
+  extensions: ReadonlyMap<string, readonly string[]>;
   /** A tool name's letters run together (`sendmessage`) → the tools so named: a clause can name them outright. */
   byJoinedName: ReadonlyMap<string, readonly number[]>;
   /** The highest cost and latency among the tools (1 when all are 0), for preference weights. */
@@ -191,6 +196,9 @@ export function segment(word: string, vocabulary: ReadonlySet<string>): string[]
   return result && result.known >= 2 && result.pieces.length > 1 ? result.pieces : [word];
 }
 
+/** Shortest beginning of a stem that finds the longer stems of its family. */
+export const MIN_PREFIX = 6;
+
 const recent: ToolIndex[] = [];
 const RECENT_LIMIT = 8;
 
@@ -202,10 +210,21 @@ export function indexTools(tools: readonly ToolDefinition[]): ToolIndex {
   const entries = tools.map(indexTool);
   const postings = new Map<string, Array<readonly [number, number]>>();
   const nearWords = new Map<string, string[]>();
+  const extensions = new Map<string, string[]>();
   entries.forEach((entry, position) => {
     for (const [term, value] of entry.terms) {
       let list = postings.get(term);
-      if (!list) postings.set(term, (list = []));
+      if (!list) {
+        postings.set(term, (list = []));
+        // English stems only: groups (`g:`) and other languages' stems (`fr:`) have families of their own.
+        if (!term.includes(':'))
+          for (let k = MIN_PREFIX; k < term.length; k++) {
+            const key = term.slice(0, k);
+            const longer = extensions.get(key);
+            if (!longer) extensions.set(key, [term]);
+            else longer.push(term);
+          }
+      }
       list.push([position, value]);
     }
     for (const word of entry.words) {
@@ -226,7 +245,7 @@ export function indexTools(tools: readonly ToolDefinition[]): ToolIndex {
     if (list) list.push(position);
     else byJoinedName.set(joined, [position]);
   });
-  const index: ToolIndex = { tools: entries, postings, nearWords, byJoinedName, maxCost, maxLatency };
+  const index: ToolIndex = { tools: entries, postings, nearWords, extensions, byJoinedName, maxCost, maxLatency };
   recent.unshift(index);
   if (recent.length > RECENT_LIMIT) recent.pop();
   return index;

@@ -307,7 +307,7 @@ function fillStrings(
   // A colon introduces the value of the one required text parameter left; with none, a capitalised name left over
   // goes to the first optional title or query parameter ("play Bohemian Rhapsody by Queen").
   const left = open().filter((p) => p.required && p.type === 'string');
-  const optional = open().filter((p) => !p.required && p.type === 'string' && ['title', 'query', 'creator'].includes(roleOf(p)));
+  const optional = open().filter((p) => !p.required && p.type === 'string' && ['title', 'query', 'creator', 'other'].includes(roleOf(p)));
   if (left.length === 0 && optional.length === 0) return;
   const target = left[0] ?? optional[0]!;
   const namesOnly = left.length === 0;
