@@ -16,7 +16,7 @@ import { fillArguments, type FillResult } from './slots/fill.ts';
 /** Tools within this share of the best relevance are weighed again by their arguments. */
 const CLOSE = 0.7;
 /** At most this many tools are weighed (each is one slot filling). */
-const MOST = 4;
+const MOST = 3;
 /** How much of a tool's weight rides on accounting for the request's values. */
 const FIT_WEIGHT = 0.35;
 /** How much more a value word counts than another leftover word. */

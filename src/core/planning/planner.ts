@@ -14,6 +14,7 @@ import type { ToolDefinition } from '../tools/tool.ts';
 import type { ToolRegistry } from '../tools/toolRegistry.ts';
 import { clausesOf } from './clauses.ts';
 import { fitArguments } from './argumentFit.ts';
+import { qualifierOnly } from './headWords.ts';
 import { decide, DEFAULT_THRESHOLDS, type ClauseDecision, type Weights } from './ranking/abstain.ts';
 import { readQuery, scoreTools } from './ranking/bm25f.ts';
 import { indexTools, type ToolIndex } from './ranking/toolIndex.ts';
@@ -186,6 +187,21 @@ export class Planner {
         (sideEffects) => (sideEffects ? DEFAULT_THRESHOLDS.minEvidenceSideEffects : DEFAULT_THRESHOLDS.minEvidence),
       );
       const tool = index.tools[fitted.ranked.position]!.tool;
+      const qualifier = fitted.ranked.score.named ? undefined : qualifierOnly(query, fitted, clause.text, clause.start);
+      if (qualifier) {
+        refusals.push({
+          clause: clauseIndex,
+          text: clause.text.slice(0, 500),
+          code: 'low_coverage',
+          message:
+            `${tool.name} matched "${qualifier.matched}", but the request is about "${qualifier.matched} ${qualifier.head}", which it does not serve`.slice(
+              0,
+              1000,
+            ),
+          suggestions: [tool.name],
+        });
+        return;
+      }
       if (fitted.ranked !== decision.best) markChosen(candidates, clauseIndex, tool.name, index.tools[decision.best.position]!.tool.name, fitted.fit);
       const filled = fitted.filled;
       if (filled.missing.length > 0) {

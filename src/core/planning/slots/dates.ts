@@ -69,9 +69,24 @@ const MAX_TEXT = 2000;
  * date-time as well. "from May 3 to May 7" gives two dates. Without a reference instant,
  * relative expressions are left out (they would depend on when the plan is made).
  */
-export function dateMentions(text: string, language: Language, now: number | undefined): Mention[] {
+export function dateMentions(text: string, language: Language, now: number | undefined): readonly Mention[] {
   const source = text.slice(0, MAX_TEXT);
   if (!DATE_HINT.test(source)) return [];
+  // Several tools of one clause are filled in turn: the date parser reads the clause once.
+  const key = `${language}\u0000${now ?? ''}\u0000${source}`;
+  const known = recentDates.get(key);
+  if (known) return known;
+  const found = Object.freeze(parseDates(source, language, now).map((m) => Object.freeze(m)));
+  if (recentDates.size >= RECENT_DATES) recentDates.delete(recentDates.keys().next().value!);
+  recentDates.set(key, found);
+  return found;
+}
+
+/** The dates of the last clauses read (oldest first), with their mentions frozen. */
+const recentDates = new Map<string, readonly Mention[]>();
+const RECENT_DATES = 32;
+
+function parseDates(source: string, language: Language, now: number | undefined): Mention[] {
   const instant = new Date(now ?? Date.UTC(2000, 0, 1));
   let results: ReturnType<Parser['parse']>;
   try {
@@ -101,7 +116,7 @@ export function dateMentions(text: string, language: Language, now: number | und
       if (now !== undefined && components.isCertain('month') && components.isCertain('day') && !components.isCertain('year')) nearestYear(components, instant);
       const relative = !components.isCertain('day') && !components.isCertain('weekday') && !components.isCertain('month');
       // Without a reference instant only a date that writes its year out means one day.
-      if (now === undefined && (relative || !/\d{4}/.test(text.slice(from, to)))) continue;
+      if (now === undefined && (relative || !/\d{4}/.test(source.slice(from, to)))) continue;
       const hasDay = components.isCertain('day') || components.isCertain('weekday') || components.tags().has('result/relativeDate') || !relative;
       const hasTime = components.isCertain('hour');
       const dayKnown = hasDay && !(hasTime && relative && !components.isCertain('day'));
