@@ -11,6 +11,9 @@ import {
   createRandomIds,
   registerBuiltinTools,
   registerCodeTools,
+  registerServiceTools,
+  refusingSandbox,
+  WORKERD_SANDBOX_REASON,
   registerMemoryTools,
   memoryManagerRunMemory,
   systemClock,
@@ -108,6 +111,13 @@ export async function createRuntime(store: HostStore, config: Config, options: R
     registerBuiltinTools(registry, config.defaultProfile);
     registerMemoryTools(registry, { memory, retriever }, config.defaultProfile);
     if (options.codeParser) registerCodeTools(registry, options.codeParser, config.defaultProfile);
+    // Hosts without a sandbox (workerd) list the builder too; its calls are refused, saying why.
+    if (options.codeParser)
+      registerServiceTools(
+        registry,
+        { sandbox: options.toolVersions?.sandbox ?? refusingSandbox('this host', WORKERD_SANDBOX_REASON), parser: options.codeParser },
+        config.defaultProfile,
+      );
   }
   const planner = new Planner({ ids, clock, maxSteps: config.plannerMaxSteps, minSimilarity: config.plannerMinSimilarity });
   const toolVersions = options.toolVersions ? new ToolVersions({ memory, registry, clock, ...options.toolVersions }) : undefined;

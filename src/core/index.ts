@@ -127,7 +127,7 @@ export {
   type ToolVerifier,
 } from './tools/tool.ts';
 export { ToolRegistry } from './tools/toolRegistry.ts';
-export { DEMO_PROFILE, registerBuiltinTools, registerCodeTools } from './tools/builtins.ts';
+export { DEMO_PROFILE, registerBuiltinTools, registerCodeTools, registerServiceTools } from './tools/builtins.ts';
 export { registerMemoryTools } from './tools/memoryTools.ts';
 export { MAX_EXPRESSION_LENGTH, evaluateExpression } from './tools/calculator.ts';
 export { textStats, type TextStats } from './tools/text.ts';
@@ -215,6 +215,18 @@ export {
 } from './sandbox/sandbox.ts';
 export { createWorkerSandbox, type SandboxWorker, type SpawnSandboxWorker, type WorkerFailure } from './sandbox/workerSandbox.ts';
 export { sandboxedToolSpec } from './sandbox/sandboxedTool.ts';
+export { REALM_LIBRARIES, type RealmLibrary, type RealmLibraryName } from './sandbox/realmLibraries.ts';
+// The microservice builder
+export { ServiceSpecSchema, parseServiceSpec, type FieldSchema, type ServiceSpec, type ServiceSpecInput } from './tools/serviceBuilder/serviceSpec.ts';
+export {
+  buildMicroservice,
+  type ServiceBuild,
+  type ServiceBuilderHost,
+  type ServiceFile,
+  type ServiceReport,
+} from './tools/serviceBuilder/buildMicroservice.ts';
+export { type SmokeCheck, type SmokeReport } from './tools/serviceBuilder/smokeTest.ts';
+export { MicroserviceBuilderInputSchema, microserviceBuilderTool } from './tools/serviceBuilder/microserviceBuilderTool.ts';
 // Tools written at run time: proposed, audited, approved and registered by content hash
 export {
   MAX_TOOL_SOURCE_CHARS,

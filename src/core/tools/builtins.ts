@@ -4,6 +4,8 @@ import { tools as waitTools } from './wait.ts';
 import { codeAnalyzerTool } from './codeAnalyzer/codeAnalyzerTool.ts';
 import type { CodeParserSource } from './codeAnalyzer/parseSource.ts';
 import type { ToolRegistry } from './toolRegistry.ts';
+import { microserviceBuilderTool } from './serviceBuilder/microserviceBuilderTool.ts';
+import type { ServiceBuilderHost } from './serviceBuilder/buildMicroservice.ts';
 
 /** The profile the built-in tools are registered in by default. */
 export const DEMO_PROFILE = 'demo';
@@ -28,4 +30,14 @@ export function registerBuiltinTools(registry: ToolRegistry, profile: string = D
 export function registerCodeTools(registry: ToolRegistry, parser: CodeParserSource, profile: string = DEMO_PROFILE): string[] {
   registry.register(profile, 'code_analyzer', codeAnalyzerTool(parser));
   return ['code_analyzer'];
+}
+
+/**
+ * Register the service tools — `microservice_builder` — in `profile` (default `demo`): services
+ * are smoke-tested in `host.sandbox` (a host that cannot run sandboxed code passes a
+ * `refusingSandbox`, and each call then fails with `unsupported_host`). Returns the names registered.
+ */
+export function registerServiceTools(registry: ToolRegistry, host: ServiceBuilderHost, profile: string = DEMO_PROFILE): string[] {
+  registry.register(profile, 'microservice_builder', microserviceBuilderTool(host));
+  return ['microservice_builder'];
 }
