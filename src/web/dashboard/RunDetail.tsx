@@ -6,6 +6,7 @@ import { ApprovalCard } from './Approvals.tsx';
 import { BudgetMeters, ProfileBudget } from './Budget.tsx';
 import type { TraceRecord } from '../../core/index.ts';
 import { DeleteRun, FeedbackBox } from './RunFeedback.tsx';
+import { GeneratedFiles } from './GeneratedFiles.tsx';
 import { RunPlan } from './RunPlan.tsx';
 import { TraceView, type ForkRequest } from './TraceView.tsx';
 
@@ -174,6 +175,7 @@ export function RunDetail({ token, runId }: { token: string; runId: string }) {
       ) : null}
       <h2>Outputs</h2>
       <pre className="outputs">{JSON.stringify(outcome.outputs, null, 2)}</pre>
+      <GeneratedFiles outputs={outcome.outputs} />
       <h2>Budget</h2>
       <div className="side-by-side">
         <BudgetMeters title="This run" usage={outcome.usage} budget={outcome.budget?.run} />
