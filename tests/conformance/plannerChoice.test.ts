@@ -57,6 +57,32 @@ function registry(): ToolRegistry {
     z.object({ phone: z.string().describe('Phone number'), message: z.string().describe('Text of the message') }),
     { requiresApproval: true },
   );
+  add(
+    'recipe_search',
+    'Find recipes by dish, leaving out ingredients.',
+    z.object({ dish: z.string().describe('Dish name').optional(), exclude: z.array(z.string()).describe('Ingredients to leave out').optional() }),
+  );
+  add(
+    'wake_alarm',
+    'Set a wake-up alarm, once or repeating on some days.',
+    z.object({
+      time: z.string().describe('Alarm time').meta({ format: 'time' }),
+      days: z
+        .array(z.enum(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun']))
+        .describe('Days it repeats on')
+        .optional(),
+    }),
+    { requiresApproval: true },
+  );
+  add(
+    'shop_search',
+    'Search products in the shop.',
+    z.object({
+      query: z.string().describe('What to look for'),
+      max_price: z.number().describe('Highest price').optional(),
+      min_rating: z.number().describe('Lowest star rating').optional(),
+    }),
+  );
   add('new_note', 'Create a new note.', z.object({ text: z.string().describe('Text of the note') }));
   return tools;
 }
@@ -138,5 +164,22 @@ describe('planner: abstains when a tool serves only a qualifier of the request',
   it('still plans when the head word is the tool’s own or goes into an argument', () => {
     expect(first(plan('plan travel to Lisbon'))).toMatchObject({ tool: 'plan_trip', input: { destination: 'Lisbon' } });
     expect(first(plan('create a new note saying buy milk'))).toMatchObject({ tool: 'new_note', input: { text: 'buy milk' } });
+  });
+});
+
+describe('planner: lists of options, exclusions and bounds', () => {
+  it('fills a list of enum options from day names, "weekdays" and "the weekend"', () => {
+    expect(first(plan('set an alarm for 7am on weekdays'))?.input).toEqual({ time: '07:00:00', days: ['mon', 'tue', 'wed', 'thu', 'fri'] });
+    expect(first(plan('alarm at 9am on Saturday and Sunday'))?.input).toEqual({ time: '09:00:00', days: ['sat', 'sun'] });
+  });
+
+  it('reads what follows "without" into a parameter that leaves things out, and ends the dish there', () => {
+    const p = plan('lasagna recipes without mushrooms or onions');
+    expect(first(p)).toMatchObject({ tool: 'recipe_search', input: { exclude: ['mushrooms', 'onions'] } });
+    expect(p.steps[0]?.sources?.['exclude']?.reason).toContain('without');
+  });
+
+  it('gives a number after "under" to the highest-price parameter and after "at least" to the lowest', () => {
+    expect(first(plan('search the shop for headphones under 100 with at least 4 stars'))?.input).toMatchObject({ max_price: 100, min_rating: 4 });
   });
 });

@@ -14,6 +14,7 @@ import { expressionOf } from './expression.ts';
 import { fillArrays } from './arrays.ts';
 import { assignNumbers } from './numberSlots.ts';
 import { modifierBefore } from './modifiers.ts';
+import { enumList, exclusions } from './sets.ts';
 import { currencyCode, numericMentions } from './numbers.ts';
 import { codeIn, identifierIn, introducerIndices, isBoundary, phraseAfter, roleOf, textMentions, type Role } from './strings.ts';
 import { overlaps, paramsOf, type Filled, type Mention, type Param } from './types.ts';
@@ -192,6 +193,11 @@ export function fillArguments(inputSchema: JsonSchema, context: FillContext): Fi
     context.description ?? '',
   ))
     set(param, filled);
+  // What to leave out ("without onions"), and lists of options ("on Saturday and Sunday").
+  for (const param of params.filter((p) => input[p.name] === undefined && (p.type === 'array' || p.type === 'string'))) {
+    const filled = exclusions(param, clause, tokens, language, offset, taken) ?? (param.type === 'array' ? enumList(param, tokens, offset, taken) : undefined);
+    if (filled) set(param, filled);
+  }
   fillArrays(params, input, clause, tokens, texts, numbers, taken, set, from);
 
   // 5. Text by the words that introduce it; then quoted text; then what is left, for one required text.

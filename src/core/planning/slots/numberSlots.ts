@@ -17,6 +17,14 @@ const COUNTS =
 const PERCENT = /^(percent|percentag|rate|tip|discount|pct|vat|tax)/;
 const MONEY = /^(amount|price|budget|cost|total|bill|max_price|fare|sum|salary|value|balance|payment)/;
 
+/** Words right before a number that make it an upper or a lower bound, in the six languages. */
+const UPPER_BOUND =
+  /(?:^|\s)(?:under|below|less than|at most|up to|within|max|maximum|cheaper than|unter|bis|sous|moins de|jusqu'a|menos de|hasta|bajo|sotto|fino a|meno di|ate|abaixo de)$/;
+const LOWER_BOUND =
+  /(?:^|\s)(?:over|above|more than|at least|min|minimum|from|uber|mindestens|plus de|au moins|mas de|al menos|oltre|almeno|mais de|pelo menos)$/;
+const MAX_WORDS = /^(max|maximum|most|limit|budget|upto|cap|ceiling|highest)$/;
+const MIN_WORDS = /^(min|minimum|least|lowest|floor)$/;
+
 const TIME_UNITS: Readonly<Record<string, number>> = {
   seconds: 1,
   secs: 1,
@@ -65,6 +73,12 @@ function cueScore(param: Param, mention: Mention, tokens: readonly Token[], prep
     reasons.push(`after "${previous}", as the description puts it`);
   }
   const words = param.nameWords;
+  // "under 200", "at least 3": a bound goes to the parameter that is one.
+  const bound = UPPER_BOUND.test(before.slice(-2).join(' ')) ? 'max' : LOWER_BOUND.test(before.slice(-2).join(' ')) ? 'min' : undefined;
+  if (bound && words.some((w) => (bound === 'max' ? MAX_WORDS : MIN_WORDS).test(w))) {
+    score += 3;
+    reasons.push(`after "${before.at(-1)}", a ${bound === 'max' ? 'most' : 'least'} value`);
+  }
   if (mention.kind === 'percent') score += words.some((w) => PERCENT.test(w)) ? 3 : -2;
   if (mention.kind === 'money') score += words.some((w) => MONEY.test(w)) ? 2 : 0;
   if (mention.kind !== 'percent' && words.some((w) => PERCENT.test(w)) && !words.some((w) => MONEY.test(w))) score -= 1;

@@ -93,7 +93,7 @@ const INTRODUCERS: Readonly<Record<Role, readonly string[]>> = {
 const BOUNDARIES = new Set(
   (
     'to from in at on for by with about saying says and then but or into near via around before after until when while because so which who that ' +
-    'under over below above than less more cheaper within without unter uber sous moins sin bajo menos sotto senza abaixo ' +
+    'under over below above than less more cheaper within without except unter uber ohne sous sans moins sin bajo menos sotto senza sem abaixo ' +
     'please tomorrow today tonight pour avec dans sur et de à para con en y sobre mit für nach und von bei com e em per su ' +
     'le la les du des au aux el los las del al il lo gli della dal am im um der die das dem den zum zur ao do da no na a o'
   ).split(' '),
