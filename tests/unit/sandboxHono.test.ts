@@ -68,6 +68,28 @@ describe('the hono realm library', () => {
     await Promise.all([fetching.close(), probe.close()]);
   });
 
+  it('gives code no way out through the library: its functions lead to the refusing constructors of the realm, its objects are frozen', async () => {
+    const probe = await loadWithoutAudit(
+      sandbox,
+      `(function () { 'use strict'; return function () {
+        const attempt = (f) => { try { return String(f()); } catch (e) { return e.name + ': ' + e.message; } };
+        const ctor = 'constr' + 'uctor';
+        return [
+          attempt(() => Object.getPrototypeOf(Hono)[ctor]('return globalThis')()),
+          attempt(() => new Response('x').text[ctor]('return 1')()),
+          attempt(() => new Hono().request[ctor][ctor]('return 1')()),
+          attempt(() => { Headers.prototype.get = () => 'x'; return 'changed'; }),
+          attempt(() => { Hono.prototype.fetch = () => 'x'; return 'changed'; }),
+        ];
+      }; })`,
+      { library: 'hono' },
+    );
+    const outcomes = (await probe.call({})) as string[];
+    for (const outcome of outcomes.slice(0, 3)) expect(outcome).toBe('TypeError: code generation from strings is not available in the sandbox');
+    for (const outcome of outcomes.slice(3)) expect(outcome).toMatch(/^TypeError: Cannot (assign to read only property|add property)/);
+    await probe.close();
+  });
+
   it('lets only a load with the library name its globals, and knows no other library', async () => {
     const error = await sandbox.load('export default () => typeof Hono').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SandboxError);

@@ -105,6 +105,9 @@ describe('microservice_builder', () => {
     for (let i = 0; i < 5_000; i++) deep = { type: 'array', items: deep };
     expect(await refusal(withRoute({ ...route, response: { schema: deep } }))).toEqual(['spec: nested 25 levels deep (the limit is 24)']);
     expect((await refusal('not a spec'))[0]).toMatch(/^spec: /);
+    const huge = { ...route, example: { response: { status: 'x'.repeat(300_000) } } };
+    expect(await refusal(withRoute(huge))).toEqual([expect.stringMatching(/^spec: \d+ characters of JSON \(the limit is 200000\)$/)]);
+    expect(await refusal({ name: 'x', routes: [{ ...route, example: { response: 1n } }] })).toEqual(['spec: not a JSON value']);
   });
 
   it('keeps strings that look like code inert: they travel as data and come back verbatim', async () => {

@@ -130,6 +130,8 @@ export function pathParams(path: string): string[] {
 /** How deep a spec may nest (objects and arrays), and how many values it may hold. */
 export const MAX_SPEC_DEPTH = 24;
 export const MAX_SPEC_NODES = 20_000;
+/** How long a spec's JSON may be, in characters. */
+export const MAX_SPEC_CHARS = 200_000;
 
 /** The nesting depth and value count of a JSON-like input, without recursion (a deep input cannot overflow the stack). */
 function measure(input: unknown): { depth: number; nodes: number } {
@@ -178,6 +180,13 @@ export function parseServiceSpec(input: unknown): ServiceSpec {
   const size = measure(input);
   if (size.depth > MAX_SPEC_DEPTH) throw refuse([`spec: nested ${size.depth} levels deep (the limit is ${MAX_SPEC_DEPTH})`]);
   if (size.nodes > MAX_SPEC_NODES) throw refuse([`spec: ${size.nodes} values (the limit is ${MAX_SPEC_NODES})`]);
+  let chars: number;
+  try {
+    chars = JSON.stringify(input)?.length ?? 0;
+  } catch {
+    throw refuse(['spec: not a JSON value']);
+  }
+  if (chars > MAX_SPEC_CHARS) throw refuse([`spec: ${chars} characters of JSON (the limit is ${MAX_SPEC_CHARS})`]);
   const parsed = ServiceSpecSchema.safeParse(input);
   if (!parsed.success) throw refuse(parsed.error.issues.map((issue) => `${['spec', ...issue.path.map(String)].join('.')}: ${issue.message}`));
   const problems: string[] = [];
