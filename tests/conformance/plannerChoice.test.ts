@@ -83,6 +83,17 @@ function registry(): ToolRegistry {
       min_rating: z.number().describe('Lowest star rating').optional(),
     }),
   );
+  add(
+    'cancel_reservation',
+    'Cancel a hotel reservation by its confirmation code.',
+    z.object({ confirmation_code: z.string().describe('Six-character confirmation code') }),
+    { requiresApproval: true },
+  );
+  add(
+    'workout_log',
+    'Log a workout in the fitness diary.',
+    z.object({ activity: z.string().describe('Kind of workout'), duration_minutes: z.number().describe('Length in minutes') }),
+  );
   add('new_note', 'Create a new note.', z.object({ text: z.string().describe('Text of the note') }));
   return tools;
 }
@@ -181,5 +192,23 @@ describe('planner: lists of options, exclusions and bounds', () => {
 
   it('gives a number after "under" to the highest-price parameter and after "at least" to the lowest', () => {
     expect(first(plan('search the shop for headphones under 100 with at least 4 stars'))?.input).toMatchObject({ max_price: 100, min_rating: 4 });
+  });
+});
+
+describe('planner: asks for missing arguments only when the tool is clearly the one', () => {
+  it('asks for the code of a hotel reservation it was clearly asked to cancel', () => {
+    const p = plan('cancel my hotel reservation');
+    expect(p.stopReason).toBe('input_required');
+    expect(p.inputRequired).toMatchObject({ tool: 'cancel_reservation', missing: [{ name: 'confirmation_code' }] });
+  });
+
+  it('refuses instead of asking when the tool matched only loosely', () => {
+    const p = plan('what is the code of the gym');
+    expect(p.stopReason).toBe('no_relevant_tool');
+    expect(p.refusals?.[0]).toMatchObject({ code: 'missing_arguments', suggestions: ['cancel_reservation'] });
+  });
+
+  it('reads "1 hour of yoga" as a length of time, not as a date', () => {
+    expect(first(plan('log 1 hour of yoga in my workout diary'))).toMatchObject({ tool: 'workout_log', input: { activity: 'yoga', duration_minutes: 60 } });
   });
 });

@@ -13,7 +13,7 @@ import { parseOrThrow } from '../schema/validate.ts';
 import type { ToolDefinition } from '../tools/tool.ts';
 import type { ToolRegistry } from '../tools/toolRegistry.ts';
 import { clausesOf } from './clauses.ts';
-import { fitArguments } from './argumentFit.ts';
+import { fitArguments, type Fitted } from './argumentFit.ts';
 import { qualifierOnly } from './headWords.ts';
 import { decide, DEFAULT_THRESHOLDS, type ClauseDecision, type Weights } from './ranking/abstain.ts';
 import { readQuery, scoreTools } from './ranking/bm25f.ts';
@@ -206,9 +206,10 @@ export class Planner {
       const filled = fitted.filled;
       if (filled.missing.length > 0) {
         const missing = filled.missing.map((p) => ({ name: p.name, type: p.type, ...(p.description ? { description: p.description } : {}) }));
-        if (decision.strong && !inputRequired) {
+        const ask = askable(fitted);
+        if (ask && !inputRequired) {
           inputRequired = { clause: clauseIndex, tool: tool.name, input: filled.input, sources: filled.sources, missing };
-        } else if (!decision.strong) {
+        } else if (!ask) {
           refusals.push({
             clause: clauseIndex,
             text: clause.text.slice(0, 500),
@@ -287,6 +288,17 @@ function refusalOf(index: ToolIndex, decision: Extract<ClauseDecision, { accepte
     message: decision.message.slice(0, 1000),
     suggestions: decision.ranked.slice(0, 3).map((r) => index.tools[r.position]!.tool.name),
   };
+}
+
+/** Least share of the request's words a tool must match for the plan to stop and ask for its missing arguments. */
+const ASK_COVERAGE = 0.75;
+/** …or least evidence (a clearly informative word matched in the tool's name). */
+const ASK_EVIDENCE = 8;
+
+/** Whether a tool whose required arguments are not all in the request is clear enough a choice to ask for them. */
+function askable(fitted: Fitted): boolean {
+  const { score, coverage } = fitted.ranked;
+  return score.named || coverage >= ASK_COVERAGE || score.score >= ASK_EVIDENCE;
 }
 
 /** The candidates of a clause after its arguments chose `chosen` over `first`: the rows say so. */

@@ -101,8 +101,13 @@ function parseDates(source: string, language: Language, now: number | undefined)
     const end = start + result.text.length;
     // A bare number ("4") is not a date; chrono reads some as days or hours.
     if (/^\s*\d{1,4}\s*$/.test(result.text)) continue;
-    // "the next 5 days" is a length of time, not a date.
+    // "the next 5 days", "a 30 minute run", "1 hour of yoga" are lengths of time, not dates ("in 2 hours" is one).
     if (/\d+\s*(?:days?|weeks?|jours?|semaines?|d[ií]as?|semanas?|tage?n?|wochen?|giorni|settimane)\b/i.test(result.text)) continue;
+    if (
+      /^\s*\d+(?:[.,]\d+)?[\s-]*(?:minutes?|mins?|hours?|hrs?|seconds?|secs?|minutos?|minuti|minuten|heures?|horas?|ore|stunden?)\s*$/i.test(result.text) &&
+      !/\b(?:in|dans|en|em|tra|fra)\s*$/i.test(source.slice(Math.max(0, start - 6), start))
+    )
+      continue;
     const parts: Array<[Components, number, number]> = [[result.start, start, end]];
     if (result.end) {
       // "from May 3 to May 7": split the span at the connecting word so each end has its own span.

@@ -293,7 +293,7 @@ function fillStrings(
   for (const param of byNeed()) tryIntroducers(param, true);
   for (const param of byNeed()) tryIntroducers(param, false);
   // A value in front of its parameter's noun ("the driveway camera").
-  for (const param of byNeed().filter((p) => p.type === 'string' && roleOf(p) !== 'text')) {
+  for (const param of byNeed().filter((p) => p.type === 'string' && roleOf(p) !== 'text' && roleOf(p) !== 'identifier')) {
     const phrase = modifierBefore(tokens, param, context.language, tokenTaken);
     if (!phrase) continue;
     const span = { start: tokens[phrase[0]]!.start, end: tokens[phrase[1]]!.end };
