@@ -1,24 +1,35 @@
 import type { ServiceSpec } from './serviceSpec.ts';
 
+const UNSAFE_IN_SOURCE = /[<>\u2028\u2029]/g;
+const escapeUnsafe = (text: string) => text.replace(UNSAFE_IN_SOURCE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
 /**
- * A value as a JavaScript expression that cannot be anything but that value: its JSON text,
- * itself as one string literal handed to `JSON.parse`, with `<`, `>`, U+2028 and U+2029 escaped
- * (so no `<!--`, `-->` or `</script>` and no line break appears in the source). Every part of the
- * generated code that comes from a spec goes through here; none is spliced in as code.
+ * A string as a JavaScript string literal: its JSON text, with `<`, `>`, U+2028 and U+2029
+ * escaped (so no `<!--`, `-->` or `</script>` and no line break appears in the source).
+ */
+export function stringLiteral(text: string): string {
+  return escapeUnsafe(JSON.stringify(text));
+}
+
+/**
+ * A value as a JavaScript expression that cannot be anything but that value: its JSON text as one
+ * {@link stringLiteral} handed to `JSON.parse` (an object literal would read a `__proto__` key as
+ * the prototype). Every part of the generated code that comes from a spec is one of these, or a
+ * string literal of a path or name that passed its pattern; none is spliced in as code.
  */
 export function jsonExpression(value: unknown): string {
-  const literal = JSON.stringify(JSON.stringify(value)).replace(/[<>\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  return `JSON.parse(${literal})`;
+  return `JSON.parse(${stringLiteral(JSON.stringify(value))})`;
 }
 
 /**
  * The service's code, once with TypeScript types (`typed`) and once as plain JavaScript: the same
  * text but for the annotations, so what the sandbox runs is what the user downloads. The routes
- * come from `spec` only through {@link jsonExpression}; the methods are from a closed list.
+ * come from `spec` only through {@link jsonExpression}, the paths through {@link stringLiteral};
+ * the methods are from a closed list.
  */
 function serviceBody(spec: ServiceSpec, typed: boolean): string {
   const t = (annotation: string) => (typed ? annotation : '');
-  const routes = spec.routes.map((route, i) => `app.${route.method}(${jsonExpression(route.path)}, (c${t(': Context')}) => answer(c, ROUTES[${i}]${t('!')}));`);
+  const routes = spec.routes.map((route, i) => `app.${route.method}(${stringLiteral(route.path)}, (c${t(': Context')}) => answer(c, ROUTES[${i}]${t('!')}));`);
   return `${t(`/** A value's schema: a small JSON Schema subset. */
 export type FieldSchema =
   | { type: 'string'; description?: string; enum?: string[]; minLength?: number; maxLength?: number }

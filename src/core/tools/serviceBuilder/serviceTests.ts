@@ -1,4 +1,4 @@
-import { jsonExpression } from './generateService.ts';
+import { stringLiteral } from './generateService.ts';
 import type { ServiceSpec } from './serviceSpec.ts';
 import { HONO_BUNDLE_VERSION } from '../../sandbox/honoBundle.generated.ts';
 
@@ -28,7 +28,7 @@ function exampleInit(route: Route, body?: string): RequestInit {
   return init;
 }
 
-describe(${jsonExpression(spec.name)}, () => {
+describe(${stringLiteral(spec.name)}, () => {
   for (const route of ROUTES) {
     const name = \`\${route.method.toUpperCase()} \${route.path}\`;
 
