@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Planner, ToolRegistry, type Plan } from '../../src/core/index.ts';
 import { readQuery } from '../../src/core/planning/ranking/bm25f.ts';
+import { editDistance } from '../../src/core/planning/ranking/editDistance.ts';
 import { createSequentialIds } from '../../src/core/testing.ts';
 
 // Tools written for these cases (not from the planner's labelled set): pairs that share their
@@ -210,5 +211,15 @@ describe('planner: asks for missing arguments only when the tool is clearly the 
 
   it('reads "1 hour of yoga" as a length of time, not as a date', () => {
     expect(first(plan('log 1 hour of yoga in my workout diary'))).toMatchObject({ tool: 'workout_log', input: { activity: 'yoga', duration_minutes: 60 } });
+  });
+});
+
+describe('planner: typos', () => {
+  it('counts two neighbouring letters swapped as one edit, so "serach" finds a search tool', () => {
+    expect(editDistance('serach', 'search', 1)).toBe(1);
+    expect(editDistance('recieve', 'receive', 1)).toBe(1);
+    expect(editDistance('kitten', 'sitting', 3)).toBe(3);
+    expect(editDistance('ca', 'abc', 3)).toBe(3);
+    expect(first(plan('serach the shop for a 4k monitor'))?.tool).toBe('shop_search');
   });
 });
