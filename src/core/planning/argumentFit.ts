@@ -97,6 +97,8 @@ export function fitArguments(
     if (ranked === decision.best || ranked.score.score < floor) continue;
     const entry = index.tools[ranked.position]!;
     if (ranked.score.score < minEvidence(entry.sideEffects)) continue;
+    // A tool weighs at most its relevance: one that cannot outweigh the choice so far is not filled.
+    if (ranked.score.score <= chosen.weight) continue;
     weighed++;
     const other = fitOf(entry.tool, ranked, context);
     if (other.weight > chosen.weight) chosen = other;
