@@ -47,7 +47,9 @@ export const tools: Record<string, ToolSpec> = {
   calculate: defineTool({
     ...arithmeticMeta,
     cost: 0.2,
-    description: 'Calculate or evaluate an arithmetic expression or formula with parentheses, powers, percentages and functions like sqrt, compute math.',
+    description: 'Calculate or evaluate an arithmetic expression or formula with parentheses, powers and functions like sqrt, compute math.',
+    // For the planner's ranking only (a model is shown the description and the schema).
+    examples: ['what is 15% of 240', 'calculate a percentage of a number'],
     parameters: z.object({ expression: z.string().min(1).max(MAX_EXPRESSION_LENGTH).describe('arithmetic expression, e.g. (2 + 3) * 4') }),
     handler: ({ expression }) => evaluateExpression(expression),
   }),
