@@ -55,7 +55,7 @@ export interface RankedTool {
 
 /** The outcome for one clause. */
 export type ClauseDecision =
-  | { accepted: true; best: RankedTool; strong: boolean; ranked: RankedTool[]; evidence: string }
+  | { accepted: true; best: RankedTool; ranked: RankedTool[]; evidence: string }
   | { accepted: false; code: PlanRefusalCode; message: string; ranked: RankedTool[] };
 
 /** Preference weights, as the plan schema defines them. */
@@ -129,7 +129,7 @@ export function decide(
   const margin = runnerUp ? (evidence - runnerUp.score.score) / evidence : 1;
   const words = best.score.matched.join(', ');
   const evidenceText = `matched ${words} (evidence ${round(evidence)}, coverage ${round(best.coverage)}, margin ${round(margin)})`;
-  if (best.score.named) return { accepted: true, best, strong: true, ranked: order, evidence: `named in the request; ${evidenceText}` };
+  if (best.score.named) return { accepted: true, best, ranked: order, evidence: `named in the request; ${evidenceText}` };
   const minEvidence = sideEffects ? thresholds.minEvidenceSideEffects : thresholds.minEvidence;
   const minCoverage = sideEffects ? thresholds.minCoverageSideEffects : thresholds.minCoverage;
   const name = tools[best.position]!.tool.name;
@@ -160,5 +160,5 @@ export function decide(
   if (best.similarity < minSimilarity) {
     return { accepted: false, code: 'below_floor', message: `${name}: similarity ${best.similarity} is below the floor ${minSimilarity}`, ranked: order };
   }
-  return { accepted: true, best, strong: evidence >= thresholds.strongEvidence || best.coverage >= 0.75, ranked: order, evidence: evidenceText };
+  return { accepted: true, best, ranked: order, evidence: evidenceText };
 }
