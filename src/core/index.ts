@@ -62,7 +62,19 @@ export { staticModels, type Model, type ModelCallOptions, type ModelPrompt, type
 export { callModel, type ModelAnswer } from './models/modelCall.ts';
 export { MAX_RETRY_AFTER_MS, ModelCallError, classifyModelError, parseRetryAfter, type ModelErrorDetails } from './models/modelErrors.ts';
 export { agentSettingsFrom, parseModelSettings, type ModelHostSettings, type ModelSettingsResult } from './models/modelSettings.ts';
-export { REFLECTION_NAMESPACE, memoryManagerRunMemory, type RecalledNote, type RunMemory } from './memory/runMemory.ts';
+export {
+  EXECUTION_NAMESPACE,
+  GOALS_NAMESPACE,
+  PLANS_NAMESPACE,
+  REFLECTION_NAMESPACE,
+  memoryManagerRunMemory,
+  nearIdenticalGoals,
+  toolsToAvoid,
+  type RecalledNote,
+  type RememberedStep,
+  type RunMemory,
+  type RunNote,
+} from './memory/runMemory.ts';
 export { ErrorInfoSchema, type ErrorInfo } from './schema/error.ts';
 export { BudgetUsageSchema, ToolBudgetSchema, type BudgetUsage, type ToolBudget, type ToolBudgetInput } from './schema/budget.ts';
 export { RetryPolicyConfigSchema, type RetryPolicyConfig, type RetryPolicyInput } from './schema/retry.ts';

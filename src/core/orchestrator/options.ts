@@ -85,8 +85,18 @@ export interface OrchestratorOptions {
   agent?: Partial<Omit<AgentSettings, 'models'>>;
   /** Text deltas of streamed model answers as they arrive (live only, never journaled). */
   onModelDelta?: (runId: string, delta: string) => void;
-  /** Reflections agent runs recall before they start and keep when they finish (`memoryManagerRunMemory`). */
+  /**
+   * The profile's memory in the loop (`memoryManagerRunMemory`): every run recalls the
+   * reflections of earlier runs before it plans (a lexical plan leaves out tools that failed
+   * for a near-identical goal) and writes its goal, plan, results and reflection when it ends.
+   */
   memory?: RunMemory;
+  /**
+   * With `memory` and `models`: each run's reflection is written by the first model (a
+   * journaled call with purpose `reflect`, one more request per run), the journal's own account
+   * as its prompt and its fallback. Default false: the journal's account is the reflection.
+   */
+  reflectWithModel?: boolean;
   /** Credentials tools read by name at call time (`context.secret`); never journaled. Default none. */
   secrets?: Secrets;
 }

@@ -86,6 +86,8 @@ export class Orchestrator {
   readonly #sessions: RunSessions;
   readonly #models: ModelProvider | undefined;
   readonly #agent: Omit<AgentSettings, 'models'>;
+  /** The memory settings new runs record, given the model of an agent run; absent without a memory port. */
+  readonly #memoryLoop: ((agentModel: string | undefined) => NonNullable<RunInputs['memory']>) | undefined;
   readonly #deltaListeners = new Set<(runId: string, delta: string) => void>();
 
   constructor(options: OrchestratorOptions) {
@@ -106,6 +108,14 @@ export class Orchestrator {
     this.#seed = options.seed ?? this.#config.randomSeed;
     this.#models = options.models;
     this.#agent = agentDefaults(this.#config, options.agent);
+    if (options.memory) {
+      const models = options.reflectWithModel ? options.models : undefined;
+      // The reflection is written by the run's first model, or the host's first for a lexical run.
+      this.#memoryLoop = (agentModel) => {
+        const summaryModel = agentModel ?? models?.models[0];
+        return summaryModel && models ? { summaryModel } : {};
+      };
+    }
     this.planner =
       options.planner ??
       new Planner({ ids: this.#ids, clock: this.#clock, maxSteps: this.#config.plannerMaxSteps, minSimilarity: this.#config.plannerMinSimilarity });
@@ -365,6 +375,7 @@ export class Orchestrator {
       ...(this.#stepTimeoutMs !== undefined ? { stepTimeoutMs: this.#stepTimeoutMs } : {}),
       ...(this.#parallelSteps > 1 && !agent ? { parallel: this.#parallelSteps } : {}),
       ...(agent ? { agent } : {}),
+      ...(this.#memoryLoop ? { memory: this.#memoryLoop(agent?.models[0]) } : {}),
       ...(Object.keys(toolVersions).length > 0 ? { toolVersions } : {}),
     });
     return { runId, inputs };

@@ -71,13 +71,23 @@ export function streamOf(
   });
 }
 
-/** Memory that recalls what the journal says was recalled, and keeps nothing (a replay has no effects). */
+/**
+ * Memory that recalls what the journal says was recalled, and keeps nothing (a replay has no
+ * effects); a read or a write the recording shows failing (`memory_warning`) fails again the same way.
+ */
 export function recordedMemory(journal: readonly JournalEvent[]): RunMemory {
+  const failure = (operation: 'recall' | 'remember') =>
+    journal.find((e): e is JournalEventOf<'memory_warning'> => e.type === 'memory_warning' && e.data.operation === operation);
   return {
     async recall() {
+      const failed = failure('recall');
+      if (failed) throw errorFromInfo(failed.data.error);
       const recalled = journal.find((e): e is JournalEventOf<'memory_recalled'> => e.type === 'memory_recalled');
       return recalled ? recalled.data.notes : [];
     },
-    async remember() {},
+    async remember() {
+      const failed = failure('remember');
+      if (failed) throw errorFromInfo(failed.data.error);
+    },
   };
 }

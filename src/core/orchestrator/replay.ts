@@ -202,18 +202,18 @@ export async function replay(journal: readonly JournalEvent[], registry: ToolReg
       )?.data.retryable,
     ...(inputs.stepTimeoutMs !== undefined ? { stepTimeoutMs: inputs.stepTimeoutMs } : {}),
     // Model answers come from the recording: no provider is contacted.
-    ...(inputs.agent
+    ...(inputs.agent || inputs.memory?.summaryModel
       ? {
           models: recordedModels(
             journal,
-            inputs.agent.models,
+            inputs.agent?.models ?? [inputs.memory!.summaryModel!],
             () => store.written,
             () => new Exhausted(),
           ),
-          // What was recalled comes from the recording too; nothing is written.
-          memory: recordedMemory(journal),
         }
       : {}),
+    // What was recalled comes from the recording too; nothing is written.
+    ...(inputs.agent || inputs.memory ? { memory: recordedMemory(journal) } : {}),
     config: { plannerMaxSteps: inputs.maxSteps },
     // Plans come from the recording too: a planner that has changed since does not make the run diverge.
     planner: new RecordedPlanner(journal, { ids: { next: (prefix = 'id') => `${prefix}_replay` }, maxSteps: inputs.maxSteps }),

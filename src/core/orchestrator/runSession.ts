@@ -1,4 +1,4 @@
-import { ConflictError, CugarError, NotFoundError } from '../errors.ts';
+import { ConflictError, CugarError, NotFoundError, toCugarError } from '../errors.ts';
 import { sealEvent } from '../journal/journal.ts';
 import type { Planner } from '../planning/planner.ts';
 import type { PolicyEnforcer } from '../policy/policyEnforcer.ts';
@@ -23,7 +23,9 @@ import { applyEvent, summarize, type RunState } from './runState.ts';
 import { entry, type Entry, type StageContext, type Stop } from './stages/entry.ts';
 import { agentBudgetStop, agentPlan, nextAgentStep } from './stages/agentStage.ts';
 import { finishRun } from './stages/finishStage.ts';
-import { planRun, routeSteps } from './stages/planStage.ts';
+import { planRun, routeSteps, type RecalledPlanNotes } from './stages/planStage.ts';
+import { reflectWithModel, type ReflectPorts } from './reflectCall.ts';
+import { journalReflection, runNote } from './runReflection.ts';
 import { executeNext, type StepPorts } from './stepExecution.ts';
 import { nextStep } from './stages/stepGate.ts';
 
@@ -94,6 +96,7 @@ export class RunSessions {
   readonly #reflector = new Reflector();
 
   readonly #stepPorts: StepPorts;
+  readonly #reflectPorts: ReflectPorts;
 
   constructor(ports: SessionPorts) {
     this.#ports = ports;
@@ -108,6 +111,11 @@ export class RunSessions {
       readProfileUsage: ports.readProfileUsage,
       ...(ports.recordedRetry ? { recordedRetry: ports.recordedRetry } : {}),
       ...(ports.secrets ? { secrets: ports.secrets } : {}),
+    };
+    this.#reflectPorts = {
+      clock: ports.clock,
+      ...(ports.models ? { models: ports.models } : {}),
+      append: (run, entries, usage) => this.append(run, entries, usage),
     };
   }
 
@@ -256,14 +264,36 @@ export class RunSessions {
   }
 
   async #plan(run: ActiveRun, exclude: readonly string[] = [], reason?: string): Promise<void> {
-    const decision = planRun(run.state, run.context, exclude, reason);
+    const { state } = run;
+    // A run with memory in the loop reads the notes of earlier runs before its first plan (not before a replan).
+    const recalled = state.inputs.memory && state.plans.length === 0 && !state.inputs.plan ? await this.#recall(state) : undefined;
+    const decision = planRun(state, run.context, exclude, reason, recalled);
     if (decision.entries.length) await this.append(run, decision.entries);
     if (decision.stop) await this.#finish(run, decision.stop);
   }
 
   async #finish(run: ActiveRun, stop: Stop): Promise<void> {
-    const events = await this.append(run, finishRun(run.state, stop, this.#reflector));
     const { state } = run;
+    const settings = state.inputs.memory;
+    if (!settings) return this.#finishLegacy(run, stop);
+    const account = journalReflection(state, stop);
+    const summary = settings.summaryModel ? await reflectWithModel(run, this.#reflectPorts, settings.summaryModel, account) : account;
+    // Memory is written before the run completes, so a failed write is journaled (as a warning) and never fails the run.
+    let warning: Entry | undefined;
+    if (this.#ports.memory) {
+      try {
+        await this.#ports.memory.remember(state.inputs.profile, runNote(state, stop, summary));
+      } catch (thrown) {
+        warning = entry('memory_warning', { operation: 'remember', error: toCugarError(thrown, { code: 'memory_failed', failureMode: 'SYSTEM' }).toJSON() });
+      }
+    }
+    await this.append(run, [...(warning ? [warning] : []), ...finishRun(state, stop, summary)]);
+  }
+
+  /** How runs recorded before memory was in the loop finish: the reflector's line, kept in memory afterwards by agent runs only. */
+  async #finishLegacy(run: ActiveRun, stop: Stop): Promise<void> {
+    const { state } = run;
+    const events = await this.append(run, finishRun(state, stop, this.#reflector));
     const reflection = events.find((event) => event.type === 'reflection');
     if (!state.agent || !this.#ports.memory || reflection?.type !== 'reflection') return;
     // The run's reflection is kept for later runs of the profile; a failed write never fails the run.
@@ -271,10 +301,17 @@ export class RunSessions {
     await this.#ports.memory.remember(state.inputs.profile, note).catch(() => undefined);
   }
 
-  /** Reflections of earlier runs relevant to an agent run's goal; none when memory fails. */
-  async #recall(state: RunState): Promise<Array<{ id: string; text: string }>> {
-    if (!this.#ports.memory) return [];
-    return this.#ports.memory.recall(state.inputs.profile, state.inputs.goal).catch(() => []);
+  /**
+   * Reflections of earlier runs relevant to the run's goal. Runs recorded before memory was in
+   * the loop read none when memory fails; others journal the failure as a warning.
+   */
+  async #recall(state: RunState): Promise<RecalledPlanNotes> {
+    if (!this.#ports.memory) return { notes: [] };
+    try {
+      return { notes: await this.#ports.memory.recall(state.inputs.profile, state.inputs.goal) };
+    } catch (thrown) {
+      return state.inputs.memory ? { error: toCugarError(thrown, { code: 'memory_failed', failureMode: 'SYSTEM' }).toJSON() } : { notes: [] };
+    }
   }
 
   /** The model's next turn in an agent run (`agentTurn.ts`): its events are appended here, like every other. */

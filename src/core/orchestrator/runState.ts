@@ -65,6 +65,12 @@ export interface RunState {
   head: JournalHead;
   /** Present in an agent run: its model calls and turns. */
   agent?: AgentState;
+  /** Steps that failed in a plan a replan replaced, in order (the reflection tells what failed and why). */
+  replaced: StepState[];
+  /** Reflection calls started (purpose `reflect`), and the answer or failure of the last one. */
+  reflectAttempts: number;
+  reflectAnswer?: string;
+  reflectFailed?: boolean;
   createdAt: number;
   updatedAt: number;
   completedAt?: number;
@@ -137,6 +143,8 @@ export function initialRunState(first: JournalEvent): RunState {
     cursor: 0,
     head: { seq: first.seq, hash: first.hash },
     ...(agent ? { agent } : {}),
+    replaced: [],
+    reflectAttempts: 0,
     createdAt: first.at,
     updatedAt: first.at,
   };
@@ -157,8 +165,9 @@ export function applyEvent(state: RunState, event: JournalEvent): void {
       const { plan, revision } = event.data;
       state.plans.push(plan);
       state.planStage = 'CREATED';
-      // A replan replaces the steps that had not completed.
+      // A replan replaces the steps that had not completed; the ones that failed are remembered for the reflection.
       const kept = state.steps.filter((s) => s.status === 'completed');
+      for (const step of state.steps) if (step.status === 'failed') state.replaced.push(step);
       state.steps = [];
       state.stepIndex.clear();
       state.tools = [];
@@ -310,6 +319,13 @@ export function applyEvent(state: RunState, event: JournalEvent): void {
     case 'model_call_error':
     case 'model_call_complete':
     case 'agent_turn':
+      // The reflection a finished run asks a model for is no turn of a conversation (and may be in a lexical run).
+      if (event.type !== 'memory_recalled' && event.type !== 'agent_turn' && event.data.purpose === 'reflect') {
+        applyReflectEvent(state, event);
+        break;
+      }
+      // Runs with memory in the loop recall notes whatever drives them; a lexical run keeps them in its plan's events only.
+      if (event.type === 'memory_recalled' && !state.agent && state.inputs.memory) break;
       if (!state.agent) throw new ValidationError(`journal has ${event.type} in a run without a model`, { code: 'journal_invalid' });
       state.randomDraws += applyAgentEvent(state.agent, event);
       if (event.type === 'model_call_complete') state.usage = addUsage(state.usage, { cost: event.data.cost, calls: 0, tokens: event.data.usage.totalTokens });
@@ -321,7 +337,17 @@ export function applyEvent(state: RunState, event: JournalEvent): void {
     case 'replanned':
     case 'budget_warning':
     case 'reflection':
+    case 'memory_warning':
       break;
+  }
+}
+
+function applyReflectEvent(state: RunState, event: JournalEvent & { type: 'model_call_start' | 'model_call_error' | 'model_call_complete' }): void {
+  if (event.type === 'model_call_start') state.reflectAttempts++;
+  else if (event.type === 'model_call_error') state.reflectFailed = true;
+  else {
+    state.reflectAnswer = event.data.text;
+    state.usage = addUsage(state.usage, { cost: event.data.cost, calls: 0, tokens: event.data.usage.totalTokens });
   }
 }
 

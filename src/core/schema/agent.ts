@@ -37,7 +37,7 @@ export const AgentSettingsSchema = z.object({
 export type AgentSettings = z.output<typeof AgentSettingsSchema>;
 
 /** Why a model call was made besides the tool loop. */
-export type CallPurpose = 'preplan' | 'review';
+export type CallPurpose = 'preplan' | 'review' | 'reflect';
 
 /** Tokens a provider reported for one call; a number it did not report is 0. */
 export const ModelUsageSchema = z.object({ inputTokens: z.number().int().min(0), outputTokens: z.number().int().min(0), totalTokens: z.number().int().min(0) });
@@ -63,8 +63,11 @@ const Ref = {
   turn: z.number().int().min(1),
   model: z.string().min(1),
   attempt: z.number().int().min(1),
-  /** `preplan`: phase 1's classification; `review`: the check of an answer (absent: a turn of the tool loop). */
-  purpose: z.enum(['preplan', 'review']).optional(),
+  /**
+   * `preplan`: phase 1's classification; `review`: the check of an answer; `reflect`: the
+   * summary of a finished run for memory (absent: a turn of the tool loop).
+   */
+  purpose: z.enum(['preplan', 'review', 'reflect']).optional(),
 };
 
 /** The journal data of model calls and agent turns (merged into `JOURNAL_EVENT_DATA`). */
@@ -96,8 +99,28 @@ export const AGENT_EVENT_DATA = {
     jitter: z.number().optional(),
     durationMs: z.number().min(0),
   }),
-  /** Reflections of earlier runs of the profile that the agent reads, recalled before its first call. */
-  memory_recalled: z.object({ namespace: z.string(), notes: z.array(z.object({ id: z.string(), text: z.string() })) }),
+  /**
+   * Reflections of earlier runs of the profile, recalled before the run plans (an agent run's
+   * first call, a lexical run's plan). Runs with memory in the loop also record each note's
+   * goal, outcome and tools, and `avoid`: the tools the lexical plan was made without because
+   * they failed for a near-identical goal.
+   */
+  memory_recalled: z.object({
+    namespace: z.string(),
+    notes: z.array(
+      z.object({
+        id: z.string(),
+        text: z.string(),
+        goal: z.string().optional(),
+        success: z.boolean().optional(),
+        failed: z.array(z.string()).optional(),
+        succeeded: z.array(z.string()).optional(),
+      }),
+    ),
+    avoid: z.array(z.string()).optional(),
+  }),
+  /** Memory could not be read or written: the run goes on without it. */
+  memory_warning: z.object({ operation: z.enum(['recall', 'remember']), error: ErrorInfoSchema }),
   /** What the engine made of an answer: the valid calls become steps, invalid ones go back to the model; no calls is the answer. */
   agent_turn: z.object({
     turn: z.number().int().min(1),

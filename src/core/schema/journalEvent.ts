@@ -73,6 +73,13 @@ export const RunInputsSchema = z.object({
   /** Present when a model drives the run (an agent run) instead of the lexical planner. */
   agent: AgentSettingsSchema.optional(),
   /**
+   * Present when the run keeps memory in the loop: it recalls earlier reflections before it
+   * plans (lexical runs too) and writes its goal, plan, results and reflection to the
+   * profile's memory; `summaryModel` writes the reflection with that model. Absent (runs
+   * recorded before memory was in the loop): only agent runs recall and keep reflections.
+   */
+  memory: z.object({ summaryModel: z.string().min(1).max(200).optional() }).optional(),
+  /**
    * The tools written at run time the run uses: tool name → content hash of the version that was
    * active when it started. Every step, resume and replay resolves these exact versions. Absent
    * when the profile had none (and in journals written before tool versions).

@@ -16,17 +16,21 @@ import type { RunState, StepState } from '../runState.ts';
 import { reviewVerdict } from './agentReview.ts';
 import type { CallTiming } from './settleCall.ts';
 import { entry, type Entry, type StageContext, type Stop } from './entry.ts';
+import type { RecalledPlanNotes } from './planStage.ts';
 
 /**
  * An agent run's plan: no steps yet (the model adds them turn by turn), recorded as the agent
  * path, after the reflections of earlier runs it recalled (when there are any).
  */
-export function agentPlan(state: RunState, notes: ReadonlyArray<{ id: string; text: string }> = []): Entry[] {
+export function agentPlan(state: RunState, recalled: RecalledPlanNotes = { notes: [] }): Entry[] {
   const { inputs } = state;
   const planId = `${state.runId}:plan:0`;
+  // Runs recorded before memory was in the loop journaled each note's id and text only.
+  const notes = 'notes' in recalled ? recalled.notes.map((note) => (inputs.memory ? { ...note } : { id: note.id, text: note.text })) : [];
   return [
     ...(state.stage !== 'plan' ? [entry('stage', { stage: 'plan' })] : []),
-    ...(notes.length ? [entry('memory_recalled', { namespace: REFLECTION_NAMESPACE, notes: notes.map(({ id, text }) => ({ id, text })) })] : []),
+    ...('error' in recalled ? [entry('memory_warning', { operation: 'recall', error: recalled.error })] : []),
+    ...(notes.length ? [entry('memory_recalled', { namespace: REFLECTION_NAMESPACE, notes })] : []),
     entry('plan_created', {
       revision: 0,
       plan: { planId, goal: inputs.goal, profile: inputs.profile, traceId: inputs.traceId, steps: [], candidates: [], source: 'agent', stopReason: 'planned' },

@@ -15,16 +15,19 @@ function transitionAllowed(from: PlanStage, to: PlanStage): boolean {
   }
 }
 
-/** Aggregate and complete, appended as one atomic batch: the closing reflection, the plan's terminal state and `run_completed`. */
-export function finishRun(state: RunState, stop: Stop, reflector: Reflector): Entry[] {
+/**
+ * Aggregate and complete, appended as one atomic batch: the closing reflection (`summary`,
+ * written by the session: the journal's account or a model's for runs with memory in the loop;
+ * given a {@link Reflector}, its one-line summary, as runs recorded before that finish), the plan's terminal state and `run_completed`.
+ */
+export function finishRun(state: RunState, stop: Stop, summary: string | Reflector): Entry[] {
   const { stopReason, error } = stop;
   const success = error === undefined;
+  const text = typeof summary === 'string' ? summary : summary.summarize({ ...state, stopReason }, state.updatedAt, success ? 'completed' : 'stopped');
   const entries: Entry[] = [];
   if (state.stage !== 'aggregate' && state.stage !== 'complete') entries.push(entry('stage', { stage: 'aggregate' }));
   const outputs = outputsOf(state);
-  entries.push(
-    entry('reflection', { trigger: 'run_end', summary: reflector.summarize({ ...state, stopReason }, state.updatedAt, success ? 'completed' : 'stopped') }),
-  );
+  entries.push(entry('reflection', { trigger: 'run_end', summary: text }));
   entries.push(entry('stage', { stage: 'complete' }));
   const target: PlanStage = success ? 'COMPLETED' : 'FAILED';
   if (state.plans.length && state.planStage !== target && transitionAllowed(state.planStage, target)) {

@@ -1,6 +1,8 @@
 import { NoRelevantToolError, toCugarError } from '../../errors.ts';
 import { toJsonData } from '../../journal/canonicalJson.ts';
+import { REFLECTION_NAMESPACE, toolsToAvoid, type RecalledNote } from '../../memory/runMemory.ts';
 import { transitionPlan } from '../../planning/planningAuthority.ts';
+import type { ErrorInfo } from '../../schema/error.ts';
 import type { Plan, PlanStage } from '../../schema/plan.ts';
 import { reviseSteps, type RunState } from '../runState.ts';
 import { entry, type Entry, type StageContext, type Stop } from './entry.ts';
@@ -11,41 +13,67 @@ export interface PlanDecision {
   stop?: Stop;
 }
 
+/** What a run with memory in the loop recalled before its first plan: the notes, or the error that kept it from them. */
+export type RecalledPlanNotes = { notes: RecalledNote[] } | { error: ErrorInfo };
+
+/**
+ * The first plan of a run with memory in the loop, made without the tools that failed for a
+ * near-identical goal (`toolsToAvoid`) unless that leaves no plan; the notes and the tools to
+ * avoid are journaled (`memory_recalled`, or `memory_warning` when memory could not be read)
+ * before `plan_created`.
+ */
+function recallEntries(goal: string, recalled: RecalledPlanNotes | undefined): { entries: Entry[]; avoid: string[] } {
+  if (!recalled) return { entries: [], avoid: [] };
+  if ('error' in recalled) return { entries: [entry('memory_warning', { operation: 'recall', error: recalled.error })], avoid: [] };
+  if (!recalled.notes.length) return { entries: [], avoid: [] };
+  const avoid = toolsToAvoid(goal, recalled.notes);
+  const notes = recalled.notes.map((note) => ({ ...note }));
+  return { entries: [entry('memory_recalled', { namespace: REFLECTION_NAMESPACE, notes, ...(avoid.length ? { avoid } : {}) })], avoid };
+}
+
 /**
  * Plan a run (revision 0) or replan it without the tools in `exclude`: the caller's explicit
  * plan or the shared planner's, renamed for the revision, then validated against the profile's
  * policy. `plan_created`, its transitions and the next stage, with a stop when the plan is
  * empty or names a tool the policy refuses.
  */
-export function planRun(state: RunState, context: StageContext, exclude: readonly string[] = [], reason?: string): PlanDecision {
+export function planRun(state: RunState, context: StageContext, exclude: readonly string[] = [], reason?: string, recalled?: RecalledPlanNotes): PlanDecision {
   const { inputs } = state;
   const revision = state.plans.length;
   const planId = `${state.runId}:plan:${revision}`;
   const explicit = revision === 0 ? inputs.plan : undefined;
-  const planned: Plan = explicit
-    ? {
-        planId,
-        goal: inputs.goal,
-        profile: inputs.profile,
-        traceId: inputs.traceId,
-        steps: explicit,
-        candidates: [],
-        source: 'pattern',
-        stopReason: 'explicit_calls',
-      }
-    : context.planner.plan({
-        goal: inputs.goal,
-        profile: inputs.profile,
-        registry: context.registry,
-        traceId: inputs.traceId,
-        runId: state.runId,
-        planId,
-        maxSteps: inputs.maxSteps,
-        // Relative dates ("tomorrow") are read against the run's start, so a replan or a replay plans alike.
-        now: state.createdAt,
-        ...(inputs.preferences ? { preferences: inputs.preferences } : {}),
-        exclude,
-      });
+  const memory = recallEntries(inputs.goal, explicit ? undefined : recalled);
+  const request = (without: readonly string[]) =>
+    context.planner.plan({
+      goal: inputs.goal,
+      profile: inputs.profile,
+      registry: context.registry,
+      traceId: inputs.traceId,
+      runId: state.runId,
+      planId,
+      maxSteps: inputs.maxSteps,
+      // Relative dates ("tomorrow") are read against the run's start, so a replan or a replay plans alike.
+      now: state.createdAt,
+      ...(inputs.preferences ? { preferences: inputs.preferences } : {}),
+      exclude: without,
+    });
+  let planned: Plan;
+  if (explicit)
+    planned = {
+      planId,
+      goal: inputs.goal,
+      profile: inputs.profile,
+      traceId: inputs.traceId,
+      steps: explicit,
+      candidates: [],
+      source: 'pattern',
+      stopReason: 'explicit_calls',
+    };
+  else if (memory.avoid.length) {
+    // What failed before is left out, unless nothing else would serve the goal.
+    const without = request([...exclude, ...memory.avoid]);
+    planned = without.steps.length ? without : request(exclude);
+  } else planned = request(exclude);
   let plan: Plan;
   try {
     plan = toJsonData({ ...planned, steps: reviseSteps(planned.steps, revision) });
@@ -57,6 +85,7 @@ export function planRun(state: RunState, context: StageContext, exclude: readonl
   const entries: Entry[] = [];
   if (revision > 0) entries.push(entry('replanned', { revision, excluded: [...exclude], reason: reason ?? 'step failed' }));
   if (state.stage !== 'plan') entries.push(entry('stage', { stage: 'plan' }));
+  entries.push(...memory.entries);
   entries.push(entry('plan_created', { revision, plan }));
   let stage: PlanStage = 'CREATED';
   const to = (next: PlanStage) => {
