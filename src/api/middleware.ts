@@ -45,7 +45,32 @@ export interface SecurityOptions {
    */
   clientAddress?: (c: Context) => string | undefined;
   now?: () => number;
+  /**
+   * Who sets the secure headers ({@link SECURE_HEADERS}) on every answer: Hono's `secureHeaders()`
+   * middleware (the default), or the host, which writes them on its sockets before the app
+   * answers (the Node host: no header object is built per request, so answers stay on the
+   * server's fast path). A host that says so must set them on every response.
+   */
+  secureHeadersBy?: 'middleware' | 'host';
 }
+
+/**
+ * The headers Hono's `secureHeaders()` sets with its defaults (checked equal by a test), for a
+ * host that writes them itself.
+ */
+export const SECURE_HEADERS: ReadonlyArray<readonly [string, string]> = Object.freeze([
+  ['Cross-Origin-Resource-Policy', 'same-origin'],
+  ['Cross-Origin-Opener-Policy', 'same-origin'],
+  ['Origin-Agent-Cluster', '?1'],
+  ['Referrer-Policy', 'no-referrer'],
+  ['Strict-Transport-Security', 'max-age=15552000; includeSubDomains'],
+  ['X-Content-Type-Options', 'nosniff'],
+  ['X-DNS-Prefetch-Control', 'off'],
+  ['X-Download-Options', 'noopen'],
+  ['X-Frame-Options', 'SAMEORIGIN'],
+  ['X-Permitted-Cross-Domain-Policies', 'none'],
+  ['X-XSS-Protection', '0'],
+] as const);
 
 const tooLarge = () => {
   throw new HttpError(413, 'body_too_large', 'the request body is too large');
@@ -108,7 +133,7 @@ const isPublic = (c: Context) => c.req.method === 'OPTIONS' || PUBLIC_ROUTES.has
 export function installSecurityChain(app: OpenAPIHono<ApiEnv>, options: SecurityOptions): void {
   const authenticate = createAuthenticator(options.tokens);
   app.use('*', requestId());
-  app.use('*', secureHeaders());
+  if (options.secureHeadersBy !== 'host') app.use('*', secureHeaders());
   const corsHeaders = cors({
     origin: (origin) => (options.corsOrigins?.includes(origin) ? origin : null),
     // The MCP headers let a browser MCP client on an allowed origin reach /mcp.

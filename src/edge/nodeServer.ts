@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { dirname, join, resolve } from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
@@ -22,6 +23,7 @@ import {
   type WebToolsSettingsInput,
 } from '../core/index.ts';
 import { createApp } from '../api/app.ts';
+import { SECURE_HEADERS } from '../api/middleware.ts';
 import { babelParser } from '../api/codeParser.ts';
 import { otlpSettingsFromEnv, type OtlpSettingsInput } from '../api/otlpExport.ts';
 import { hostModels } from '../api/models.ts';
@@ -264,6 +266,8 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const app = createApp(runtime, {
     tokens,
     log,
+    // The server writes the secure headers on every answer itself (see `serve` below).
+    secureHeadersBy: 'host',
     ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
     ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
     // The socket's peer; X-Forwarded-For only behind a proxy the operator says it trusts.
@@ -282,7 +286,14 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   for (const root of staticDirs) app.use('/*', serveStatic({ root }));
 
   const server: ServerType = await new Promise((resolveServer, rejectServer) => {
-    const s = serve({ fetch: app.fetch, port, hostname }, () => resolveServer(s));
+    // Every answer carries the secure headers, written on the socket before the app answers:
+    // Node merges them with the app's own, and no header object is built for them per request.
+    const createServer: typeof createHttpServer = ((serverOptions: Parameters<typeof createHttpServer>[0], listener: Parameters<typeof createHttpServer>[1]) =>
+      createHttpServer(serverOptions ?? {}, (request, response) => {
+        for (const [name, value] of SECURE_HEADERS) response.setHeader(name, value);
+        listener?.(request, response);
+      })) as typeof createHttpServer;
+    const s = serve({ fetch: app.fetch, port, hostname, createServer }, () => resolveServer(s));
     // A port in use (or an address this machine does not have) is the user's to fix: say so plainly.
     s.once('error', (error: NodeJS.ErrnoException) => {
       void store.close();
