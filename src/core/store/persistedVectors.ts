@@ -214,6 +214,8 @@ export class PersistedVectorBackend implements VectorBackend, VectorSnapshots {
     parseOrThrow(VectorSearchOptionsSchema, options ?? {}, 'search options');
     const { index, lazy } = await this.#profile(profile);
     const trained = index instanceof IvfVectorIndex ? index.quantiser : null;
+    // Training a large index takes seconds: in slices, so the event loop keeps turning.
+    if (index instanceof IvfVectorIndex && !options?.exact && index.needsTraining) await index.trainInSlices();
     const hits = index.search(query, options);
     // A search that trained the approximate index keeps its structure for the next start (a cache: failing costs time only).
     if (index instanceof IvfVectorIndex && index.quantiser !== trained) await this.#saveIvf(profile, index).catch(() => false);

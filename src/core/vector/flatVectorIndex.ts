@@ -206,6 +206,11 @@ export class InMemoryVectorBackend implements VectorBackend {
       // Validate the query the same way an empty partition would.
       return new FlatVectorIndex(this.dimension).search(query, options);
     }
+    // An index due for training trains in slices first, so the event loop keeps turning.
+    if (partition instanceof IvfVectorIndex && !options?.exact && partition.needsTraining) {
+      parseOrThrow(VectorSearchOptionsSchema, options ?? {}, 'search options');
+      await partition.trainInSlices();
+    }
     return partition.search(query, options);
   }
 

@@ -1,11 +1,11 @@
 import * as z from 'zod';
 import { ValidationError } from '../errors.ts';
-import { createSeededRandom } from '../ports.ts';
+import { createYielder } from '../ports.ts';
 import { parseOrThrow } from '../schema/validate.ts';
 import { CHUNK_MASK, CHUNK_SHIFT, ChunkedRows } from './chunkedRows.ts';
 import { prepareQuery, scanChunks, scanRows, scoreRow, type PreparedQuery } from './dotKernel.ts';
 import { decodeIvf, encodeIvf } from './ivfCodec.ts';
-import { nearestCentroid, sphericalKMeans } from './kmeans.ts';
+import { nearestList, trainQuantiserSteps, type IvfQuantiser } from './ivfTraining.ts';
 import { TopK } from './topK.ts';
 import { storedMetadata, validateRecord } from './vectorRecords.ts';
 import { VectorSearchOptionsSchema, type VectorHit, type VectorRecord, type VectorSearchOptions } from './vectorBackend.ts';
@@ -22,22 +22,12 @@ export const IvfOptionsSchema = z.object({
 });
 export type IvfOptions = z.input<typeof IvfOptionsSchema>;
 
-/** k-means rounds for the coarse and the fine centroids. */
-const ROUNDS = 6;
-/** Training sample per list. */
-const SAMPLE_PER_LIST = 24;
+/** Rows filed in their lists between two pauses of a build. */
+const ROWS_PER_STEP = 256;
 /** Retrain once the index has grown to this many times the size it was trained at. */
 const RETRAIN_GROWTH = 4;
 
-/** The trained quantiser: coarse centroids, fine centroids grouped by coarse parent. */
-export interface IvfQuantiser {
-  coarse: Float32Array;
-  fine: Float32Array;
-  /** Fine centroids of coarse `c` are `firstChild[c] … firstChild[c + 1] - 1`. */
-  firstChild: Int32Array;
-  /** Size of the index when it was trained. */
-  trainedAt: number;
-}
+export type { IvfQuantiser } from './ivfTraining.ts';
 
 /**
  * An approximate (inverted-file) vector index for one partition: rows are partitioned by the
@@ -59,6 +49,11 @@ export class IvfVectorIndex {
   #listSize = new Int32Array(0);
   #listOf = new Int32Array(0);
   #posOf = new Int32Array(0);
+  /** Bumped by every build and by whatever makes a build in progress moot; a build that sees it change stops. */
+  #buildToken = 0;
+  /** While a build files rows: each row's list so far, -1 for rows written since (filed when it finishes). */
+  #filing: Int32Array | null = null;
+  #building: Promise<void> | null = null;
 
   constructor(dimension: number, options: IvfOptions = {}) {
     if (!Number.isInteger(dimension) || dimension < 1) {
@@ -76,6 +71,11 @@ export class IvfVectorIndex {
   /** Whether searches probe lists (true) or scan every row (false). */
   get trained(): boolean {
     return this.#quantiser !== null;
+  }
+
+  /** Whether the next approximate search would train: `trainAt` rows and no quantiser, or four times the rows it was trained at. */
+  get needsTraining(): boolean {
+    return this.#stale();
   }
 
   /** Number of lists (0 until trained). */
@@ -114,6 +114,7 @@ export class IvfVectorIndex {
         this.#metadata.push(storedMetadata(undefined));
         this.#rows.set(record.id, row);
       } else if (this.#quantiser) this.#unlist(row);
+      if (this.#filing && row < this.#filing.length) this.#filing[row] = -1;
       this.#data.write(row, record.vector);
       this.#metadata[row] = storedMetadata(record.metadata);
       if (this.#quantiser) this.#list(row, this.#assign(row));
@@ -151,6 +152,8 @@ export class IvfVectorIndex {
       if (row === undefined) continue;
       const last = this.#ids.length - 1;
       if (this.#quantiser) this.#unlist(row);
+      const filing = this.#filing;
+      if (filing && row < filing.length) filing[row] = row !== last && last < filing.length ? filing[last]! : -1;
       if (row !== last) {
         this.#data.move(last, row);
         const moved = this.#ids[last]!;
@@ -171,6 +174,7 @@ export class IvfVectorIndex {
       removed++;
     }
     if (this.size === 0) {
+      this.#abandonBuild();
       this.#quantiser = null;
       this.#lists = [];
       this.#listSize = new Int32Array(0);
@@ -180,47 +184,62 @@ export class IvfVectorIndex {
 
   /**
    * Train the quantiser on a seeded sample and file every row: about √n lists, coarse
-   * centroids √(lists) of them, each split in proportion to its share of the sample.
+   * centroids √(lists) of them, each split in proportion to its share of the sample. Runs to
+   * the end before it returns (a build in progress is abandoned); see {@link trainInSlices}.
    */
   train(): void {
+    const steps = this.#trainSteps(++this.#buildToken);
+    while (!steps.next().done);
+  }
+
+  /**
+   * {@link train} in slices: `yieldNow` is awaited between steps of a few milliseconds of work
+   * (by default a turn of the event loop every 20 ms), so a server or a tab keeps serving while
+   * a large index trains. Searches meanwhile use the structure the index had (exact scans when
+   * it had none); a concurrent call shares the build. Writes while it runs are allowed: the
+   * quantiser comes from the sample taken when the build started and every row ends in its
+   * nearest list, so the result (the same bytes as {@link train} at that moment, then the
+   * writes) does not depend on when the slices ran. A synchronous {@link train},
+   * {@link restore} or emptying the index abandons it.
+   */
+  trainInSlices(yieldNow: () => Promise<void> = createYielder()): Promise<void> {
+    this.#building ??= this.#trainAsync(yieldNow).finally(() => {
+      this.#building = null;
+    });
+    return this.#building;
+  }
+
+  async #trainAsync(yieldNow: () => Promise<void>): Promise<void> {
+    const token = ++this.#buildToken;
+    const steps = this.#trainSteps(token);
+    while (!steps.next().done) {
+      await yieldNow();
+      if (token !== this.#buildToken) return;
+    }
+  }
+
+  *#trainSteps(token: number): Generator<void, void, void> {
     const n = this.size;
     if (n === 0) return;
+    const quantiser = yield* trainQuantiserSteps(this.#data, n, this.options.seed);
     const dim = this.dimension;
-    const lists = Math.max(1, Math.round(Math.sqrt(n)));
-    const sampleSize = Math.min(n, lists * SAMPLE_PER_LIST);
-    const random = createSeededRandom(this.options.seed);
-    const order = Int32Array.from({ length: n }, (_, i) => i);
-    const sample = new Float32Array(sampleSize * dim);
-    for (let i = 0; i < sampleSize; i++) {
-      const j = i + Math.floor(random.next() * (n - i));
-      const swap = order[i]!;
-      order[i] = order[j]!;
-      order[j] = swap;
-      sample.set(this.#data.view(order[i]!), i * dim);
+    const filing = new Int32Array(n).fill(-1);
+    this.#filing = filing;
+    for (let row = 0; row < Math.min(n, this.size); row++) {
+      filing[row] = nearestList(quantiser, this.#data.chunks[row >> CHUNK_SHIFT]!, (row & CHUNK_MASK) * dim, dim);
+      if (row % ROWS_PER_STEP === ROWS_PER_STEP - 1) yield;
     }
-    const coarseCount = Math.max(1, Math.min(sampleSize, Math.round(Math.sqrt(lists))));
-    const coarse = sphericalKMeans({ data: sample, count: sampleSize, dimension: dim }, coarseCount, ROUNDS, this.options.seed);
-    const parent = new Int32Array(sampleSize);
-    const members = new Int32Array(coarseCount);
-    for (let p = 0; p < sampleSize; p++) members[(parent[p] = nearestCentroid(sample, p * dim, coarse, 0, coarseCount, dim))]!++;
-    const children: Float32Array[] = [];
-    const firstChild = new Int32Array(coarseCount + 1);
-    for (let c = 0; c < coarseCount; c++) {
-      const count = members[c]!;
-      const own = new Float32Array(count * dim);
-      for (let p = 0, at = 0; p < sampleSize; p++) if (parent[p] === c) own.set(sample.subarray(p * dim, (p + 1) * dim), dim * at++);
-      const k = count === 0 ? 0 : Math.max(1, Math.round((lists * count) / sampleSize));
-      const fine =
-        count === 0 ? coarse.slice(c * dim, (c + 1) * dim) : sphericalKMeans({ data: own, count, dimension: dim }, k, ROUNDS, this.options.seed + c + 1);
-      children.push(fine);
-      firstChild[c + 1] = firstChild[c]! + fine.length / dim;
-    }
-    const fine = new Float32Array(firstChild[coarseCount]! * dim);
-    children.forEach((child, c) => fine.set(child, firstChild[c]! * dim));
-    const assignment = new Int32Array(n);
-    this.#quantiser = { coarse, fine, firstChild, trainedAt: n };
-    for (let row = 0; row < n; row++) assignment[row] = this.#assign(row);
+    if (token !== this.#buildToken) return;
+    this.#filing = null;
+    this.#quantiser = quantiser;
+    const assignment = new Int32Array(this.size);
+    for (let row = 0; row < this.size; row++) assignment[row] = row < n && filing[row]! >= 0 ? filing[row]! : this.#assign(row);
     this.#fill(assignment);
+  }
+
+  #abandonBuild(): void {
+    this.#buildToken++;
+    this.#filing = null;
   }
 
   /** The trained structure as bytes ({@link encodeIvf}, versioned), or null before training. */
@@ -240,6 +259,7 @@ export class IvfVectorIndex {
     if (snapshot.dimension !== this.dimension) {
       throw new ValidationError(`stored index has ${snapshot.dimension} dimensions, expected ${this.dimension}`, { code: 'dimension_mismatch' });
     }
+    this.#abandonBuild();
     const byId = new Map<string, number>();
     snapshot.ids.forEach((id, i) => byId.set(id, snapshot.lists[i]!));
     this.#quantiser = snapshot.quantiser;
@@ -279,14 +299,10 @@ export class IvfVectorIndex {
     return Int32Array.from(best.sorted(), (item) => item.payload);
   }
 
-  /** The row's list: the nearest fine centroid under the nearest coarse one. */
+  /** The row's list under the current quantiser. */
   #assign(row: number): number {
-    const q = this.#quantiser!;
     const dim = this.dimension;
-    const chunk = this.#data.chunks[row >> CHUNK_SHIFT]!;
-    const base = (row & CHUNK_MASK) * dim;
-    const c = nearestCentroid(chunk, base, q.coarse, 0, q.firstChild.length - 1, dim);
-    return nearestCentroid(chunk, base, q.fine, q.firstChild[c]!, q.firstChild[c + 1]! - q.firstChild[c]!, dim);
+    return nearestList(this.#quantiser!, this.#data.chunks[row >> CHUNK_SHIFT]!, (row & CHUNK_MASK) * dim, dim);
   }
 
   /**
