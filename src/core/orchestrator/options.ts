@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { ValidationError } from '../errors.ts';
 import type { HeadSigner } from '../journal/headSignature.ts';
 import type { RunMemory } from '../memory/runMemory.ts';
+import type { DelegationOptions } from './delegation.ts';
 import type { ModelProvider } from '../models/model.ts';
 import type { Planner } from '../planning/planner.ts';
 import type { AgentSettings } from '../schema/agent.ts';
@@ -99,6 +100,13 @@ export interface OrchestratorOptions {
   reflectWithModel?: boolean;
   /** Credentials tools read by name at call time (`context.secret`); never journaled. Default none. */
   secrets?: Secrets;
+  /**
+   * Phase 2's `delegate`: agent runs may hand a sub-goal to the agent of one of these profiles
+   * through the `delegate` tool; the sub-run is a run of its own, linked to its parent
+   * (`delegatedBy`), under the parent's remaining budget, nested at most `maxDepth` deep
+   * (default 2). Default: no delegation.
+   */
+  delegation?: DelegationOptions;
 }
 
 /** Most steps an explicit plan may have. */

@@ -19,6 +19,8 @@ import type { AgentSettings } from '../schema/agent.ts';
 import { agentSettingsFor } from './agentInputs.ts';
 import { approvalSettings, defaultSleep, definedOnly } from './runDefaults.ts';
 import type { ModelProvider } from '../models/model.ts';
+import { memorySettings } from './runReflection.ts';
+import { delegateSettings, parseDelegation, runDelegation, type DelegateResult, type DelegatedBy } from './delegation.ts';
 import { parseOrThrow } from '../schema/validate.ts';
 import { InMemoryStore } from '../store/inMemoryStore.ts';
 import type { ApprovalFilter, ApprovalRecord, Store } from '../store/store.ts';
@@ -86,6 +88,7 @@ export class Orchestrator {
   readonly #sessions: RunSessions;
   readonly #models: ModelProvider | undefined;
   readonly #agent: Omit<AgentSettings, 'models'>;
+  readonly #delegation: ReturnType<typeof parseDelegation>;
   /** The memory settings new runs record, given the model of an agent run; absent without a memory port. */
   readonly #memoryLoop: ((agentModel: string | undefined) => NonNullable<RunInputs['memory']>) | undefined;
   readonly #deltaListeners = new Set<(runId: string, delta: string) => void>();
@@ -108,14 +111,8 @@ export class Orchestrator {
     this.#seed = options.seed ?? this.#config.randomSeed;
     this.#models = options.models;
     this.#agent = agentDefaults(this.#config, options.agent);
-    if (options.memory) {
-      const models = options.reflectWithModel ? options.models : undefined;
-      // The reflection is written by the run's first model, or the host's first for a lexical run.
-      this.#memoryLoop = (agentModel) => {
-        const summaryModel = agentModel ?? models?.models[0];
-        return summaryModel && models ? { summaryModel } : {};
-      };
-    }
+    this.#delegation = parseDelegation(options.delegation);
+    this.#memoryLoop = memorySettings(options);
     this.planner =
       options.planner ??
       new Planner({ ids: this.#ids, clock: this.#clock, maxSteps: this.#config.plannerMaxSteps, minSimilarity: this.#config.plannerMinSimilarity });
@@ -141,7 +138,28 @@ export class Orchestrator {
       ...(options.recordedRetry ? { recordedRetry: options.recordedRetry } : {}),
       ...(options.signer ? { signer: options.signer } : {}),
       ...(options.secrets ? { secrets: options.secrets } : {}),
+      ...(this.#delegation
+        ? { delegate: (parent: RunState, stepId: string, input: { profile: string; goal: string }) => this.#delegate(parent, stepId, input) }
+        : {}),
     });
+  }
+
+  /** A delegation of an agent run (`delegation.ts`): a sub-run of another profile, started, resumed or read here. */
+  #delegate(parent: RunState, stepId: string, input: { profile: string; goal: string }): Promise<DelegateResult> {
+    return runDelegation(
+      {
+        startChild: async (goal, profile, runId, budget, delegatedBy) => {
+          const opts = parseOrThrow(StartOptionsSchema, { runId, budget, parentContext: delegatedBy.runId }, 'start options');
+          const { inputs } = await this.#prepare(parseOrThrow(GoalTextSchema, goal, 'goal'), profile, opts, delegatedBy);
+          return this.#sessions.drive(await this.#begin(runId, inputs));
+        },
+        resume: (runId) => this.resume(runId),
+        readJournal: (runId) => this.store.readJournal(runId),
+      },
+      parent,
+      stepId,
+      input,
+    );
   }
 
   /** A profile's shared budget and what its runs have spent so far, for meters. */
@@ -336,7 +354,12 @@ export class Orchestrator {
   }
 
   /** Validate a run's request against the profile and fix its inputs (the data of event 0). */
-  async #prepare(goal: string, profile: string, opts: z.output<typeof StartOptionsSchema>): Promise<{ runId: string; inputs: RunInputs }> {
+  async #prepare(
+    goal: string,
+    profile: string,
+    opts: z.output<typeof StartOptionsSchema>,
+    delegatedBy?: DelegatedBy,
+  ): Promise<{ runId: string; inputs: RunInputs }> {
     const metadata = this.#policy.checkMetadata(opts.metadata);
     if (!this.#registry.hasProfile(profile)) throw new NotFoundError(`unknown profile "${profile}"`, { code: 'unknown_profile', details: { profile } });
     const budget = opts.budget === undefined ? this.#budget : parseBudget(opts.budget);
@@ -344,7 +367,7 @@ export class Orchestrator {
     if (await this.store.getRun(runId)) throw new ConflictError(`run ${runId} already exists`, { code: 'run_exists', details: { runId } });
     const traceId = opts.traceId ?? this.#ids.next('trace');
     const { runId: _runId, traceId: _traceId, metadata: _metadata, preferences, budget: _budget, plan, seed, mode, ...scope } = opts;
-    const agent = agentSettingsFor({
+    const planned = agentSettingsFor({
       mode,
       explicitPlan: plan !== undefined,
       goal,
@@ -353,6 +376,8 @@ export class Orchestrator {
       settings: this.#agent,
       detectToolCallsFromText: this.#config.detectToolCallsFromText,
     });
+    const delegate = delegateSettings(this.#delegation, profile, delegatedBy?.depth ?? 0, (p) => this.#registry.hasProfile(p));
+    const agent = planned && delegate ? { ...planned, delegate } : planned;
     const context = new ExecutionContext({ traceId, runId, requestId: runId, userIntent: goal, profile, ...definedOnly(scope) });
     const profileBudget = this.#profileBudgets.get(profile);
     const toolVersions = this.#toolVersions?.active(profile) ?? {};
@@ -376,6 +401,7 @@ export class Orchestrator {
       ...(this.#parallelSteps > 1 && !agent ? { parallel: this.#parallelSteps } : {}),
       ...(agent ? { agent } : {}),
       ...(this.#memoryLoop ? { memory: this.#memoryLoop(agent?.models[0]) } : {}),
+      ...(delegatedBy ? { delegatedBy } : {}),
       ...(Object.keys(toolVersions).length > 0 ? { toolVersions } : {}),
     });
     return { runId, inputs };

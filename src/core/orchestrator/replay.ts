@@ -17,6 +17,7 @@ import { Orchestrator } from './orchestrator.ts';
 import { InMemoryStore } from '../store/inMemoryStore.ts';
 import type { AppendBatch } from '../store/store.ts';
 import { recordedMemory, recordedModels } from './recordedModel.ts';
+import { registerDelegateTool } from './delegation.ts';
 
 /** Where a replay first differed from the recording. */
 export interface Divergence {
@@ -176,6 +177,8 @@ export async function replay(journal: readonly JournalEvent[], registry: ToolReg
     if (recordedRegistry.has(inputs.profile, tool.name)) continue;
     recordedRegistry.register(inputs.profile, tool.name, { ...tool, handler: verifyTools && tool.idempotent ? tool.handler : recorded });
   }
+  // A run that could delegate replays its delegations from the recording: no sub-run is started.
+  registerDelegateTool(recordedRegistry, inputs, recorded);
   const profileUsage = async (): Promise<BudgetUsage> => {
     for (const e of journal) {
       if (e.seq >= store.written && (e.type === 'tool_call_start' || e.type === 'budget_exceeded') && e.data.profileUsedBefore !== undefined)

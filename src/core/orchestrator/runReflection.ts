@@ -1,4 +1,6 @@
 import type { RunNote } from '../memory/runMemory.ts';
+import type { ModelProvider } from '../models/model.ts';
+import type { RunInputs } from '../schema/journalEvent.ts';
 import { canonicalJson } from '../journal/canonicalJson.ts';
 import { redact } from '../policy/redaction.ts';
 import { failureModeOf, type RunState, type StepState } from './runState.ts';
@@ -86,5 +88,23 @@ export function runNote(state: RunState, stop: Stop, summary: string): RunNote {
     })),
     failed: [...failed].sort(),
     succeeded: [...succeeded].sort(),
+  };
+}
+
+/**
+ * The memory settings new runs record (`inputs.memory`), given an agent run's first model:
+ * none without a memory port; a `summaryModel` (the run's first model, or the host's first for
+ * a lexical run) when `reflectWithModel` is set and models are configured.
+ */
+export function memorySettings(options: {
+  memory?: unknown;
+  models?: ModelProvider;
+  reflectWithModel?: boolean;
+}): ((agentModel: string | undefined) => NonNullable<RunInputs['memory']>) | undefined {
+  if (!options.memory) return undefined;
+  const models = options.reflectWithModel ? options.models : undefined;
+  return (agentModel) => {
+    const summaryModel = agentModel ?? models?.models[0];
+    return summaryModel && models ? { summaryModel } : {};
   };
 }

@@ -25,6 +25,7 @@ import { agentBudgetStop, agentPlan, nextAgentStep } from './stages/agentStage.t
 import { finishRun } from './stages/finishStage.ts';
 import { planRun, routeSteps, type RecalledPlanNotes } from './stages/planStage.ts';
 import { reflectWithModel, type ReflectPorts } from './reflectCall.ts';
+import { registerDelegateTool } from './delegation.ts';
 import { journalReflection, runNote } from './runReflection.ts';
 import { executeNext, type StepPorts } from './stepExecution.ts';
 import { nextStep } from './stages/stepGate.ts';
@@ -62,6 +63,8 @@ export interface SessionPorts {
   signer?: HeadSigner;
   /** Credentials tools read by name at call time (never journaled). */
   secrets?: Secrets;
+  /** Runs a delegation of an agent run (the `delegate` tool's work); absent, agent runs cannot delegate. */
+  delegate?: (parent: RunState, stepId: string, input: { profile: string; goal: string }) => Promise<unknown>;
 }
 
 const TERMINAL: ReadonlySet<RunStatus> = new Set(['completed', 'failed', 'cancelled']);
@@ -140,6 +143,11 @@ export class RunSessions {
     const { policy, planner, coordinator, requiresApproval } = this.#ports;
     const runRegistry = registry.sandbox(state.inputs.profile);
     registerPinnedVersions(runRegistry, state.inputs, this.#ports.toolVersions);
+    const { delegate } = this.#ports;
+    if (delegate)
+      registerDelegateTool(runRegistry, state.inputs, (input: { profile: string; goal: string }, tool) =>
+        delegate(state, tool.idempotencyKey.slice(state.runId.length + 1), input),
+      );
     const context: StageContext = {
       policy,
       planner,

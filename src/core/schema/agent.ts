@@ -33,6 +33,11 @@ export const AgentSettingsSchema = z.object({
   review: z.boolean().optional(),
   /** Price of each model id, for the budget's cost; a model without a price costs 0. */
   prices: z.record(z.string(), ModelPriceSchema).optional(),
+  /**
+   * Phase 2's `delegate`: the profiles whose agents the model may hand a sub-goal to (the
+   * `delegate` tool), and how deep sub-runs may nest. Absent: the run cannot delegate.
+   */
+  delegate: z.object({ profiles: z.array(z.string().min(1)).min(1), maxDepth: z.number().int().min(1) }).optional(),
 });
 export type AgentSettings = z.output<typeof AgentSettingsSchema>;
 

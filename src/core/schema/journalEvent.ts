@@ -79,6 +79,8 @@ export const RunInputsSchema = z.object({
    * recorded before memory was in the loop): only agent runs recall and keep reflections.
    */
   memory: z.object({ summaryModel: z.string().min(1).max(200).optional() }).optional(),
+  /** Present in a sub-run an agent run delegated to: the parent run, its `delegate` step, and how deep the sub-run is (1 below a run a caller started). */
+  delegatedBy: z.object({ runId: z.string().min(1), stepId: z.string().min(1), depth: z.number().int().min(1) }).optional(),
   /**
    * The tools written at run time the run uses: tool name → content hash of the version that was
    * active when it started. Every step, resume and replay resolves these exact versions. Absent
