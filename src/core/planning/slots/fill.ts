@@ -6,17 +6,17 @@
  */
 import type { Language } from '../ranking/stem.ts';
 import { isStopWord } from '../ranking/stem.ts';
-import { tokenize, type Token } from '../ranking/tokens.ts';
+import type { Token } from '../ranking/tokens.ts';
 import { readBoolean } from './booleans.ts';
-import { clockTimes, dateMentions } from './dates.ts';
 import { chooseOption } from './enums.ts';
 import { expressionOf } from './expression.ts';
 import { fillArrays } from './arrays.ts';
 import { assignNumbers } from './numberSlots.ts';
+import { readClause } from './clauseReading.ts';
 import { modifierBefore } from './modifiers.ts';
 import { enumList, exclusions } from './sets.ts';
-import { currencyCode, numericMentions } from './numbers.ts';
-import { codeIn, identifierIn, introducerIndices, isBoundary, phraseAfter, roleOf, textMentions, type Role } from './strings.ts';
+import { currencyCode } from './numbers.ts';
+import { codeIn, identifierIn, introducerIndices, isBoundary, phraseAfter, roleOf, type Role } from './strings.ts';
 import { overlaps, paramsOf, type Filled, type Mention, type Param } from './types.ts';
 
 /** What slot filling reads. */
@@ -65,7 +65,9 @@ const LATER = /^(end|return|out|until|to|checkout|departure_return|back)$/;
 export function fillArguments(inputSchema: JsonSchema, context: FillContext): FillResult {
   const { clause, offset, language } = context;
   const params = paramsOf(inputSchema);
-  const tokens = tokenize(clause);
+  const datesWanted = params.some((p) => dateKind(p) !== undefined);
+  const { tokens, texts, clocks, dates: found, numbers } = readClause(clause, language, context.now, datesWanted);
+  const dates = [...found];
   const input: Record<string, unknown> = {};
   const sources: FillResult['sources'] = {};
   const taken: Array<{ start: number; end: number }> = [];
@@ -80,13 +82,6 @@ export function fillArguments(inputSchema: JsonSchema, context: FillContext): Fi
     end: offset + mention.end,
     reason,
   });
-
-  const texts = textMentions(clause);
-  const datesWanted = params.some((p) => dateKind(p) !== undefined);
-  const clocks = clockTimes(clause);
-  const dates = datesWanted ? dateMentions(clause, language, context.now).filter((m) => !overlaps(m.start, m.end, texts)) : [];
-  for (const clock of clocks) if (!dates.some((d) => d.kind === 'time' && overlaps(clock.start, clock.end, [d]))) dates.push(clock);
-  const numbers = numericMentions(clause, language, [...texts, ...dates.filter((d) => /[^\d\s]/.test(clause.slice(d.start, d.end))), ...clocks]);
 
   // 1. Typed text: URLs, e-mail addresses, paths, expressions.
   for (const param of params) {
