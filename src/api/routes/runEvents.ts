@@ -1,7 +1,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import * as z from 'zod';
 import { streamSSE } from 'hono/streaming';
-import { redact, type JournalEvent } from '../../core/index.ts';
+import { JournalPager, redact, type JournalEvent } from '../../core/index.ts';
 import { createRouter } from '../errors.ts';
 import type { Runtime } from '../runtime.ts';
 import { RunParam, errorResponses } from '../schemas.ts';
@@ -41,7 +41,7 @@ export function runEventRoutes(runtime: Runtime) {
     }),
     async (c) => {
       const { runId } = c.req.valid('param');
-      await loadRun(runtime, c, runId);
+      const summary = await loadRun(runtime, c, runId);
       const lastId = Number(c.req.header('last-event-id') ?? c.req.valid('query').lastEventId ?? -1);
       const after = Number.isInteger(lastId) ? lastId : -1;
       return streamSSE(c, async (stream) => {
@@ -73,8 +73,13 @@ export function runEventRoutes(runtime: Runtime) {
           return !run || TERMINAL.has(run.status);
         };
         try {
-          // What the client missed, from the journal, then live events as they are appended.
-          for (const event of await runtime.store.readJournal(runId, after + 1)) await send(event);
+          // What the client missed, read page by page up to the head the summary names (the first
+          // events leave before the rest is read), then live events as they are appended.
+          const from = Math.max(0, after + 1);
+          const missed = runtime.store.readJournalPage
+            ? (await JournalPager.open(runtime.store, runId, summary.head)).pages(from)
+            : [await runtime.store.readJournal(runId, from)];
+          for await (const page of missed) for (const event of page) await send(event);
           while (!stream.aborted && !(queue.length === 0 && (await finished()))) {
             if (queue.length === 0) await new Promise<void>((resolve) => ((wake = resolve), setTimeout(resolve, 1000)));
             wake = undefined;

@@ -66,16 +66,21 @@ export class JournalPager {
     })());
   }
 
-  /** The events, in order, a page at a time (the first pages small, so the first events leave early). */
-  async *pages(): AsyncGenerator<readonly JournalEvent[]> {
+  /**
+   * The events from seq `fromSeq` (default 0) to the head, in order, a page at a time (the first
+   * pages small, so the first events leave early).
+   */
+  async *pages(fromSeq = 0): AsyncGenerator<readonly JournalEvent[]> {
+    if (!Number.isInteger(fromSeq) || fromSeq < 0) throw new RangeError('a journal is read from a seq of 0 or more');
     let size = Math.min(FIRST_PAGE, this.#pageSize);
     if (this.#whole) {
-      for (let i = 0; i < this.#whole.length; i += size, size = Math.min(size * 2, this.#pageSize)) yield this.#whole.slice(i, i + size);
+      // A journal's seq is its position (checked when it was written), so seq n is element n.
+      for (let i = fromSeq; i < this.#whole.length; i += size, size = Math.min(size * 2, this.#pageSize)) yield this.#whole.slice(i, i + size);
       return;
     }
     const head = this.head;
     if (!head) return;
-    for (let next = 0; next <= head.seq; size = Math.min(size * 2, this.#pageSize)) {
+    for (let next = fromSeq; next <= head.seq; size = Math.min(size * 2, this.#pageSize)) {
       const page = await this.#store.readJournalPage!(this.#runId, next, Math.min(size, head.seq + 1 - next));
       const end = page[page.length - 1];
       if (!end || page[0]!.seq !== next || end.seq !== next + page.length - 1) throw this.#changed();
