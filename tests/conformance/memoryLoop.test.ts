@@ -14,7 +14,8 @@ import {
   type RunMemory,
   type Store,
 } from '../../src/core/index.ts';
-import { Crash, CrashingStore } from '../support/harness.ts';
+import { CrashOnce } from '../support/crashOnce.ts';
+import { Crash } from '../support/harness.ts';
 import { FIRST, NEAR, memoryManager, orchestrator, registry } from '../support/memoryLoop.ts';
 import { scriptedModel } from '../support/scriptedModel.ts';
 
@@ -23,26 +24,6 @@ import { scriptedModel } from '../support/scriptedModel.ts';
 // (journaled, so replay never reads memory) and leaves out a tool that failed for a
 // near-identical goal; memory failures are warnings; a crash around the reflection resumes
 // without a second write.
-
-/** A store that dies once, before writing the first batch `when` picks. */
-class CrashOnce extends CrashingStore {
-  #armed = true;
-  constructor(
-    inner: Store,
-    private readonly when: (types: string[], purposes: unknown[]) => boolean,
-  ) {
-    super(inner, new Set());
-  }
-  override async append(batch: Parameters<Store['append']>[0]): Promise<void> {
-    const types = batch.events.map((e) => e.type);
-    const purposes = batch.events.map((e) => (e.data as { purpose?: unknown }).purpose);
-    if (this.#armed && this.when(types, purposes)) {
-      this.#armed = false;
-      throw new Crash();
-    }
-    return this.inner.append(batch);
-  }
-}
 
 describe('memory in the loop of lexical runs', () => {
   it('writes goal, plan, results and reflection, and a later near-identical goal plans without the tool that failed', async () => {
@@ -151,7 +132,7 @@ describe('a crash around the reflection', () => {
     const memory = await memoryManager();
     const model = scriptedModel([{ text: 'lost in the crash' }, { text: 'weather_forecast is down; use forecast_service.' }], 'm1');
     const make = (store: Store) => orchestrator(registry(), store, { memory: memoryManagerRunMemory(memory), models: staticModels([['m1', model]]) });
-    const crashing = make(new CrashOnce(inner, (_types, purposes) => purposes.includes('reflect') && _types.includes('model_call_complete')));
+    const crashing = make(new CrashOnce(inner, (events) => events.some((e) => e.type === 'model_call_complete' && e.data.purpose === 'reflect')));
     await expect(crashing.start(FIRST, 'demo', { runId: 'crash-reflect', mode: 'lexical' })).rejects.toThrow(Crash);
     const outcome = await make(inner).resume('crash-reflect');
     expect(outcome.status).toBe('completed');
@@ -169,7 +150,9 @@ describe('a crash around the reflection', () => {
     const inner = new InMemoryStore();
     const memory = await memoryManager();
     const make = (store: Store) => orchestrator(registry(), store, { memory: memoryManagerRunMemory(memory) });
-    await expect(make(new CrashOnce(inner, (types) => types.includes('run_completed'))).start(FIRST, 'demo', { runId: 'crash-finish' })).rejects.toThrow(Crash);
+    await expect(
+      make(new CrashOnce(inner, (events) => events.some((e) => e.type === 'run_completed'))).start(FIRST, 'demo', { runId: 'crash-finish' }),
+    ).rejects.toThrow(Crash);
     expect(await memory.query('demo', REFLECTION_NAMESPACE)).toHaveLength(1);
     const outcome = await make(inner).resume('crash-finish');
     expect(outcome.status).toBe('completed');

@@ -98,6 +98,12 @@ describe('delegation in the agent loop (over the wire)', () => {
       .reduce((n, e) => n + e.data.usage.totalTokens, 0);
     expect(childInputs!.budget.tokenCeiling).toBe(10_000 - usedBefore);
     expect(child.at(-1)).toMatchObject({ type: 'run_completed', data: { success: true } });
+    // The parent counts what its sub-run spent as its own.
+    const childTokens = eventsOf(child, 'model_call_complete').reduce((n, e) => n + e.data.usage.totalTokens, 0);
+    const ownTokens = eventsOf(journal, 'model_call_complete').reduce((n, e) => n + e.data.usage.totalTokens, 0);
+    expect(childTokens).toBeGreaterThan(0);
+    expect(done!.data.output).toMatchObject({ usage: { tokens: childTokens } });
+    expect(outcome.usage.tokens).toBe(ownTokens + childTokens);
 
     // With the server stopped, both journals replay; the parent's delegation comes from its own journal.
     await server.close();

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { CugarError } from '../errors.ts';
-import type { ToolBudget } from '../schema/budget.ts';
+import type { BudgetUsage, ToolBudget } from '../schema/budget.ts';
 import type { JournalEvent, RunInputs } from '../schema/journalEvent.ts';
 import type { ToolHandler } from '../tools/tool.ts';
 import type { ToolRegistry } from '../tools/toolRegistry.ts';
@@ -32,6 +32,8 @@ export interface DelegateResult {
   /** The sub-run's answer (an agent run), when it gave one. */
   answer?: string;
   outputs: Record<string, unknown>;
+  /** What the sub-run spent; the delegating run counts it as its own. */
+  usage: BudgetUsage;
 }
 
 const DelegationOptionsSchema = z.object({
@@ -136,6 +138,7 @@ export async function runDelegation(host: DelegateHost, parent: RunState, stepId
     ...(outcome.stopReason !== undefined ? { stopReason: outcome.stopReason } : {}),
     ...(typeof answer === 'string' ? { answer } : {}),
     outputs: outcome.outputs,
+    usage: outcome.usage,
   };
   if (outcome.status === 'completed') return result;
   const why = outcome.status === 'paused' ? 'waits for an approval' : `${outcome.status} (${outcome.error?.code ?? outcome.stopReason ?? 'unknown'})`;
@@ -143,6 +146,6 @@ export async function runDelegation(host: DelegateHost, parent: RunState, stepId
     code: 'delegate_failed',
     failureMode: 'AGENT',
     retryable: false,
-    details: { runId, profile: input.profile, status: outcome.status, ...(outcome.stopReason ? { stopReason: outcome.stopReason } : {}) },
+    details: { runId, profile: input.profile, status: outcome.status, usage: outcome.usage, ...(outcome.stopReason ? { stopReason: outcome.stopReason } : {}) },
   });
 }

@@ -1,7 +1,7 @@
 import { ApprovalRejectedError, ValidationError, type FailureMode } from '../errors.ts';
 import type { JournalHead } from '../journal/journal.ts';
 import { ZERO_USAGE, addUsage } from '../planning/planningAuthority.ts';
-import type { BudgetUsage } from '../schema/budget.ts';
+import { BudgetUsageSchema, type BudgetUsage } from '../schema/budget.ts';
 import type { ErrorInfo } from '../schema/error.ts';
 import type { JournalEvent, RunInputs, RunStatus, Stage } from '../schema/journalEvent.ts';
 import type { Plan, PlanStage, PlanStep } from '../schema/plan.ts';
@@ -277,6 +277,7 @@ export function applyEvent(state: RunState, event: JournalEvent): void {
       step.status = 'completed';
       step.output = event.data.output;
       step.error = undefined;
+      addSubRunUsage(state, step, event.data.output);
       const call = `${step.tool}:${event.data.argsHash}`;
       state.calls.set(call, (state.calls.get(call) ?? 0) + 1);
       break;
@@ -287,6 +288,7 @@ export function applyEvent(state: RunState, event: JournalEvent): void {
       step.error = event.data.error;
       step.nextAttempt = step.attempt + 1;
       step.final = event.data.final;
+      addSubRunUsage(state, step, event.data.error.details);
       break;
     }
     case 'retry_scheduled': {
@@ -340,6 +342,17 @@ export function applyEvent(state: RunState, event: JournalEvent): void {
     case 'memory_warning':
       break;
   }
+}
+
+/**
+ * What a sub-run spent, from its delegate call's result (or failure): a run that may delegate
+ * counts its sub-runs' spending as its own, so its ceilings bound the whole tree.
+ */
+function addSubRunUsage(state: RunState, step: StepState, carrier: unknown): void {
+  if (!state.inputs.agent?.delegate || step.tool !== 'delegate' || typeof carrier !== 'object' || carrier === null) return;
+  const { runId, usage } = carrier as { runId?: unknown; usage?: unknown };
+  const parsed = BudgetUsageSchema.safeParse(usage);
+  if (typeof runId === 'string' && runId.startsWith(`${state.runId}.`) && parsed.success) state.usage = addUsage(state.usage, parsed.data);
 }
 
 function applyReflectEvent(state: RunState, event: JournalEvent & { type: 'model_call_start' | 'model_call_error' | 'model_call_complete' }): void {
