@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import {
   createYielder,
   deriveEvent,
+  derivedEventLine,
   exportJournal,
   otlpEnvelope,
   otlpSpanPages,
@@ -85,12 +86,16 @@ function streamedResponse(c: Context, contentType: string, chunks: AsyncGenerato
 export function journalView(c: Context, pager: JournalPager, format: 'json' | 'ndjson', derivedFrom?: DerivedFrom): Response {
   let previous: JournalEvent | undefined;
   const derive = (slice: readonly JournalEvent[]) => (derivedFrom ? slice.map((event) => (previous = deriveEvent(previous, event, derivedFrom))) : slice);
-  if (format === 'ndjson')
-    return streamedResponse(
-      c,
-      'application/x-ndjson',
-      listText({ prefix: '', suffix: '', separator: '' }, pager.pages(), (slice) => [exportJournal(derive(slice))]),
-    );
+  // A derived line is written from the text its hash was computed over (derivedEventLine).
+  const lines = (slice: readonly JournalEvent[]) => {
+    if (!derivedFrom) return [exportJournal(slice)];
+    return slice.map((event) => {
+      const derived = derivedEventLine(previous, event, derivedFrom);
+      previous = derived.event;
+      return derived.line;
+    });
+  };
+  if (format === 'ndjson') return streamedResponse(c, 'application/x-ndjson', listText({ prefix: '', suffix: '', separator: '' }, pager.pages(), lines));
   return streamedResponse(
     c,
     'application/json',
