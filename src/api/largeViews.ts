@@ -2,12 +2,13 @@ import type { Context } from 'hono';
 import {
   createYielder,
   deriveEvent,
-  derivedEventLine,
+  derivedEventPieces,
   exportJournal,
   otlpEnvelope,
   otlpSpanPages,
   redact,
   type DerivedFrom,
+  type DerivedLink,
   type JournalEvent,
   type JournalPager,
 } from '../core/index.ts';
@@ -58,6 +59,41 @@ async function* listText<T>(
   if (parts.suffix) yield parts.suffix;
 }
 
+/** Most characters of redacted NDJSON sent in one chunk. */
+const CHUNK_CHARS = 64 * 1024;
+
+/**
+ * The redacted NDJSON journal, each line written in pieces as its data is redacted
+ * (derivedEventPieces): the first chunk is the first piece, and chunks double up to
+ * {@link CHUNK_CHARS}, so a run's first event (which holds its whole plan) starts leaving at
+ * once and the loop gets turns while it is written.
+ */
+async function* derivedNdjson(pager: JournalPager, derivedFrom: DerivedFrom): AsyncGenerator<string> {
+  const yieldNow = createYielder(15);
+  let previous: DerivedLink | undefined;
+  let chunk = '';
+  let want = 1;
+  for await (const page of pager.pages()) {
+    for (const event of page) {
+      const pieces = derivedEventPieces(previous, event, derivedFrom);
+      for (;;) {
+        const step = pieces.next();
+        if (step.done) {
+          previous = step.value;
+          break;
+        }
+        chunk += step.value;
+        if (chunk.length < want) continue;
+        yield chunk;
+        chunk = '';
+        want = Math.min(want * 2, CHUNK_CHARS);
+        await yieldNow();
+      }
+    }
+  }
+  if (chunk) yield chunk;
+}
+
 /**
  * A response whose body is `chunks`, each pulled when the client has read the one before. A
  * failure while reading (a run deleted meanwhile) aborts the response rather than ending a
@@ -86,16 +122,12 @@ function streamedResponse(c: Context, contentType: string, chunks: AsyncGenerato
 export function journalView(c: Context, pager: JournalPager, format: 'json' | 'ndjson', derivedFrom?: DerivedFrom): Response {
   let previous: JournalEvent | undefined;
   const derive = (slice: readonly JournalEvent[]) => (derivedFrom ? slice.map((event) => (previous = deriveEvent(previous, event, derivedFrom))) : slice);
-  // A derived line is written from the text its hash was computed over (derivedEventLine).
-  const lines = (slice: readonly JournalEvent[]) => {
-    if (!derivedFrom) return [exportJournal(slice)];
-    return slice.map((event) => {
-      const derived = derivedEventLine(previous, event, derivedFrom);
-      previous = derived.event;
-      return derived.line;
-    });
-  };
-  if (format === 'ndjson') return streamedResponse(c, 'application/x-ndjson', listText({ prefix: '', suffix: '', separator: '' }, pager.pages(), lines));
+  if (format === 'ndjson')
+    return streamedResponse(
+      c,
+      'application/x-ndjson',
+      derivedFrom ? derivedNdjson(pager, derivedFrom) : listText({ prefix: '', suffix: '', separator: '' }, pager.pages(), (slice) => [exportJournal(slice)]),
+    );
   return streamedResponse(
     c,
     'application/json',

@@ -313,7 +313,8 @@ export {
 } from './journal/projections.ts';
 export { OTLP_VALUE_LIMIT, otlpEnvelope, readOtlp, toOtlp, type OtlpTraceExport } from './journal/otlp.ts';
 export { JOURNAL_PAGE_SIZE, JournalPager } from './journal/journalPager.ts';
-export { derivedEventLine, otlpSpanPages, traceRecordPages } from './journal/streamedViews.ts';
+export { otlpSpanPages, traceRecordPages } from './journal/streamedViews.ts';
+export { derivedEventLine, derivedEventPieces, type DerivedLink } from './journal/derivedLines.ts';
 
 // Storage (the port; adapter authors use `cugar/stores`)
 export { InMemoryStore } from './store/inMemoryStore.ts';

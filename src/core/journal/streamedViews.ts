@@ -1,12 +1,7 @@
-import { redact } from '../policy/redaction.ts';
 import type { JournalEvent } from '../schema/journalEvent.ts';
-import { canonicalJson } from './canonicalJson.ts';
-import { GENESIS_HASH } from './journal.ts';
 import type { JournalPager } from './journalPager.ts';
 import { completionOf, otlpApprovalSpans, otlpModelSpans, otlpRootSpan, otlpRunOf, otlpStageSpans, otlpToolSpan, type OtlpRun, type OtlpSpan } from './otlp.ts';
 import { ToolCallPairing, type ToolCallSpan } from './projections.ts';
-import { deriveEvent, type DerivedFrom } from './redactedJournal.ts';
-import { sha256Hex } from './sha256.ts';
 import { TRACE_MARKER_TYPES, traceRecorder, type TraceRecord } from './trace.ts';
 
 // The trace and OTLP projections of a journal read page by page (journalPager.ts), so a view of
@@ -69,27 +64,4 @@ export async function* otlpSpanPages(pager: JournalPager): AsyncGenerator<OtlpSp
   for (const call of started.slice(sent)) if (call.end) rest.push(otlpToolSpan(run, call as EndedCall));
   rest.push(...otlpApprovalSpans(run, markers), ...otlpStageSpans(run, markers, completed), ...otlpModelSpans(run, modelEvents));
   if (rest.length) yield rest;
-}
-
-/**
- * The redacted derivation of `event` after `previous` (`deriveEvent`) with its NDJSON line
- * (`exportJournal` of it): the envelope's canonical text is written once, hashed to seal the
- * event, and the line is that text with the hash put in its place, rather than the event
- * serialised a second time (the first event of a long run holds its whole plan).
- */
-export function derivedEventLine(previous: JournalEvent | undefined, event: JournalEvent, derivedFrom: DerivedFrom): { event: JournalEvent; line: string } {
-  const { runId, type, at } = event;
-  if (!Number.isFinite(at)) {
-    const derived = deriveEvent(previous, event, derivedFrom);
-    return { event: derived, line: `${canonicalJson(derived)}\n` };
-  }
-  const data = redact(event.data) as Record<string, unknown>;
-  if (!previous) data['derivedFrom'] = derivedFrom;
-  const seq = previous ? previous.seq + 1 : 0;
-  const prev = previous ? previous.hash : GENESIS_HASH;
-  // The canonical order of the envelope's keys is at, data, (hash,) prev, runId, seq, type.
-  const head = `{"at":${JSON.stringify(at)},"data":${canonicalJson(data)}`;
-  const tail = `"prev":${JSON.stringify(prev)},"runId":${JSON.stringify(runId)},"seq":${seq},"type":${JSON.stringify(type)}}`;
-  const hash = sha256Hex(`${head},${tail}`);
-  return { event: { runId, seq, type, at, data, prev, hash } as JournalEvent, line: `${head},"hash":"${hash}",${tail}\n` };
 }
