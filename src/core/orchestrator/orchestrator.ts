@@ -14,38 +14,23 @@ import { createRoutingPolicy } from '../routing/routingAuthority.ts';
 import type { BudgetUsage, ToolBudget } from '../schema/budget.ts';
 import { GoalTextSchema, ProfileNameSchema } from '../schema/common.ts';
 import { DEFAULT_CONFIG, type Config } from '../schema/config.ts';
-import type { AutonomySettings, JournalEvent, RunInputs } from '../schema/journalEvent.ts';
-import type { AgentSettings } from '../schema/agent.ts';
-import { agentSettingsFor } from './agentInputs.ts';
-import { approvalSettings, defaultSleep, definedOnly } from './runDefaults.ts';
-import type { ModelProvider } from '../models/model.ts';
-import { memorySettings } from './runReflection.ts';
-import { delegateSettings, parseDelegation, runDelegation, type DelegateResult, type DelegatedBy } from './delegation.ts';
+import type { JournalEvent, RunInputs } from '../schema/journalEvent.ts';
+import { defaultSleep } from './runDefaults.ts';
+import { runDelegation, type DelegateResult, type DelegatedBy } from './delegation.ts';
+import { runInputDefaults, runInputs, type RunInputDefaults } from './runInputs.ts';
 import { parseOrThrow } from '../schema/validate.ts';
 import { InMemoryStore } from '../store/inMemoryStore.ts';
 import type { ApprovalFilter, ApprovalRecord, Store } from '../store/store.ts';
 import type { ToolRegistry } from '../tools/toolRegistry.ts';
 import { registerPinnedVersions } from '../tools/versions/pinnedVersions.ts';
 import type { ToolVersionSource } from '../tools/versions/toolVersionSource.ts';
-import { ExecutionContext } from './executionContext.ts';
-import {
-  ApprovalDecisionSchema,
-  StartOptionsSchema,
-  agentDefaults,
-  parseParallelSteps,
-  type ApprovalDecision,
-  type OrchestratorOptions,
-  type StartOptions,
-} from './options.ts';
+import { ApprovalDecisionSchema, StartOptionsSchema, type ApprovalDecision, type OrchestratorOptions, type StartOptions } from './options.ts';
 import { partialResult } from './partialResult.ts';
-import { createRetryPolicy, type RetryPolicy } from './retryPolicy.ts';
+import { createRetryPolicy } from './retryPolicy.ts';
 import { outcomeOf, type RunOutcome } from './runOutcome.ts';
 import { RunSessions, isTerminal, type ActiveRun } from './runSession.ts';
 import { applyEvent, failureModeOf, initialRunState, type RunState } from './runState.ts';
 import { entry, type Entry } from './stages/entry.ts';
-
-/** What new runs record as their journal version (see `RunInputs.version`). */
-const JOURNAL_VERSION = 2;
 
 /**
  * The durable orchestrator: the one engine every plan and run goes through. Every decision is
@@ -75,22 +60,11 @@ export class Orchestrator {
   readonly #toolVersions: ToolVersionSource | undefined;
   readonly #clock: Clock;
   readonly #ids: Ids;
-  readonly #retry: RetryPolicy;
-  readonly #approval: { onTimeout: 'approve' | 'reject'; timeoutMs?: number };
-  readonly #budget: ToolBudget;
-  readonly #profileBudgets: Map<string, ToolBudget>;
   readonly #policy: PolicyEnforcer;
   readonly #config: Config;
-  readonly #stepTimeoutMs: number | undefined;
-  readonly #parallelSteps: number;
-  readonly #autonomy: AutonomySettings;
-  readonly #seed: number;
+  /** What new runs record besides their request (`runInputs.ts`). */
+  readonly #defaults: RunInputDefaults;
   readonly #sessions: RunSessions;
-  readonly #models: ModelProvider | undefined;
-  readonly #agent: Omit<AgentSettings, 'models'>;
-  readonly #delegation: ReturnType<typeof parseDelegation>;
-  /** The memory settings new runs record, given the model of an agent run; absent without a memory port. */
-  readonly #memoryLoop: ((agentModel: string | undefined) => NonNullable<RunInputs['memory']>) | undefined;
   readonly #deltaListeners = new Set<(runId: string, delta: string) => void>();
 
   constructor(options: OrchestratorOptions) {
@@ -99,20 +73,9 @@ export class Orchestrator {
     this.store = options.store ?? new InMemoryStore();
     this.#clock = options.clock ?? systemClock;
     this.#ids = options.ids ?? createRandomIds();
-    this.#retry = createRetryPolicy(options.retry);
-    this.#approval = approvalSettings(options.approval);
-    this.#budget = parseBudget(options.budget);
-    this.#profileBudgets = new Map(Object.entries(options.profileBudgets ?? {}).map(([profile, budget]) => [profile, parseBudget(budget)]));
     this.#policy = options.policy ?? new PolicyEnforcer();
     this.#config = { ...DEFAULT_CONFIG, ...options.config };
-    this.#stepTimeoutMs = options.stepTimeoutMs;
-    this.#parallelSteps = parseParallelSteps(options.parallelSteps);
-    this.#autonomy = { replan: true, maxReplans: 1, reflectBelow: 0.5, maxRepeats: 3, ...options.autonomy };
-    this.#seed = options.seed ?? this.#config.randomSeed;
-    this.#models = options.models;
-    this.#agent = agentDefaults(this.#config, options.agent);
-    this.#delegation = parseDelegation(options.delegation);
-    this.#memoryLoop = memorySettings(options);
+    this.#defaults = runInputDefaults(options, this.#config, createRetryPolicy(options.retry));
     this.planner =
       options.planner ??
       new Planner({ ids: this.#ids, clock: this.#clock, maxSteps: this.#config.plannerMaxSteps, minSimilarity: this.#config.plannerMinSimilarity });
@@ -138,7 +101,7 @@ export class Orchestrator {
       ...(options.recordedRetry ? { recordedRetry: options.recordedRetry } : {}),
       ...(options.signer ? { signer: options.signer } : {}),
       ...(options.secrets ? { secrets: options.secrets } : {}),
-      ...(this.#delegation
+      ...(this.#defaults.delegation
         ? { delegate: (parent: RunState, stepId: string, input: { profile: string; goal: string }) => this.#delegate(parent, stepId, input) }
         : {}),
     });
@@ -165,7 +128,7 @@ export class Orchestrator {
   /** A profile's shared budget and what its runs have spent so far, for meters. */
   async profileBudget(profile: string): Promise<{ profile: string; budget?: ToolBudget; usage: BudgetUsage }> {
     const valid = parseOrThrow(ProfileNameSchema, profile, 'profile', 'invalid_profile');
-    const budget = this.#profileBudgets.get(valid);
+    const budget = this.#defaults.profileBudgets.get(valid);
     return { profile: valid, ...(budget ? { budget: { ...budget } } : {}), usage: await this.store.getProfileUsage(valid) };
   }
 
@@ -362,49 +325,11 @@ export class Orchestrator {
   ): Promise<{ runId: string; inputs: RunInputs }> {
     const metadata = this.#policy.checkMetadata(opts.metadata);
     if (!this.#registry.hasProfile(profile)) throw new NotFoundError(`unknown profile "${profile}"`, { code: 'unknown_profile', details: { profile } });
-    const budget = opts.budget === undefined ? this.#budget : parseBudget(opts.budget);
+    const budget = opts.budget === undefined ? this.#defaults.budget : parseBudget(opts.budget);
     const runId = opts.runId ?? this.#ids.next('run');
     if (await this.store.getRun(runId)) throw new ConflictError(`run ${runId} already exists`, { code: 'run_exists', details: { runId } });
     const traceId = opts.traceId ?? this.#ids.next('trace');
-    const { runId: _runId, traceId: _traceId, metadata: _metadata, preferences, budget: _budget, plan, seed, mode, ...scope } = opts;
-    const planned = agentSettingsFor({
-      mode,
-      explicitPlan: plan !== undefined,
-      goal,
-      tools: this.#registry.definitions(profile),
-      models: this.#models,
-      settings: this.#agent,
-      detectToolCallsFromText: this.#config.detectToolCallsFromText,
-    });
-    const delegate = delegateSettings(this.#delegation, profile, delegatedBy?.depth ?? 0, (p) => this.#registry.hasProfile(p));
-    const agent = planned && delegate ? { ...planned, delegate } : planned;
-    const context = new ExecutionContext({ traceId, runId, requestId: runId, userIntent: goal, profile, ...definedOnly(scope) });
-    const profileBudget = this.#profileBudgets.get(profile);
-    const toolVersions = this.#toolVersions?.active(profile) ?? {};
-    const inputs: RunInputs = toJsonData({
-      version: JOURNAL_VERSION,
-      goal,
-      profile,
-      traceId,
-      context: context.toJSON(),
-      metadata,
-      ...(preferences ? { preferences } : {}),
-      budget,
-      ...(profileBudget ? { profileBudget } : {}),
-      retry: this.#retry.config,
-      approval: this.#approval,
-      autonomy: this.#autonomy,
-      seed: seed ?? this.#seed,
-      maxSteps: Math.max(this.#config.plannerMaxSteps, plan?.length ?? 0),
-      ...(plan ? { plan: plan.map((step, index) => ({ name: `step-${index}`, tool: step.tool, input: step.input, index })) } : {}),
-      ...(this.#stepTimeoutMs !== undefined ? { stepTimeoutMs: this.#stepTimeoutMs } : {}),
-      ...(this.#parallelSteps > 1 && !agent ? { parallel: this.#parallelSteps } : {}),
-      ...(agent ? { agent } : {}),
-      ...(this.#memoryLoop ? { memory: this.#memoryLoop(agent?.models[0]) } : {}),
-      ...(delegatedBy ? { delegatedBy } : {}),
-      ...(Object.keys(toolVersions).length > 0 ? { toolVersions } : {}),
-    });
-    return { runId, inputs };
+    return { runId, inputs: runInputs(this.#defaults, { goal, profile, runId, traceId, metadata, budget, opts, ...(delegatedBy ? { delegatedBy } : {}) }) };
   }
 
   async #begin(runId: string, inputs: RunInputs): Promise<ActiveRun> {

@@ -1,12 +1,13 @@
 import { ApprovalRejectedError, ValidationError, type FailureMode } from '../errors.ts';
 import type { JournalHead } from '../journal/journal.ts';
 import { ZERO_USAGE, addUsage } from '../planning/planningAuthority.ts';
-import { BudgetUsageSchema, type BudgetUsage } from '../schema/budget.ts';
+import type { BudgetUsage } from '../schema/budget.ts';
 import type { ErrorInfo } from '../schema/error.ts';
 import type { JournalEvent, RunInputs, RunStatus, Stage } from '../schema/journalEvent.ts';
 import type { Plan, PlanStage, PlanStep } from '../schema/plan.ts';
 import type { ApprovalRecord, RunSummary } from '../store/store.ts';
 import { applyAgentEvent, initialAgentState, type AgentState } from './agentState.ts';
+import { addSubRunUsage, applyReflectEvent } from './sideRunEvents.ts';
 
 export type { RunInputs };
 
@@ -341,26 +342,6 @@ export function applyEvent(state: RunState, event: JournalEvent): void {
     case 'reflection':
     case 'memory_warning':
       break;
-  }
-}
-
-/**
- * What a sub-run spent, from its delegate call's result (or failure): a run that may delegate
- * counts its sub-runs' spending as its own, so its ceilings bound the whole tree.
- */
-function addSubRunUsage(state: RunState, step: StepState, carrier: unknown): void {
-  if (!state.inputs.agent?.delegate || step.tool !== 'delegate' || typeof carrier !== 'object' || carrier === null) return;
-  const { runId, usage } = carrier as { runId?: unknown; usage?: unknown };
-  const parsed = BudgetUsageSchema.safeParse(usage);
-  if (typeof runId === 'string' && runId.startsWith(`${state.runId}.`) && parsed.success) state.usage = addUsage(state.usage, parsed.data);
-}
-
-function applyReflectEvent(state: RunState, event: JournalEvent & { type: 'model_call_start' | 'model_call_error' | 'model_call_complete' }): void {
-  if (event.type === 'model_call_start') state.reflectAttempts++;
-  else if (event.type === 'model_call_error') state.reflectFailed = true;
-  else {
-    state.reflectAnswer = event.data.text;
-    state.usage = addUsage(state.usage, { cost: event.data.cost, calls: 0, tokens: event.data.usage.totalTokens });
   }
 }
 
