@@ -6,6 +6,7 @@ import {
   PLANS_NAMESPACE,
   REFLECTION_NAMESPACE,
   eventsOf,
+  forkRun,
   memoryManagerRunMemory,
   nearIdenticalGoals,
   replay,
@@ -160,5 +161,39 @@ describe('a crash around the reflection', () => {
       expect(await memory.query('demo', namespace), namespace).toHaveLength(1);
     const journal = await inner.readJournal('crash-finish');
     expect(await replay(journal, registry())).toMatchObject({ ok: true, events: journal.length });
+  });
+});
+
+describe('a fork of a run with memory in the loop', () => {
+  it('keeps the notes the source recalled before the fork point, whatever the memory holds now', async () => {
+    const memory = await memoryManager();
+    const store = new InMemoryStore();
+    const runMemory = memoryManagerRunMemory(memory);
+    await orchestrator(registry(), store, { memory: runMemory }).start(FIRST, 'demo', { runId: 'lexical-first' });
+    const model = scriptedModel([{ text: 'Use forecast_service: weather_forecast is down.' }], 'm1');
+    const agent = orchestrator(registry(), store, { memory: runMemory, models: staticModels([['m1', model]]), prefix: 'agent' });
+    const source = await agent.start(NEAR, 'demo', { runId: 'agent-source', mode: 'agent' });
+    expect(source.status).toBe('completed');
+    const journal = await store.readJournal('agent-source');
+    const [recalled] = eventsOf(journal, 'memory_recalled');
+    expect(recalled!.data.notes.map((n) => n.goal)).toContain(FIRST);
+    // Memory moves on (the source's own reflection, then a note of another run) before the fork.
+    await runMemory.remember('demo', { runId: 'other', goal: NEAR, summary: 'a later note', success: true });
+    const answer = eventsOf(journal, 'model_call_complete').find((e) => e.data.purpose === undefined)!;
+    const live = scriptedModel([{ text: 'Forked: forecast_service it is.' }, { text: 'a reflection' }], 'm1');
+    const fork = await forkRun(journal, {
+      registry: registry(),
+      store,
+      runId: 'agent-fork',
+      models: staticModels([['m1', live]]),
+      memory: runMemory,
+      reflectWithModel: true,
+      sleep: async () => undefined,
+      at: answer.seq,
+      edit: { kind: 'model_answer', text: 'Forked: forecast_service it is.' },
+    });
+    expect(fork.status).toBe('completed');
+    const forked = await store.readJournal('agent-fork');
+    expect(eventsOf(forked, 'memory_recalled')[0]!.data).toEqual(recalled!.data);
   });
 });

@@ -7,7 +7,7 @@ import type { JournalEvent, JournalEventOf, RunInputs } from '../schema/journalE
 import { ToolRegistry } from '../tools/toolRegistry.ts';
 import type { OrchestratorOptions } from './options.ts';
 import { Orchestrator } from './orchestrator.ts';
-import { streamOf } from './recordedModel.ts';
+import { recordedMemory, streamOf } from './recordedModel.ts';
 import type { RunOutcome } from './runOutcome.ts';
 
 /** What a fork changes at the event it forks from. */
@@ -141,7 +141,11 @@ export async function forkRun(source: readonly JournalEvent[], options: ForkOpti
     });
   }
   const models = inputs.agent ? forkedModels(modelResults, edited, rest.models, inputs.agent.models) : rest.models;
-  const orchestrator = new Orchestrator({ ...rest, registry: forkRegistry, ...(models ? { models } : {}) });
+  // Notes the source recalled before the fork point are the fork's too; what it keeps goes to the live memory.
+  const prefix = source.filter(before);
+  const recalledBefore = prefix.some((e) => e.type === 'memory_recalled' || (e.type === 'memory_warning' && e.data.operation === 'recall'));
+  const memory = rest.memory && recalledBefore ? { recall: recordedMemory(prefix).recall, remember: rest.memory.remember.bind(rest.memory) } : rest.memory;
+  const orchestrator = new Orchestrator({ ...rest, registry: forkRegistry, ...(models ? { models } : {}), ...(memory ? { memory } : {}) });
   let outcome = await orchestrator.startRecorded(runId, inputs);
   // Decisions the source recorded before the fork point are taken again; the edited one replaces its own.
   const decisions = source.filter((e): e is JournalEventOf<'approval_received'> => e.type === 'approval_received' && e.seq <= at);
