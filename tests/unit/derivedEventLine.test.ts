@@ -46,12 +46,13 @@ function journalOf(datas: ReadonlyArray<Record<string, unknown>>, types: readonl
 }
 
 describe('derivedEventLine', () => {
-  it('gives the event deriveEvent gives and the line exportJournal writes of it, for any data', () => {
+  it('gives the event deriveEvent gives and the line exportJournal writes of it, for any data, in one piece or many', () => {
     fc.assert(
       fc.property(
         fc.array(dataArbitrary, { minLength: 1, maxLength: 6 }),
         fc.array(fc.constantFrom('stage', 'tool_call_start', 'tool_call_complete', 'run_completed'), { minLength: 1, maxLength: 3 }),
-        (datas, types) => {
+        fc.constantFrom(0, 3, 4096),
+        (datas, types, piecesAbove) => {
           const journal = journalOf(datas, types);
           const expected: JournalEvent[] = [];
           let lines = '';
@@ -59,7 +60,7 @@ describe('derivedEventLine', () => {
           for (const event of journal) {
             const sealed = deriveEvent(expected.at(-1), event, derivedFrom);
             expected.push(sealed);
-            const derived = derivedEventLine(previous, event, derivedFrom);
+            const derived = derivedEventLine(previous, event, derivedFrom, piecesAbove);
             previous = derived.link;
             lines += derived.line;
             expect(derived.link).toEqual({ seq: sealed.seq, hash: sealed.hash });
@@ -72,7 +73,7 @@ describe('derivedEventLine', () => {
   });
 
   it('writes a large event in many pieces, the envelope opening first', () => {
-    const plan = Array.from({ length: 500 }, (_, i) => ({ tool: 'add', input: { a: i, b: 1, token: `sk-secret${i}secretsecret` } }));
+    const plan = Array.from({ length: 1500 }, (_, i) => ({ tool: 'add', input: { a: i, b: 1, token: `sk-secret${i}secretsecret` } }));
     const [event] = journalOf([{ stage: 'initialize', inputs: { goal: 'add', plan } }], ['stage']);
     const pieces: string[] = [];
     const steps = derivedEventPieces(undefined, event!, derivedFrom);
@@ -85,6 +86,9 @@ describe('derivedEventLine', () => {
     expect(Math.max(...pieces.map((piece) => piece.length))).toBeLessThan(200);
     expect(pieces.join('')).toBe(exportJournal([sealed]));
     expect(pieces.join('')).not.toContain('secretsecret');
+    // A small event is one piece and its end.
+    const [small] = journalOf([{ stage: 'initialize', inputs: { goal: 'add', plan: plan.slice(0, 3) } }], ['stage']);
+    expect([...derivedEventPieces(undefined, small!, derivedFrom)]).toHaveLength(2);
   });
 
   it('seals a chain that verifies and leaves no secret in the line', () => {

@@ -16,6 +16,22 @@ export type DerivedLink = Pick<JournalEvent, 'seq' | 'hash'>;
 
 /** Objects and arrays nested deeper than this are redacted and written in one piece. */
 const PIECE_DEPTH = 3;
+/** Data with more values than this is written in pieces; smaller data (nearly every event) in one. */
+export const PIECES_ABOVE = 4096;
+
+/** Whether `data` holds more than `limit` values (counting stops there). */
+function isLarge(data: unknown, limit: number): boolean {
+  const stack = [data];
+  let count = 0;
+  while (stack.length) {
+    const value = stack.pop();
+    if (++count > limit) return true;
+    if (typeof value !== 'object' || value === null) continue;
+    if (Array.isArray(value)) for (const item of value) stack.push(item);
+    else for (const key in value) stack.push((value as Record<string, unknown>)[key]);
+  }
+  return false;
+}
 
 function isOpenable(value: unknown): value is Record<string, unknown> | unknown[] {
   if (typeof value !== 'object' || value === null) return false;
@@ -69,10 +85,16 @@ function* redactedPieces(value: unknown, depth: number, extra?: [string, unknown
 
 /**
  * The NDJSON line of the redacted derivation of `event` after `previous` (`exportJournal` of
- * `deriveEvent`), in pieces: the envelope's opening at once, the redacted data as it is
- * written, then the hash and the rest of the envelope. Returns the derived event's link.
+ * `deriveEvent`), in pieces: data of more than `piecesAbove` values is written member by member
+ * after the envelope's opening, smaller data in one piece with it; the hash and the rest of the
+ * envelope end the line. Returns the derived event's link.
  */
-export function* derivedEventPieces(previous: DerivedLink | undefined, event: JournalEvent, derivedFrom: DerivedFrom): Generator<string, DerivedLink, void> {
+export function* derivedEventPieces(
+  previous: DerivedLink | undefined,
+  event: JournalEvent,
+  derivedFrom: DerivedFrom,
+  piecesAbove = PIECES_ABOVE,
+): Generator<string, DerivedLink, void> {
   const { runId, type, at } = event;
   const seq = previous ? previous.seq + 1 : 0;
   if (!Number.isFinite(at) || !isOpenable(event.data) || Array.isArray(event.data)) {
@@ -85,10 +107,18 @@ export function* derivedEventPieces(previous: DerivedLink | undefined, event: Jo
   const prev = previous ? previous.hash : GENESIS_HASH;
   const head = `{"at":${JSON.stringify(at)},"data":`;
   const text = [head];
-  yield head;
-  for (const piece of redactedPieces(event.data, 0, previous ? undefined : ['derivedFrom', derivedFrom])) {
-    text.push(piece);
-    yield piece;
+  if (isLarge(event.data, piecesAbove)) {
+    yield head;
+    for (const piece of redactedPieces(event.data, 0, previous ? undefined : ['derivedFrom', derivedFrom])) {
+      text.push(piece);
+      yield piece;
+    }
+  } else {
+    const data = redact(event.data) as Record<string, unknown>;
+    if (!previous) data['derivedFrom'] = derivedFrom;
+    const written = canonicalJson(data);
+    text.push(written);
+    yield head + written;
   }
   const tail = `"prev":${JSON.stringify(prev)},"runId":${JSON.stringify(runId)},"seq":${seq},"type":${JSON.stringify(type)}}`;
   text.push(',', tail);
@@ -98,8 +128,13 @@ export function* derivedEventPieces(previous: DerivedLink | undefined, event: Jo
 }
 
 /** {@link derivedEventPieces} in one string, with the derived event's link. */
-export function derivedEventLine(previous: DerivedLink | undefined, event: JournalEvent, derivedFrom: DerivedFrom): { link: DerivedLink; line: string } {
-  const pieces = derivedEventPieces(previous, event, derivedFrom);
+export function derivedEventLine(
+  previous: DerivedLink | undefined,
+  event: JournalEvent,
+  derivedFrom: DerivedFrom,
+  piecesAbove = PIECES_ABOVE,
+): { link: DerivedLink; line: string } {
+  const pieces = derivedEventPieces(previous, event, derivedFrom, piecesAbove);
   let line = '';
   for (;;) {
     const step = pieces.next();
