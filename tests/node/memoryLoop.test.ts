@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { openAICompatibleModels } from '../../src/api/models.ts';
-import { InMemoryStore, REFLECTION_NAMESPACE, eventsOf, memoryManagerRunMemory, replay } from '../../src/core/index.ts';
+import { InMemoryStore, REFLECTION_NAMESPACE, eventsOf, memoryManagerRunMemory, replay, toOtlp } from '../../src/core/index.ts';
 import { FIRST, memoryManager, orchestrator, registry } from '../support/memoryLoop.ts';
 import { startModelServer, type ModelServer } from '../support/modelServer.ts';
 
@@ -38,6 +38,9 @@ describe('the reflection written by a model (over the wire)', () => {
     expect(sent).toContain(`Asked: \\"${FIRST}\\"`);
     expect(sent).toContain('Failed: weather_forecast (step-0): tool_failed');
     expect(JSON.stringify(journal)).not.toContain(KEY);
+    // The trace shows the reflection as a model call span of its own.
+    const spans = toOtlp(journal).resourceSpans[0]!.scopeSpans[0]!.spans;
+    expect(spans.map((span) => span.name)).toContain('chat small');
 
     await server.close();
     server = undefined;
