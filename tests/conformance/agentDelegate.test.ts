@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { InMemoryStore, Orchestrator, ToolRegistry, eventsOf, replay, staticModels, type Store } from '../../src/core/index.ts';
+import { InMemoryStore, Orchestrator, ToolRegistry, eventsOf, forkRun, replay, staticModels, type Store } from '../../src/core/index.ts';
 import { createSequentialIds, steppingClock } from '../../src/core/testing.ts';
 import { CrashOnce } from '../support/crashOnce.ts';
 import { Crash } from '../support/harness.ts';
@@ -67,6 +67,11 @@ describe('delegation in the agent loop', () => {
     expect(JSON.stringify(model.calls[3]!.prompt)).toContain('lead-1.t1.call-0');
     const journal = await store.readJournal('lead-1');
     expect(await replay(journal, registry())).toMatchObject({ ok: true, events: journal.length });
+    // A fork cannot replay a delegation: forking after it is refused, with a typed error.
+    const answer = eventsOf(journal, 'model_call_complete').at(-1)!;
+    await expect(
+      forkRun(journal, { registry: registry(), runId: 'lead-fork', at: answer.seq, edit: { kind: 'model_answer', text: 'edited' } }),
+    ).rejects.toMatchObject({ code: 'invalid_fork', message: expect.stringContaining('delegated to a sub-run') });
   });
 
   it('after a crash before the delegate call was recorded, reads the finished sub-run instead of starting another', async () => {

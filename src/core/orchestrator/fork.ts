@@ -8,6 +8,7 @@ import { ToolRegistry } from '../tools/toolRegistry.ts';
 import type { OrchestratorOptions } from './options.ts';
 import { Orchestrator } from './orchestrator.ts';
 import { recordedMemory, streamOf } from './recordedModel.ts';
+import { DELEGATE_TOOL } from './delegation.ts';
 import type { RunOutcome } from './runOutcome.ts';
 
 /** What a fork changes at the event it forks from. */
@@ -107,6 +108,9 @@ export async function forkRun(source: readonly JournalEvent[], options: ForkOpti
     forkOf: { runId: first.runId, seq: head.seq, hash: head.hash, at },
   });
   const before = (e: JournalEvent) => e.seq < at;
+  // A sub-run is a run of its own: a fork cannot replay a delegation, so it starts after the last one.
+  if (source.some((e) => before(e) && e.type === 'tool_call_start' && e.data.tool === DELEGATE_TOOL && recorded.agent?.delegate))
+    throw new ValidationError(`the source delegated to a sub-run before seq ${at}: fork it from a later event`, { code: 'invalid_fork' });
   const modelResults = source.filter((e): e is ModelResult => before(e) && (e.type === 'model_call_complete' || e.type === 'model_call_error'));
   const edited: ModelResult | undefined =
     edit.kind === 'model_answer' && target.type === 'model_call_complete'
