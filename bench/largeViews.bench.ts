@@ -230,7 +230,7 @@ export async function run(): Promise<BenchResult> {
                 })
                 .join(
                   ', ',
-                )}: the views are sent in many small pieces, each pulled by the client and read from the store on its own, which costs some of the whole.`,
+                )}. Both checkouts are measured in the same rounds on a shared machine: a view that is sent the same way by both shows how far that alone moves the ratio.`,
             ]
           : []),
         `The events stream (SSE) replays the journal page by page, as the other views read it. GET /v1/runs/{id} is not streamed: the outcome is folded from the whole journal in the orchestrator (it answers ${fmt(outcome.bytes / 1e6, 2)} MB but holds the loop while it folds).`,
