@@ -94,6 +94,16 @@ describe('memory in the loop of lexical runs', () => {
     expect(eventsOf(plainJournal, 'reflection').at(-1)!.data.summary).toMatch(/^\[[^\]]+\] completed: run run_plain_1 in profile demo for /);
   });
 
+  it('plans with a tool that failed before when nothing else serves the goal', async () => {
+    const memory = await memoryManager();
+    const o = orchestrator(registry([], false), new InMemoryStore(), { memory: memoryManagerRunMemory(memory) });
+    expect((await o.start(FIRST, 'demo')).status).toBe('failed');
+    const later = await o.start(NEAR, 'demo');
+    const journal = await o.store.readJournal(later.runId);
+    expect(eventsOf(journal, 'memory_recalled')[0]!.data.avoid).toEqual(['weather_forecast']);
+    expect(eventsOf(journal, 'plan_created')[0]!.data.plan.steps.map((step) => step.tool)).toEqual(['weather_forecast']);
+  });
+
   it('decides near-identical goals and the tools to avoid from the notes alone', () => {
     expect(nearIdenticalGoals(FIRST, NEAR)).toBe(true);
     expect(nearIdenticalGoals(FIRST, 'weather forecast for Paris')).toBe(false);

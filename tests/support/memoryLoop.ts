@@ -29,8 +29,8 @@ export async function memoryManager(): Promise<MemoryManager> {
   });
 }
 
-/** Two forecast tools: the one the planner ranks first is down, the backup works. */
-export function registry(calls: string[] = []): ToolRegistry {
+/** Two forecast tools: the one the planner ranks first is down, the backup works (left out with `withBackup` false). */
+export function registry(calls: string[] = [], withBackup = true): ToolRegistry {
   const tools = new ToolRegistry();
   tools.register('demo', 'weather_forecast', {
     description: 'Weather forecast for a city',
@@ -40,6 +40,7 @@ export function registry(calls: string[] = []): ToolRegistry {
       throw new Error('the forecast service is down');
     },
   });
+  if (!withBackup) return tools;
   tools.register('demo', 'forecast_service', {
     description: 'Forecast of the weather in a city from the backup service',
     parameters: z.object({ city: z.string().optional() }),
