@@ -17,10 +17,10 @@ export interface PlanDecision {
 export type RecalledPlanNotes = { notes: RecalledNote[] } | { error: ErrorInfo };
 
 /**
- * The first plan of a run with memory in the loop, made without the tools that failed for a
- * near-identical goal (`toolsToAvoid`) unless that leaves no plan; the notes and the tools to
- * avoid are journaled (`memory_recalled`, or `memory_warning` when memory could not be read)
- * before `plan_created`.
+ * What a run with memory in the loop recalled, as the events journaled before its first
+ * `plan_created` (`memory_recalled`, or `memory_warning` when memory could not be read), and
+ * the tools that failed for a near-identical goal (`toolsToAvoid`), which that plan is made
+ * without unless that leaves no plan.
  */
 function recallEntries(goal: string, recalled: RecalledPlanNotes | undefined): { entries: Entry[]; avoid: string[] } {
   if (!recalled) return { entries: [], avoid: [] };
