@@ -343,6 +343,7 @@ export { partialResult, type PartialResult } from './orchestrator/partialResult.
 export { replay, sameJournal, type Divergence, type ReplayOptions, type ReplayResult } from './orchestrator/replay.ts';
 export { diffJournals, formatDifference, type FieldDifference, type JournalDifference } from './journal/journalDiff.ts';
 export { forkRun, type ForkEdit, type ForkOptions } from './orchestrator/fork.ts';
+export { DEFAULT_DELEGATION_DEPTH, DELEGATE_TOOL, type DelegateResult, type DelegationOptions } from './orchestrator/delegation.ts';
 export { importJournal } from './orchestrator/importJournal.ts';
 
 // Routing
