@@ -7,6 +7,7 @@ import {
   parseConfig,
   registerSecretValues,
   parseJournal,
+  webSettingsFromEnv,
   type Config,
   type IngestDocument,
   type IngestProgress,
@@ -94,6 +95,10 @@ export async function localBackend(
     orchestrator,
     policy: options.policy ?? mcpPolicyEnforcer(mcp.allow),
   });
+  // web_search and internet_extract as `cugar serve` registers them: the corpus by default, SearXNG
+  // (CUGAR_SEARXNG_URL) and page fetches only in profiles the policy lets use the network.
+  const [{ registerHostWebTools }, { nodeTransport }] = await Promise.all([import('../edge/webToolsSetup.ts'), import('../edge/nodeFetch.ts')]);
+  registerHostWebTools(runtime, (guard) => nodeTransport(guard), webSettingsFromEnv(process.env));
   const servers =
     options.mcp === 'none' ? [] : registerKeptMcpServers(runtime.registry, mcp, { cache: fileListingCache(join(dir, 'mcp')), secrets, stdio: stdioLauncher });
   await runtime.toolVersions?.load(runtime.registry.profiles());

@@ -1,34 +1,21 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHeadSigner, generateSigningKey } from '../../src/core/signing.ts';
 import { parseTokenMap } from '../../src/api/tokens.ts';
 import { startServer, type RunningServer } from '../../src/edge/nodeServer.ts';
 import { ADMIN, TOKENS, WAIT, caller, type Call } from '../support/apiConformance.ts';
+import { runCugar, type CliResult } from '../support/cliProcess.ts';
 
 // `cugar verify --public-key`: the CLI checks a server's signed heads and log of heads, an
 // exported journal, and the local data directory with the host's public key only.
-const run = promisify(execFile);
-const root = join(import.meta.dirname, '..', '..');
 const dir = mkdtempSync(join(tmpdir(), 'cugar-cli-verify-'));
 const dataDir = join(dir, 'data');
 
-async function cugar(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [join(root, 'src/cli/bin.mjs'), ...args], {
-      cwd: root,
-      env: { ...process.env, NO_COLOR: '1', CUGAR_API: '', CUGAR_TOKEN: '', CUGAR_SIGNING_KEY: '' },
-      timeout: 60_000,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
+function cugar(args: string[]): Promise<CliResult> {
+  return runCugar(args, { env: { CUGAR_API: '', CUGAR_TOKEN: '', CUGAR_SIGNING_KEY: '' } });
 }
 
 interface Verified {
