@@ -1,33 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { InMemoryStore, Orchestrator, ToolRegistry, eventsOf, forkRun, replay, staticModels, type Store } from '../../src/core/index.ts';
+import { InMemoryStore, Orchestrator, eventsOf, forkRun, replay, staticModels, type Store } from '../../src/core/index.ts';
 import { createSequentialIds, steppingClock } from '../../src/core/testing.ts';
 import { CrashOnce } from '../support/crashOnce.ts';
 import { Crash } from '../support/harness.ts';
 import { scriptedModel, type ScriptedTurn } from '../support/scriptedModel.ts';
+import { delegationRegistry } from '../support/delegationTools.ts';
 
 // Delegation (phase 2's `delegate`, seed 003) in each runtime: an agent run hands a sub-goal to
 // the agent of another profile as a linked sub-run; the step that delegated, re-run after a
 // crash, reads the sub-run it already started instead of starting another.
 
-function registry(prices: string[] = []): ToolRegistry {
-  const tools = new ToolRegistry();
-  tools.register('lead', 'take_note', {
-    description: 'Write a note down',
-    parameters: z.object({ text: z.string() }),
-    handler: ({ text }) => ({ noted: text }),
-  });
-  tools.register('travel', 'lookup_price', {
-    description: 'Price of a flight by its number',
-    parameters: z.object({ flight: z.string() }),
-    idempotent: true,
-    handler: ({ flight }) => {
-      prices.push(flight);
-      return { flight, price: 320 };
-    },
-  });
-  return tools;
-}
+const registry = delegationRegistry;
 
 const SCRIPT: ScriptedTurn[] = [
   { calls: [{ tool: 'delegate', input: { profile: 'travel', goal: 'Find the price of flight LH1' } }] },

@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { openAICompatibleModels } from '../../src/api/models.ts';
-import { InMemoryStore, Orchestrator, ToolRegistry, eventsOf, replay, type JournalEvent } from '../../src/core/index.ts';
+import type { ToolRegistry } from '../../src/core/index.ts';
+import { InMemoryStore, Orchestrator, eventsOf, replay, type JournalEvent } from '../../src/core/index.ts';
 import { createSequentialIds, steppingClock } from '../../src/core/testing.ts';
 import { startModelServer, type ModelServer, type Reply } from '../support/modelServer.ts';
+import { delegationRegistry } from '../support/delegationTools.ts';
 
 // Phase 2's third choice (seed 003): besides answering and calling a tool, the model may
 // delegate a sub-goal to the agent of another profile. The sub-run is a run of its own, linked
@@ -18,24 +19,7 @@ afterEach(async () => {
   server = undefined;
 });
 
-function registry(prices: string[] = []): ToolRegistry {
-  const tools = new ToolRegistry();
-  tools.register('lead', 'take_note', {
-    description: 'Write a note down',
-    parameters: z.object({ text: z.string() }),
-    handler: ({ text }) => ({ noted: text }),
-  });
-  tools.register('travel', 'lookup_price', {
-    description: 'Price of a flight by its number',
-    parameters: z.object({ flight: z.string() }),
-    idempotent: true,
-    handler: ({ flight }) => {
-      prices.push(flight);
-      return { flight, price: flight === 'LH1' ? 320 : 280 };
-    },
-  });
-  return tools;
-}
+const registry = delegationRegistry;
 
 function orchestrator(tools: ToolRegistry, store: InMemoryStore, maxDepth?: number) {
   return new Orchestrator({
