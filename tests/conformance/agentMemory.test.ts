@@ -1,10 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
-  HashingEmbedder,
   InMemoryStore,
-  InMemoryVectorBackend,
-  MemoryManager,
   Orchestrator,
   REFLECTION_NAMESPACE,
   ToolRegistry,
@@ -14,26 +11,14 @@ import {
   replay,
   staticModels,
 } from '../../src/core/index.ts';
-import { InMemoryMemoryStore } from '../../src/core/stores.ts';
-import { createSequentialIds, steppingClock } from '../../src/core/testing.ts';
+import { createSequentialIds } from '../../src/core/testing.ts';
 import { scriptedModel } from '../support/scriptedModel.ts';
+import { memoryManager } from '../support/memoryLoop.ts';
 
 // Memory in the agent loop: a finished agent run keeps its reflection (what was asked, what
 // worked and what failed, written by the model from the journal's account) in the profile's
 // `reflection` namespace, and a later run with a related goal recalls it before its first
 // model call, journaled, so it replays unchanged.
-
-async function memoryManager(): Promise<MemoryManager> {
-  const vectors = new InMemoryVectorBackend(256);
-  await vectors.connect();
-  return new MemoryManager({
-    store: new InMemoryMemoryStore(),
-    vectors,
-    embedder: new HashingEmbedder({ dimension: 256 }),
-    clock: steppingClock(Date.UTC(2026, 0, 1), 1000),
-    ids: createSequentialIds('mem'),
-  });
-}
 
 function registry(): ToolRegistry {
   const tools = new ToolRegistry();
