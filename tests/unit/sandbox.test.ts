@@ -1,33 +1,16 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import {
-  SandboxError,
-  ToolRegistry,
-  WORKERD_SANDBOX_REASON,
-  refusingSandbox,
-  sandboxedToolSpec,
-  sha256Hex,
-  type SandboxErrorCode,
-} from '../../src/core/index.ts';
+import { SandboxError, ToolRegistry, WORKERD_SANDBOX_REASON, refusingSandbox, sandboxedToolSpec, sha256Hex } from '../../src/core/index.ts';
 import { Worker } from 'node:worker_threads';
 import { readFileSync } from 'node:fs';
 import { NODE_SANDBOX_EXEC_ARGV, createNodeSandbox } from '../../src/edge/nodeSandbox.ts';
+import { codeOf } from '../support/sandboxOutcome.ts';
 
 // The Node sandbox through its public surface: load (audit, then a warm worker), call, limits,
 // recovery after a terminated worker, close; and the refusal of hosts that cannot isolate code.
 
 const sandbox = createNodeSandbox();
 afterAll(() => sandbox.close());
-
-async function codeOf(promise: Promise<unknown>): Promise<SandboxErrorCode | 'resolved'> {
-  try {
-    await promise;
-    return 'resolved';
-  } catch (error) {
-    expect(error).toBeInstanceOf(SandboxError);
-    return (error as SandboxError).code;
-  }
-}
 
 describe('the Node sandbox', () => {
   it('runs a tool in one warm worker: many calls, JSON in and out, named by its content hash', async () => {

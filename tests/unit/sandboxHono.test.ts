@@ -1,25 +1,16 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SandboxError, type SandboxErrorCode } from '../../src/core/index.ts';
+import { SandboxError } from '../../src/core/index.ts';
 import { loadWithoutAudit } from '../../src/core/sandbox/workerSandbox.ts';
 import { createNodeSandbox } from '../../src/edge/nodeSandbox.ts';
+import { codeOf } from '../support/sandboxOutcome.ts';
 
 // The `hono` realm library: Hono and the realm's own fetch classes inside the sandbox, the
 // network still closed, the realm still frozen, and the shipped bundle the installed Hono's.
 
 const sandbox = createNodeSandbox();
 afterAll(() => sandbox.close());
-
-async function codeOf(promise: Promise<unknown>): Promise<SandboxErrorCode | 'resolved'> {
-  try {
-    await promise;
-    return 'resolved';
-  } catch (error) {
-    expect(error).toBeInstanceOf(SandboxError);
-    return (error as SandboxError).code;
-  }
-}
 
 const SERVICE = `
 const app = new Hono();
