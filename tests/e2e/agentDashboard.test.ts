@@ -22,6 +22,9 @@ beforeAll(async () => {
   models = await startModelServer([
     { calls: [{ name: 'send_message', args: { to: 'ops', text: 'deploy finished' } }] },
     { text: 'I told ops the deploy finished.' },
+    // The run's reflection, then the fork's.
+    { text: 'Asked to tell ops; send_message was approved and sent.' },
+    { text: 'The fork told ops from the recorded approval.' },
   ]);
   server = await startServer({
     port: 0,
@@ -61,13 +64,13 @@ describe('dashboard with a model (remote mode)', () => {
     await expect.poll(() => page.locator('.outputs').last().textContent()).toContain('I told ops the deploy finished.');
     await expect
       .poll(async () => (await page.locator('.span-row .span-label').allTextContents()).filter((label) => label.startsWith('chat small')))
-      .toHaveLength(2);
+      .toEqual(['chat small #1', 'chat small #1', 'chat small (reflect) #1']);
     await page
       .getByRole('button', { name: /chat small #1/ })
       .first()
       .click();
     await expect.poll(() => page.getByRole('region', { name: 'Span detail' }).textContent()).toContain('send_message');
-    expect(models.requests).toHaveLength(2);
+    expect(models.requests).toHaveLength(3);
 
     // Fork from the model's last answer with another one: the fork follows the recording (the
     // approved call's result comes from the journal) and opens as a run of its own.
@@ -79,13 +82,18 @@ describe('dashboard with a model (remote mode)', () => {
     await page.getByRole('button', { name: 'Fork from here' }).click();
     await expect.poll(() => page.locator('#run-title code').textContent()).not.toBe(firstRun);
     await expect.poll(() => page.locator('.outputs').last().textContent()).toContain('Ops were told (from a fork).');
-    expect(models.requests).toHaveLength(2);
+    // Only the fork's reflection reached the model.
+    expect(models.requests).toHaveLength(4);
   });
 });
 
 describe('dashboard with a model (local mode: the tab calls the model itself)', () => {
   it('keeps the endpoint in this browser and runs an agent run in the tab against it', { timeout: 60_000 }, async () => {
-    const local = await startModelServer([{ calls: [{ name: 'add', args: { a: 20, b: 22 } }] }, { text: 'Forty-two, computed in this tab.' }]);
+    const local = await startModelServer([
+      { calls: [{ name: 'add', args: { a: 20, b: 22 } }] },
+      { text: 'Forty-two, computed in this tab.' },
+      { text: 'Added 20 and 22 with add in the tab.' },
+    ]);
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     try {
       const page = await context.newPage();
@@ -102,7 +110,10 @@ describe('dashboard with a model (local mode: the tab calls the model itself)', 
       await page.getByLabel('Goal').fill('what is twenty plus twenty-two?');
       await page.getByRole('button', { name: 'Run', exact: true }).click();
       await expect.poll(() => page.locator('.outputs').last().textContent()).toContain('Forty-two, computed in this tab.');
+      // Two turns, then the run's reflection (kept in the tab's memory).
+      await expect.poll(() => local.requests.length).toBe(3);
       expect(local.requests.map((r) => [r.body.model, r.authorization])).toEqual([
+        ['tab-model', 'Bearer sk-canary-tab-key-5f0e91'],
         ['tab-model', 'Bearer sk-canary-tab-key-5f0e91'],
         ['tab-model', 'Bearer sk-canary-tab-key-5f0e91'],
       ]);

@@ -42,7 +42,12 @@ async function call(
 describe('the Node host with a model', () => {
   it('pauses an agent run for an approval, survives a restart, completes, and replays without the model', { timeout: 60_000 }, async () => {
     const logs: string[] = [];
-    const models = await startModelServer([{ calls: [{ name: 'send_message', args: { to: 'ops', text: 'deploy finished' } }] }, { text: 'I told ops.' }]);
+    const reflection = 'Asked to tell ops the deploy finished; send_message was approved and queued.';
+    const models = await startModelServer([
+      { calls: [{ name: 'send_message', args: { to: 'ops', text: 'deploy finished' } }] },
+      { text: 'I told ops.' },
+      { text: reflection },
+    ]);
     const dataDir = join(dir, 'approval');
     let server = await host(models, dataDir, logs);
     let runId: string;
@@ -61,15 +66,25 @@ describe('the Node host with a model', () => {
     try {
       const decided = await call(server, `/v1/approvals/${approvalId}`, { method: 'POST', body: { decision: 'approve' } });
       expect(decided.json).toMatchObject({ status: 'completed', outputs: { answer: 'I told ops.', 't1.call-0': { queued: true, to: 'ops' } } });
-      expect(models.requests).toHaveLength(2);
+      // The answer, then the run's reflection, written by the model from the journal's account.
+      expect(models.requests).toHaveLength(3);
       expect(models.requests.every((r) => r.authorization === `Bearer ${KEY}`)).toBe(true);
       // The second request saw the approved call's result.
       expect(JSON.stringify(models.requests[1]!.body.messages)).toContain('queued');
+      expect(JSON.stringify(models.requests[2]!.body.messages)).toContain('From the account of a finished run');
+      const kept = await call(server, '/v1/memory/facts?profile=demo&namespace=reflection');
+      expect(kept.json['facts']).toMatchObject([{ value: { runId, summary: reflection, success: true } }]);
+      // Reflections are memory of the runs, not notes a person kept.
+      expect((await call(server, '/v1/memory/notes?profile=demo')).json['notes']).toEqual([]);
 
       const plan = await call(server, `/v1/runs/${runId}/journal?raw=true`);
       const journal = (plan.json['events'] as JournalEvent[]) ?? [];
       expect(journal.find((e) => e.type === 'plan_created')?.data).toMatchObject({ plan: { source: 'agent' } });
-      expect(journal.filter((e) => e.type === 'model_call_complete')).toHaveLength(2);
+      expect(journal.filter((e) => e.type === 'model_call_complete').map((e) => (e.data as { purpose?: string }).purpose)).toEqual([
+        undefined,
+        undefined,
+        'reflect',
+      ]);
       const redacted = await call(server, `/v1/runs/${runId}/journal`);
       for (const body of [plan.text, redacted.text, decided.text, logs.join('\n')]) expect(body).not.toContain(KEY);
 
@@ -108,7 +123,13 @@ describe('the Node host with a model', () => {
   });
 
   it('forks a recorded agent run from a model answer over HTTP: the prefix from the recording, the rest live', { timeout: 60_000 }, async () => {
-    const models = await startModelServer([{ calls: [{ name: 'add', args: { a: 2, b: 3 } }] }, { text: 'Five.' }, { text: 'Six.' }]);
+    const models = await startModelServer([
+      { calls: [{ name: 'add', args: { a: 2, b: 3 } }] },
+      { text: 'Five.' },
+      { text: 'Added 2 and 3 with add.' },
+      { text: 'Six.' },
+      { text: 'Multiplied 2 and 3 with multiply.' },
+    ]);
     const server = await host(models, join(dir, 'fork'), []);
     try {
       const source = await call(server, '/v1/runs?wait=20', { method: 'POST', body: { goal: 'combine 2 and 3', profile: 'demo' } });
@@ -120,8 +141,8 @@ describe('the Node host with a model', () => {
       const fork = await call(server, `/v1/runs/${runId}/forks`, { method: 'POST', body: { at: answer.seq, edit } });
       expect(fork.status).toBe(201);
       expect(fork.json).toMatchObject({ status: 'completed', outputs: { 't1.call-0': 6, answer: 'Six.' } });
-      // Only the call after the fork point reached the model.
-      expect(models.requests).toHaveLength(3);
+      // Only the calls after the fork point reached the model: the answer and the fork's reflection.
+      expect(models.requests).toHaveLength(5);
       const forkId = fork.json['runId'] as string;
       const forked = (await call(server, `/v1/runs/${forkId}/journal?raw=true`)).json['events'] as JournalEvent[];
       expect(forked[0]).toMatchObject({ data: { inputs: { forkOf: { runId, at: answer.seq } } } });
@@ -135,16 +156,23 @@ describe('the Node host with a model', () => {
 
   it('takes the lexical path when a run asks for it, and keeps the key out of a failed run', { timeout: 60_000 }, async () => {
     const logs: string[] = [];
-    const models = await startModelServer([{ status: 401, body: JSON.stringify({ error: { message: `Incorrect API key provided: ${KEY}` } }) }]);
+    const unauthorized = { status: 401, body: JSON.stringify({ error: { message: `Incorrect API key provided: ${KEY}` } }) };
+    // Every call is refused: the lexical run's reflection, the agent run's first turn and its reflection.
+    const models = await startModelServer([unauthorized, unauthorized, unauthorized]);
     const server = await host(models, join(dir, 'lexical'), logs);
     try {
       const lexical = await call(server, '/v1/runs?wait=20', { method: 'POST', body: { goal: 'add(a=2, b=3)', profile: 'demo', mode: 'lexical' } });
       expect(lexical.json).toMatchObject({ status: 'completed', outputs: { 'step-0': 5 } });
-      expect(models.requests).toHaveLength(0);
+      // The plan asked no model; the reflection did, and its failure (401) left the journal's own account.
+      expect(models.requests).toHaveLength(1);
+      expect(JSON.stringify(models.requests[0]!.body.messages)).toContain('From the account of a finished run');
+      const lexicalJournal = (await call(server, `/v1/runs/${lexical.json['runId'] as string}/journal?raw=true`)).json['events'] as JournalEvent[];
+      expect(lexicalJournal.find((e) => e.type === 'plan_created')?.data).toMatchObject({ plan: { source: 'pattern' } });
+      expect(lexicalJournal.filter((e) => e.type === 'model_call_error').map((e) => (e.data as { purpose?: string }).purpose)).toEqual(['reflect']);
 
       const refused = await call(server, '/v1/runs?wait=20', { method: 'POST', body: { goal: 'add two and three', profile: 'demo' } });
       expect(refused.json).toMatchObject({ status: 'failed', stopReason: 'model_failed', error: { code: 'model_unauthorized' } });
-      expect(models.requests).toHaveLength(1);
+      expect(models.requests).toHaveLength(3);
       const runId = refused.json['runId'] as string;
       const bodies = [refused.text, (await call(server, `/v1/runs/${runId}`)).text, (await call(server, `/v1/runs/${runId}/journal?raw=true`)).text];
       for (const body of [...bodies, logs.join('\n')]) expect(body).not.toContain(KEY);

@@ -57,6 +57,7 @@ describe('SIGKILL during a model call', () => {
       { slow: 60_000, then: { text: 'never seen' } },
       { calls: [{ name: 'remember', args: { text: 'the staging key rotates on Fridays' } }] },
       { text: 'Noted.' },
+      { text: 'Remembered that the staging key rotates on Fridays.' },
     ]);
     const env = { CUGAR_MODEL_URL: models.url, CUGAR_MODEL: 'small', CUGAR_MODEL_KEY: KEY };
     try {
@@ -95,9 +96,12 @@ describe('SIGKILL during a model call', () => {
           [1, 1, false],
           [1, 2, true],
           [2, 1, false],
+          // The reflection.
+          [1, 1, false],
         ]);
+        expect(eventsOf(journal, 'model_call_start').map((e) => e.data.purpose)).toEqual([undefined, undefined, undefined, 'reflect']);
         expect(eventsOf(journal, 'tool_call_start').map((e) => e.data.tool)).toEqual(['remember']);
-        expect(models.requests).toHaveLength(3);
+        expect(models.requests).toHaveLength(4);
         expect(JSON.stringify(journal)).not.toContain(KEY);
         expect(logs.join('\n')).not.toContain(KEY);
       } finally {

@@ -111,13 +111,14 @@ describe('the cugar command', () => {
   });
 
   it('runs a local agent run with --model against an OpenAI-compatible server, and refuses --model with --api', async () => {
-    const models = await startModelServer([{ calls: [{ name: 'add', args: { a: 2, b: 3 } }] }, { text: 'The sum is 5.' }]);
+    const models = await startModelServer([{ calls: [{ name: 'add', args: { a: 2, b: 3 } }] }, { text: 'The sum is 5.' }, { text: 'Added 2 and 3 with add.' }]);
     try {
       const env = { CUGAR_MODEL_URL: models.url, CUGAR_MODEL_KEY: 'sk-cli-model-key-0123456789abcdef' };
       const result = await cugar(['run', 'what is 2 plus 3?', '--model', 'small', '--json', '--data-dir', join(dir, 'agent')], env);
       expect(result.code).toBe(0);
       expect(JSON.parse(result.stdout)).toMatchObject({ status: 'completed', outputs: { answer: 'The sum is 5.' } });
-      expect(models.requests.map((r) => r.body.model)).toEqual(['small', 'small']);
+      // Two turns, then the run's reflection.
+      expect(models.requests.map((r) => r.body.model)).toEqual(['small', 'small', 'small']);
       expect(result.stdout + result.stderr).not.toContain('sk-cli-model-key');
       expect((await cugar(['run', 'x', '--model', 'small', '--api', 'http://127.0.0.1:9'])).code).toBe(2);
     } finally {

@@ -234,7 +234,7 @@ describe('cugar serve with a configuration file', () => {
   });
 
   it('takes its model, its MCP servers and its OpenTelemetry export from the file, keys by reference', async () => {
-    const models = await startModelServer([{ calls: [{ name: 'add', args: { a: 2, b: 3 } }] }, { text: 'The sum is 5.' }]);
+    const models = await startModelServer([{ calls: [{ name: 'add', args: { a: 2, b: 3 } }] }, { text: 'The sum is 5.' }, { text: 'Added 2 and 3 with add.' }]);
     const received: Array<{ headers: IncomingHttpHeaders; body: string }> = [];
     const collector = createServer((request, response) => {
       let body = '';
@@ -284,6 +284,8 @@ describe('cugar serve with a configuration file', () => {
       expect(outcome).toMatchObject({ status: 'completed', outputs: { answer: 'The sum is 5.' } });
       expect(models.requests.map((r) => [r.body.model, r.authorization])).toEqual([
         ['small', `Bearer ${MODEL_KEY}`],
+        ['small', `Bearer ${MODEL_KEY}`],
+        // The run's reflection, written by the model.
         ['small', `Bearer ${MODEL_KEY}`],
       ]);
       await expect.poll(() => received.length, { timeout: 10_000 }).toBeGreaterThan(0);

@@ -77,6 +77,12 @@ models:
   max_llm_calls: 12
   pre_plan: true
   review_answers: true
+  reflect: false
+memory:
+  in_loop: false
+delegation:
+  profiles: [ops, research]
+  max_depth: 3
 mcp:
   servers:
     - name: files
@@ -151,6 +157,10 @@ describe('the configuration file', () => {
       maxLlmCalls: 12,
       useLlmPrePlan: true,
       reviewAnswers: true,
+      reflectWithModel: false,
+      memoryInLoop: false,
+      delegationProfiles: ['ops', 'research'],
+      delegationMaxDepth: 3,
     });
     expect(orchestratorSettingsFrom(file)).toEqual({
       retry: { strategy: 'linear', maxAttempts: 5, baseDelay: 250, maxDelay: 2500, multiplier: 3, jitter: 0 },

@@ -138,8 +138,10 @@ export function memoryRoutes(runtime: Runtime) {
         const { profile, q, limit } = c.req.valid('query');
         requireProfile(c, profile);
         if (q === undefined) return c.json({ notes: redact(await runtime.documents.notes(profile, { limit })) }, 200);
-        // Similar notes: the memory's semantic search, over notes only (document chunks have paths).
-        const hits = (await runtime.memory.semanticSearch(profile, q, Math.min(limit * 4, 1000))).filter((hit) => hit.metadata['path'] === undefined);
+        // Similar notes: the memory's semantic search, over notes only (document chunks have paths; runs' reflections a namespace).
+        const hits = (await runtime.memory.semanticSearch(profile, q, Math.min(limit * 4, 1000))).filter(
+          (hit) => hit.metadata['path'] === undefined && hit.metadata['namespace'] !== 'reflection',
+        );
         const notes = hits.slice(0, limit).map((hit) => ({
           id: hit.id,
           text: hit.text,

@@ -63,13 +63,14 @@ export class RagDocuments {
     return { path, chunks: ids.length };
   }
 
-  /** The profile's notes, newest first (at most `limit`). */
+  /** The profile's notes (kept by `remember` or by tools that store what they read), newest first (at most `limit`). */
   async notes(profile: string, options: { limit?: number } = {}): Promise<NoteInfo[]> {
     parseOrThrow(ProfileNameSchema, profile, 'profile', 'invalid_profile');
     const notes: NoteInfo[] = [];
     for (const record of await this.#index.backend.list(profile)) {
       const metadata = record.metadata ?? {};
-      if (metadata['path'] !== undefined || typeof metadata['text'] !== 'string') continue;
+      // Runs' reflections are memory of their own (the `reflection` facts), not notes a person kept.
+      if (metadata['path'] !== undefined || metadata['namespace'] === 'reflection' || typeof metadata['text'] !== 'string') continue;
       const { source, timestamp, traceId } = metadata;
       notes.push({
         id: record.id,

@@ -31,6 +31,18 @@ export const ConfigSchema = z.object({
   useLlmPrePlan: z.boolean(),
   /** Agent runs have each answer checked by the model before they complete. */
   reviewAnswers: z.boolean(),
+  /**
+   * Memory in the loop: every run recalls the reflections of the profile's earlier runs before
+   * it plans and writes its goal, plan, results and reflection when it ends (lexical and agent
+   * runs alike).
+   */
+  memoryInLoop: z.boolean(),
+  /** With a model configured, each run's reflection is written by the model (one more journaled call per run). */
+  reflectWithModel: z.boolean(),
+  /** Profiles whose agents an agent run may hand a sub-goal to through the `delegate` tool; empty: no delegation. */
+  delegationProfiles: z.array(ProfileNameSchema).max(64),
+  /** How deep delegated sub-runs may nest; 1..4. */
+  delegationMaxDepth: z.number().int().min(1).max(4),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 
@@ -48,6 +60,10 @@ export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
   detectToolCallsFromText: true,
   useLlmPrePlan: false,
   reviewAnswers: false,
+  memoryInLoop: true,
+  reflectWithModel: true,
+  delegationProfiles: [],
+  delegationMaxDepth: 2,
 });
 
 /** An env-like record: names to raw string values. Never `process.env` itself inside the core. */
@@ -61,7 +77,15 @@ export interface ConfigParseResult {
   warnings: string[];
 }
 
-type NumberKey = 'plannerMaxSteps' | 'modelTemperature' | 'embeddingDim' | 'plannerMinSimilarity' | 'randomSeed' | 'maxLlmCalls' | 'modelMaxOutputTokens';
+type NumberKey =
+  | 'plannerMaxSteps'
+  | 'modelTemperature'
+  | 'embeddingDim'
+  | 'plannerMinSimilarity'
+  | 'randomSeed'
+  | 'maxLlmCalls'
+  | 'modelMaxOutputTokens'
+  | 'delegationMaxDepth';
 
 const NUMBER_KEYS: ReadonlyArray<{ env: string; key: NumberKey; min: number; max: number; integer: boolean }> = [
   { env: 'PLANNER_MAX_STEPS', key: 'plannerMaxSteps', min: 1, max: 50, integer: true },
@@ -71,6 +95,7 @@ const NUMBER_KEYS: ReadonlyArray<{ env: string; key: NumberKey; min: number; max
   { env: 'CUGAR_RANDOM_SEED', key: 'randomSeed', min: -(2 ** 31), max: 2 ** 31 - 1, integer: true },
   { env: 'MAX_LLM_CALLS', key: 'maxLlmCalls', min: 1, max: 1000, integer: true },
   { env: 'MODEL_MAX_OUTPUT_TOKENS', key: 'modelMaxOutputTokens', min: 0, max: 10_000_000, integer: true },
+  { env: 'CUGAR_DELEGATION_DEPTH', key: 'delegationMaxDepth', min: 1, max: 4, integer: true },
 ];
 
 const TRUE_WORDS = new Set(['1', 'true', 'yes', 'on']);
@@ -117,6 +142,8 @@ export function parseConfig(env: EnvRecord = {}, base: Readonly<Config> = DEFAUL
     ['DETECT_TOOL_CALLS_FROM_TEXT', 'detectToolCallsFromText'],
     ['USE_LLM_PRE_PLAN', 'useLlmPrePlan'],
     ['REVIEW_ANSWERS', 'reviewAnswers'],
+    ['CUGAR_MEMORY_IN_LOOP', 'memoryInLoop'],
+    ['REFLECT_WITH_MODEL', 'reflectWithModel'],
   ] as const) {
     const word = record[name]?.trim().toLowerCase();
     if (word === undefined || word === '') continue;
@@ -129,6 +156,24 @@ export function parseConfig(env: EnvRecord = {}, base: Readonly<Config> = DEFAUL
   if (profile !== undefined && profile !== '') {
     if (ProfileNameSchema.safeParse(profile).success) config.defaultProfile = profile;
     else warnings.push(`CUGAR_PROFILE=${JSON.stringify(profile)} is not a valid profile name; using ${fallback} ${config.defaultProfile}`);
+  }
+
+  const delegation = record['CUGAR_DELEGATION_PROFILES'];
+  if (delegation !== undefined && delegation.trim() !== '') {
+    const names = [
+      ...new Set(
+        delegation
+          .split(',')
+          .map((name) => name.trim())
+          .filter(Boolean),
+      ),
+    ];
+    const bad = names.filter((name) => !ProfileNameSchema.safeParse(name).success);
+    if (bad.length || names.length > 64)
+      warnings.push(
+        `CUGAR_DELEGATION_PROFILES=${JSON.stringify(delegation)} ${bad.length ? `has invalid profile names (${bad.join(', ')})` : 'names more than 64 profiles'}; using ${fallback} ${JSON.stringify(config.delegationProfiles)}`,
+      );
+    else config.delegationProfiles = names;
   }
 
   return { config: ConfigSchema.parse(config), warnings };

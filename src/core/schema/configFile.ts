@@ -101,6 +101,21 @@ export const ModelsFileSchema = z.strictObject({
   max_llm_calls: opt(z.number().int().min(1).max(1000)),
   pre_plan: opt(z.boolean()),
   review_answers: opt(z.boolean()),
+  /** Each run's reflection is written by the model (one more journaled call per run); `false`: from the journal alone. */
+  reflect: opt(z.boolean()),
+});
+
+/** `memory`: memory in the loop of every run. */
+export const MemoryFileSchema = z.strictObject({
+  /** Runs recall earlier runs' reflections before they plan and write their own when they end. */
+  in_loop: opt(z.boolean()),
+});
+
+/** `delegation`: which profiles' agents an agent run may hand a sub-goal to (the `delegate` tool). */
+export const DelegationFileSchema = z.strictObject({
+  profiles: opt(z.array(z.string().regex(PROFILE_NAME_PATTERN, 'profile names are letters, digits, "_" and "-"')).max(64)),
+  /** How deep sub-runs may nest, 1..4. */
+  max_depth: opt(z.number().int().min(1).max(4)),
 });
 
 /** `otlp`: live OpenTelemetry export over OTLP/HTTP. */
@@ -156,6 +171,8 @@ export const ConfigFileSchema = z.strictObject({
       .max(2 ** 31 - 1),
   ),
   models: opt(ModelsFileSchema),
+  memory: opt(MemoryFileSchema),
+  delegation: opt(DelegationFileSchema),
   /** MCP servers: the same objects as `CUGAR_MCP_SERVERS` (checked by the host that connects them). */
   mcp: opt(z.strictObject({ servers: opt(z.array(z.record(z.string(), z.unknown())).max(64)) })),
   otlp: opt(OtlpFileSchema),

@@ -33,7 +33,7 @@ const defined = <T>(value: T | null | undefined, text: (v: T) => string): string
  * the values of `*_env` keys (`models.api_key_env`). Keys the file leaves out are absent.
  */
 export function configFileEnv(file: ConfigFile, env: EnvRecord = {}): Record<string, string> {
-  const { planner, embedding, models, approval, otlp } = file;
+  const { planner, embedding, models, approval, otlp, memory, delegation } = file;
   const key = models?.api_key ?? (models?.api_key_env ? env[models.api_key_env] : undefined);
   const timeout = approval?.auto_approve_timeout;
   const entries: Array<[string, string | undefined]> = [
@@ -49,6 +49,10 @@ export function configFileEnv(file: ConfigFile, env: EnvRecord = {}): Record<str
     ['MAX_LLM_CALLS', defined(models?.max_llm_calls, String)],
     ['USE_LLM_PRE_PLAN', defined(models?.pre_plan, String)],
     ['REVIEW_ANSWERS', defined(models?.review_answers, String)],
+    ['REFLECT_WITH_MODEL', defined(models?.reflect, String)],
+    ['CUGAR_MEMORY_IN_LOOP', defined(memory?.in_loop, String)],
+    ['CUGAR_DELEGATION_PROFILES', defined(delegation?.profiles, (profiles) => profiles.join(','))],
+    ['CUGAR_DELEGATION_DEPTH', defined(delegation?.max_depth, String)],
     ['CUGAR_MODEL_URL', defined(models?.url, String)],
     ['CUGAR_MODEL', defined(models?.names, (names) => names.join(','))],
     ['CUGAR_MODEL_KEY', key || undefined],
