@@ -1,5 +1,5 @@
 // The Node host as `cugar serve` starts it, for the HTTP benchmark: same settings, same store,
-// and one addition: a line `stats` on stdin prints the SQLite store's journal write counters, so
+// and one addition: a line `stats` on stdin prints the SQLite store's write counters, so
 // the benchmark counts transactions instead of guessing them.
 import { createInterface } from 'node:readline';
 import { loadHostSettings, orchestratorOptionsOf } from '../src/cli/hostConfig.ts';
@@ -30,7 +30,8 @@ createInterface({ input: process.stdin }).on('line', (line) => {
   if (line.trim() !== 'stats') return;
   void store.listRuns({ status: 'running' }).then((running) => {
     const writes = store instanceof SqliteStore ? store.journalWrites : { transactions: Number.NaN, batches: Number.NaN };
-    process.stdout.write(`stats ${JSON.stringify({ ...writes, running: running.length })}\n`);
+    const memory = store instanceof SqliteStore ? store.memoryWrites.facts + store.memoryWrites.vectors : Number.NaN;
+    process.stdout.write(`stats ${JSON.stringify({ ...writes, memory, running: running.length })}\n`);
   });
 });
 process.once('SIGTERM', () => void server.close().then(() => process.exit(0)));

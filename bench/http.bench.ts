@@ -44,6 +44,8 @@ function startChild(args: string[], env: Record<string, string> = {}, tokenDir?:
 interface WriteStats {
   transactions: number;
   batches: number;
+  /** Write transactions of facts and vectors (memory in the loop), outside group commit. */
+  memory: number;
   running: number;
 }
 
@@ -179,6 +181,7 @@ export async function run(): Promise<BenchResult> {
     const after = await stats(cugar);
     const completedPerSecond = (accepted.ok / (doneAt - acceptedAt)) * 1000;
     const transactionsPerRun = (after.transactions - before.transactions) / accepted.ok;
+    const memoryPerRun = (after.memory - before.memory) / accepted.ok;
     const batchesPerRun = (after.batches - before.batches) / accepted.ok;
     // Each round's health against the same round's hello-world, so a round disturbed by other work counts once.
     const healthShare = median(healths.map((h, i) => h.rps / ceilings[i]!.rps));
@@ -199,7 +202,7 @@ export async function run(): Promise<BenchResult> {
         row('POST /v1/runs (202 Accepted)', accepted),
       ],
       notes: [
-        `202 Accepted: ${accepted.ok.toLocaleString('en-US')} runs accepted in ${DURATION} s, all completed ${fmt((doneAt - acceptedAt) / 1000, 1)} s after the load began: ${fmt(completedPerSecond, 0)} completed durable 3-step runs/s; ${fmt(batchesPerRun, 1)} journal appends and ${fmt(transactionsPerRun, 2)} SQLite transactions per run (group commit across runs).`,
+        `202 Accepted: ${accepted.ok.toLocaleString('en-US')} runs accepted in ${DURATION} s, all completed ${fmt((doneAt - acceptedAt) / 1000, 1)} s after the load began: ${fmt(completedPerSecond, 0)} completed durable 3-step runs/s; ${fmt(batchesPerRun, 1)} journal appends and ${fmt(transactionsPerRun, 2)} SQLite journal transactions per run (group commit across runs), and ${fmt(memoryPerRun, 2)} more for memory in the loop (each run's facts and its reflection's vector, written when it ends).`,
         `SSE fan-out: 100 clients follow one run paused for approval; after the approval all ${sse.delivered} saw it complete within ${fmt(sse.allMs, 1)} ms (p99 ${fmt(sse.p99Ms, 1)} ms).`,
         `Rounds, hello-world / with secureHeaders() / health (req/s): ${ceilings.map((c, i) => `${fmt(c.rps, 0)} / ${fmt(secured[i]!.rps, 0)} / ${fmt(healths[i]!.rps, 0)}`).join('; ')}. GET /v1/health is ${fmt((health.rps / secure.rps) * 100, 1)} % of the hello-world that carries the same secure headers.`,
         ...PROFILE_NOTES,
@@ -216,7 +219,12 @@ export async function run(): Promise<BenchResult> {
         { label: 'POST /v1/runs (202) vs hello-world', measured: `${fmt(acceptedShare * 100, 1)} %`, target: '≥ 25 %', met: acceptedShare >= 0.25 },
         { label: 'POST /v1/runs (202) p99', measured: `${fmt(accepted.p99, 1)} ms`, target: '< 20 ms', met: accepted.p99 < 20 },
         { label: 'completed durable 3-step runs/s', measured: fmt(completedPerSecond, 0), target: '≥ 2,000', met: completedPerSecond >= 2000 },
-        { label: 'SQLite transactions per run under load', measured: fmt(transactionsPerRun, 2), target: '≤ 2', met: transactionsPerRun <= 2 },
+        {
+          label: 'SQLite transactions per run under load (journal + memory in the loop)',
+          measured: `${fmt(transactionsPerRun, 2)} + ${fmt(memoryPerRun, 2)}`,
+          target: '≤ 2',
+          met: transactionsPerRun + memoryPerRun <= 2,
+        },
         { label: 'SSE fan-out to 100 clients delivered', measured: `${sse.delivered} of 100`, target: '100 of 100', met: sse.delivered === 100 },
       ],
       measuredAt: new Date().toISOString().slice(0, 10),

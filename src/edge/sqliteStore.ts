@@ -7,7 +7,6 @@ import {
   ZERO_USAGE,
   checkApprovalOwners,
   checkRunLimit,
-  filterFacts,
   type HeadLog,
   type HeadLogEntry,
   type HeadLogOptions,
@@ -26,6 +25,7 @@ import type {
   RunSummary,
   VectorBackend,
 } from '../core/index.ts';
+import { SqliteFacts } from './sqliteFacts.ts';
 import { SqliteHeadLog } from './sqliteHeadLog.ts';
 import { STORE_SCHEMA, whereEquals } from './sqliteSchema.ts';
 import { SqliteVectorRows, parseRow } from './sqliteVectorRows.ts';
@@ -65,11 +65,13 @@ export class SqliteStore implements HostStore {
   readonly path: string;
   readonly #db: Database.Database;
   readonly #commits: GroupCommit<AppendBatch>;
+  readonly #facts: SqliteFacts;
   readonly #heads = new HeadCache();
   readonly #log: SqliteHeadLog;
   #closed = false;
   readonly #statements;
   readonly #journalWrites = { transactions: 0, batches: 0 };
+  #vectorTransactions = 0;
 
   /** @param options.signer the host's key: the log of heads is signed with it at every checkpoint */
   constructor(path: string, options: SqliteStoreOptions = {}) {
@@ -111,6 +113,7 @@ export class SqliteStore implements HostStore {
       release: db.prepare('RELEASE batch'),
       rollbackTo: db.prepare('ROLLBACK TO batch'),
     };
+    this.#facts = new SqliteFacts(db, { coalesce: options.groupCommit ?? true });
     this.#commits = new GroupCommit<AppendBatch>({
       commit: (batches) => this.#commit(batches),
       failure: (error) => new SystemError('the journal write failed', { code: 'write_failed', cause: error }),
@@ -131,6 +134,14 @@ export class SqliteStore implements HostStore {
    */
   get journalWrites(): { readonly transactions: number; readonly batches: number } {
     return { ...this.#journalWrites };
+  }
+
+  /**
+   * How many write transactions facts and vectors have taken. Memory in the loop writes a run's
+   * facts (group-committed across runs, like the journal) and its reflection's vector (one each).
+   */
+  get memoryWrites(): { readonly facts: number; readonly vectors: number } {
+    return { facts: this.#facts.transactions, vectors: this.#vectorTransactions };
   }
 
   /**
@@ -186,6 +197,7 @@ export class SqliteStore implements HostStore {
   /** Commit queued appends now; their writes are done when this returns (used on shutdown). */
   flush(): void {
     void this.#commits.flush();
+    this.#facts.flush();
   }
 
   /** Whether `batch` may be written: it continues its run's head, and its approvals are its run's. Reads only. */
@@ -345,41 +357,26 @@ export class SqliteStore implements HostStore {
 
   // ---- MemoryStore
 
-  async putFacts(facts: readonly FactRecord[]): Promise<void> {
-    const insert = this.#db.prepare('INSERT OR REPLACE INTO facts (id, profile, namespace, at, record) VALUES (?, ?, ?, ?, ?)');
-    this.#db.transaction(() => {
-      for (const fact of facts) insert.run(fact.id, fact.profile, fact.namespace, fact.at, JSON.stringify(fact));
-    })();
+  putFacts(facts: readonly FactRecord[]): Promise<void> {
+    if (this.#closed) return Promise.reject(new SystemError('the store is closed', { code: 'store_closed' }));
+    return this.#facts.put(facts);
   }
 
   async queryFacts(profile: string, query?: FactQuery): Promise<FactRecord[]> {
-    const rows = (
-      query?.namespace
-        ? this.#db.prepare('SELECT record FROM facts WHERE profile = ? AND namespace = ?').all(profile, query.namespace)
-        : this.#db.prepare('SELECT record FROM facts WHERE profile = ?').all(profile)
-    ) as Array<{ record: string }>;
-    return filterFacts(
-      rows.map((row) => parseRow<FactRecord>(row.record, 'fact')),
-      query,
-    );
+    return this.#facts.query(profile, query);
   }
 
   async namespaces(profile: string): Promise<string[]> {
-    return (this.#db.prepare('SELECT DISTINCT namespace FROM facts WHERE profile = ? ORDER BY namespace').all(profile) as Array<{ namespace: string }>).map(
-      (r) => r.namespace,
-    );
+    return this.#facts.namespaces(profile);
   }
 
   async deleteFacts(profile: string, namespace?: string): Promise<number> {
-    const result = namespace
-      ? this.#db.prepare('DELETE FROM facts WHERE profile = ? AND namespace = ?').run(profile, namespace)
-      : this.#db.prepare('DELETE FROM facts WHERE profile = ?').run(profile);
-    return result.changes;
+    return this.#facts.delete(profile, namespace);
   }
 
   /** A {@link VectorBackend} persisted in this database as little-endian Float32 blobs. */
   vectors(dimension: number): VectorBackend {
-    return new PersistedVectorBackend(dimension, new SqliteVectorRows(this.#db));
+    return new PersistedVectorBackend(dimension, new SqliteVectorRows(this.#db, () => void (this.#vectorTransactions += 1)));
   }
 
   /** Finish queued appends and close the database. */

@@ -25,14 +25,17 @@ CREATE TABLE IF NOT EXISTS vector_snapshots (profile TEXT NOT NULL, name TEXT NO
  */
 export class SqliteVectorRows implements VectorRows {
   readonly #statements;
+  readonly #onWrite: () => void;
   readonly #put: (profile: string, rows: readonly VectorRow[]) => GenerationChange;
   readonly #delete: (profile: string, ids: readonly string[]) => GenerationChange;
   readonly #loadGeneration: (profile: string) => { rows: VectorRow[]; generation: number };
   readonly #readSnapshot: (profile: string, name: string) => StoredSnapshot | undefined;
   readonly #writeSnapshot: (profile: string, name: string, generation: number, bytes: Uint8Array) => boolean;
 
-  constructor(db: Database.Database) {
+  /** `onWrite` is told of each write transaction (puts and deletes), for the store's counters. */
+  constructor(db: Database.Database, onWrite: () => void = () => undefined) {
     db.exec(SNAPSHOT_SCHEMA);
+    this.#onWrite = onWrite;
     const statements = {
       load: db.prepare<[string], { id: string; vector: Buffer; metadata: string }>('SELECT id, vector, metadata FROM vectors WHERE profile = ?'),
       put: db.prepare('INSERT OR REPLACE INTO vectors (profile, id, vector, metadata) VALUES (?, ?, ?, ?)'),
@@ -85,10 +88,12 @@ export class SqliteVectorRows implements VectorRows {
   }
 
   put(profile: string, rows: readonly VectorRow[]): GenerationChange {
+    this.#onWrite();
     return this.#put(profile, rows);
   }
 
   delete(profile: string, ids: readonly string[]): GenerationChange {
+    this.#onWrite();
     return this.#delete(profile, ids);
   }
 

@@ -29,6 +29,30 @@ for (const groupCommit of [true, false]) {
 }
 
 describe('SqliteStore', () => {
+  it('writes the facts of one turn in one transaction (memory in the loop of concurrent runs), or one each without group commit', async () => {
+    for (const groupCommit of [true, false]) {
+      const store = new SqliteStore(join(dir, `facts-${groupCommit}.db`), { groupCommit });
+      const fact = (i: number) => ({
+        id: `reflection:run-${i}`,
+        profile: 'demo',
+        namespace: 'reflection',
+        key: `run-${i}`,
+        value: { i },
+        at: i,
+        timestamp: new Date(i).toISOString(),
+      });
+      await Promise.all(Array.from({ length: 30 }, (_, i) => store.putFacts([fact(i), { ...fact(i), id: `goals:run-${i}`, namespace: 'goals' }])));
+      expect(store.memoryWrites.facts).toBe(groupCommit ? 1 : 30);
+      expect(await store.queryFacts('demo', { namespace: 'reflection' })).toHaveLength(30);
+      // A fact written again under its id replaces the one kept.
+      await store.putFacts([{ ...fact(3), value: { i: 'again' } }]);
+      expect(await store.queryFacts('demo', { namespace: 'reflection', key: 'run-3' })).toMatchObject([{ value: { i: 'again' } }]);
+      expect(await store.namespaces('demo')).toEqual(['goals', 'reflection']);
+      await store.close();
+      await expect(store.putFacts([fact(99)])).rejects.toMatchObject({ code: 'store_closed' });
+    }
+  });
+
   it('runs in WAL mode and reports a corrupt row as a typed error, losing nothing else', async () => {
     const path = join(dir, 'corrupt.db');
     const store = new SqliteStore(path);

@@ -62,23 +62,35 @@ export class MemoryManager {
 
   /** Store a fact in `namespace`; returns it with its id and UTC timestamp. */
   async storeFact(profile: string, namespace: string, value: JsonValue, options: { key?: string } = {}): Promise<FactRecord> {
+    const [fact] = await this.storeFacts(profile, [{ namespace, value, ...options }]);
+    return fact!;
+  }
+
+  /**
+   * Store several facts at once (one write of the store: a single transaction on SQLite and
+   * IndexedDB), all checked before any is written; returns them with their ids and timestamps.
+   * An entry with an `id` replaces the fact of that id, so writing it again is idempotent.
+   */
+  async storeFacts(profile: string, entries: ReadonlyArray<{ namespace: string; value: JsonValue; key?: string; id?: string }>): Promise<FactRecord[]> {
     const at = this.#clock.now();
-    const fact = parseOrThrow(
-      FactRecordSchema,
-      {
-        id: this.#ids.next('fact'),
-        profile,
-        namespace,
-        ...(options.key !== undefined ? { key: options.key } : {}),
-        value: parseOrThrow(JsonValueSchema, value, 'fact value', 'invalid_fact'),
-        at,
-        timestamp: new Date(at).toISOString(),
-      },
-      'fact',
-      'invalid_fact',
+    const facts = entries.map(({ namespace, value, key, id }) =>
+      parseOrThrow(
+        FactRecordSchema,
+        {
+          id: id ?? this.#ids.next('fact'),
+          profile,
+          namespace,
+          ...(key !== undefined ? { key } : {}),
+          value: parseOrThrow(JsonValueSchema, value, 'fact value', 'invalid_fact'),
+          at,
+          timestamp: new Date(at).toISOString(),
+        },
+        'fact',
+        'invalid_fact',
+      ),
     );
-    await this.#store.putFacts([fact]);
-    return fact;
+    if (facts.length) await this.#store.putFacts(facts);
+    return facts;
   }
 
   /** Facts of a namespace, newest first. An unknown namespace is a `NotFoundError` (`unknown_namespace`). */

@@ -31,6 +31,7 @@ export interface FactQuery {
 
 /** The storage port for symbolic facts; every read and write names its profile. */
 export interface MemoryStore {
+  /** Keep `facts`, in one write; a fact whose id is already stored replaces it. */
   putFacts(facts: readonly FactRecord[]): Promise<void>;
   queryFacts(profile: string, query?: FactQuery): Promise<FactRecord[]>;
   namespaces(profile: string): Promise<string[]>;
@@ -57,7 +58,7 @@ export class InMemoryMemoryStore implements MemoryStore {
 
   async putFacts(facts: readonly FactRecord[]): Promise<void> {
     for (const fact of facts) {
-      const list = this.#facts.get(fact.profile) ?? [];
+      const list = (this.#facts.get(fact.profile) ?? []).filter((kept) => kept.id !== fact.id);
       list.push(structuredClone(fact));
       this.#facts.set(fact.profile, list);
     }

@@ -84,9 +84,6 @@ function noteOf(hit: { id: string; text: string; metadata: Record<string, unknow
  * process that died after writing and resumed) is not written twice.
  */
 export function memoryManagerRunMemory(memory: MemoryManager, k = 3): RunMemory {
-  const kept = async (profile: string, runId: string): Promise<boolean> =>
-    (await memory.namespaces(profile)).includes(REFLECTION_NAMESPACE) &&
-    (await memory.query(profile, REFLECTION_NAMESPACE, { key: runId, limit: 1 })).length > 0;
   return {
     async recall(profile, goal) {
       if (!goal.trim()) return [];
@@ -98,14 +95,21 @@ export function memoryManagerRunMemory(memory: MemoryManager, k = 3): RunMemory 
     },
     async remember(profile, note) {
       const { runId, goal, summary, success, plan, results, failed, succeeded } = note;
-      if (plan && (await kept(profile, runId))) return;
-      if (plan) {
-        await memory.storeFact(profile, GOALS_NAMESPACE, { runId, goal }, { key: runId });
-        await memory.storeFact(profile, PLANS_NAMESPACE, { runId, goal, ...plan } as JsonValue, { key: runId });
-        await memory.storeFact(profile, EXECUTION_NAMESPACE, { runId, success, steps: results ?? [] } as unknown as JsonValue, { key: runId });
-      }
       const tools = { ...(failed ? { failed } : {}), ...(succeeded ? { succeeded } : {}) };
-      await memory.storeFact(profile, REFLECTION_NAMESPACE, { runId, goal, summary, success, ...tools }, { key: runId });
+      // One write for the run's facts (a transaction of its own on SQLite and IndexedDB), one for
+      // its reflection's text. Both are named by the run, so a run remembered again (a process
+      // that died after writing, then resumed) replaces what it wrote rather than adding to it.
+      const fact = (namespace: string, value: JsonValue) => ({ namespace, value, key: runId, id: `${namespace}:${runId}` });
+      await memory.storeFacts(profile, [
+        ...(plan
+          ? [
+              fact(GOALS_NAMESPACE, { runId, goal }),
+              fact(PLANS_NAMESPACE, { runId, goal, ...plan } as JsonValue),
+              fact(EXECUTION_NAMESPACE, { runId, success, steps: results ?? [] } as unknown as JsonValue),
+            ]
+          : []),
+        fact(REFLECTION_NAMESPACE, { runId, goal, summary, success, ...tools }),
+      ]);
       await memory.storeText(
         profile,
         `${goal}\n${summary}`,
