@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { InMemoryStore, Orchestrator, ToolRegistry } from '../src/core/index.ts';
 import { createSequentialIds } from '../src/core/testing.ts';
 import { openAICompatibleModels } from '../src/api/models.ts';
+import { installNodeDigest } from '../src/edge/node.ts';
 import { startModelServer, type ModelServer, type Reply } from '../tests/support/modelServer.ts';
 import { measureIsolated } from './isolate.ts';
 import { machineDescription, type BenchResult } from './report.ts';
@@ -62,9 +63,10 @@ async function measure(body: (server: ModelServer) => Promise<void>): Promise<{ 
   }
 }
 
-/** Milliseconds for one 20-turn conversation over loopback HTTP (fastest of several), each engine in its own process. */
-export const engines: Record<string, () => Promise<{ engine: number; wire: number; overhead: number }>> = {
-  async cugar() {
+async function cugarEngine(native: boolean): Promise<{ engine: number; wire: number; overhead: number }> {
+  // As a Node application runs it with `cugar/node` (and as the Node host and the CLI do), or with the portable digest.
+  if (native) installNodeDigest();
+  {
     const registry = new ToolRegistry();
     registry.register('bench', 'noop', { description: 'does nothing', parameters: z.object({ i: z.number() }), idempotent: true, handler: ({ i }) => i });
     // One orchestrator and one provider, as an application keeps them; a new run per conversation.
@@ -82,7 +84,13 @@ export const engines: Record<string, () => Promise<{ engine: number; wire: numbe
       if (outcome.status !== 'completed' || outcome.outputs['answer'] !== 'done')
         throw new Error(`run did not complete: ${outcome.status} ${outcome.stopReason}`);
     });
-  },
+  }
+}
+
+/** Milliseconds for one 20-turn conversation over loopback HTTP (fastest of several), each engine in its own process. */
+export const engines: Record<string, () => Promise<{ engine: number; wire: number; overhead: number }>> = {
+  cugar: () => cugarEngine(true),
+  cugarPortable: () => cugarEngine(false),
   async aiSdk() {
     let model: ReturnType<ReturnType<typeof createOpenAICompatible>['chatModel']> | undefined;
     const tools = { noop: tool({ description: 'does nothing', inputSchema: z.object({ i: z.number() }), execute: async ({ i }) => i }) };
@@ -122,16 +130,24 @@ export async function run(): Promise<BenchResult> {
   return {
     name: 'agent',
     title: `Agent loop overhead per model turn (${TURNS}-turn conversation over loopback HTTP)`,
-    method: `The same ${TURNS}-turn conversation (${TURNS - 1} turns that call a no-op tool, then a text answer) from the scripted OpenAI-compatible server in tests/support on a loopback port, through @ai-sdk/openai-compatible in both engines; the median of ${ROUNDS} rounds after 3 warm-up rounds, each engine in its own process. CUGAr runs an agent run of one Orchestrator (kept across conversations, as an application keeps it, like the AI SDK's model): every model call and tool call journaled (hash-chained, in memory), policy and schema checks, budgets. The AI SDK runs generateText with the tool and stopWhen: stepCountIs(${TURNS + 1}). In each engine's process the same ${TURNS} requests are also sent with fetch alone, back to back with each of the engine's rounds; the overhead is the median of the paired differences (engine − fetch alone) per turn, so both are measured under the same load. The OpenAI Agents SDK runs its Runner with the same tool over the same server through its Chat Completions model (tracing off, so nothing leaves the machine); its newest release that runs on Node 20 is measured (later ones need openai 7, which needs Node 22).`,
+    method: `The same ${TURNS}-turn conversation (${TURNS - 1} turns that call a no-op tool, then a text answer) from the scripted OpenAI-compatible server in tests/support on a loopback port, through @ai-sdk/openai-compatible in both engines; the median of ${ROUNDS} rounds after 3 warm-up rounds, each engine in its own process. CUGAr runs an agent run of one Orchestrator (kept across conversations, as an application keeps it, like the AI SDK's model): every model call and tool call journaled (hash-chained, in memory), policy and schema checks, budgets; it is measured with Node's native SHA-256 (installNodeDigest from \`cugar/node\`, as the Node host and the CLI hash journals) and with the portable digest a browser tab uses. The AI SDK runs generateText with the tool and stopWhen: stepCountIs(${TURNS + 1}). In each engine's process the same ${TURNS} requests are also sent with fetch alone, back to back with each of the engine's rounds; the overhead is the median of the paired differences (engine − fetch alone) per turn, so both are measured under the same load. The OpenAI Agents SDK runs its Runner with the same tool over the same server through its Chat Completions model (tracing off, so nothing leaves the machine); its newest release that runs on Node 20 is measured (later ones need openai 7, which needs Node 22).`,
     columns: ['engine', 'ms per conversation', 'ms per turn', 'fetch alone, ms per turn', 'overhead per turn (ms)', 'vs AI SDK overhead'],
     rows: [
       [
-        'CUGAr agent run (journaled)',
+        'CUGAr agent run (journaled; Node digest, `cugar/node`)',
         fmt(measured['cugar']!.engine),
         fmt(perTurn('cugar'), 3),
         fmt(wirePerTurn('cugar'), 3),
         fmt(overhead('cugar'), 3),
         `${fmt(ratio, 2)}×`,
+      ],
+      [
+        'CUGAr agent run (journaled; portable digest, as in a browser)',
+        fmt(measured['cugarPortable']!.engine),
+        fmt(perTurn('cugarPortable'), 3),
+        fmt(wirePerTurn('cugarPortable'), 3),
+        fmt(overhead('cugarPortable'), 3),
+        `${fmt(overhead('cugarPortable') / overhead('aiSdk'), 2)}×`,
       ],
       ['AI SDK 5 generateText', fmt(measured['aiSdk']!.engine), fmt(perTurn('aiSdk'), 3), fmt(wirePerTurn('aiSdk'), 3), fmt(overhead('aiSdk'), 3), '1.00×'],
       [

@@ -140,8 +140,23 @@ export function registerSecretValues(values: Iterable<string>): void {
   knownPattern = new RegExp(escaped.join('|'), 'g');
 }
 
+// Keys repeat (every message has `role` and `content`, every event the same field names): each
+// key is classified once. Bounded, so a stream of distinct keys cannot grow it without limit.
+const keyVerdicts = new Map<string, boolean>();
+const MAX_KEY_VERDICTS = 4096;
+
 /** Whether a key names a secret (`password`, `apiKey`, `x-auth-token`, `Authorization`, …). */
 export function isSecretKey(key: string): boolean {
+  let verdict = keyVerdicts.get(key);
+  if (verdict === undefined) {
+    verdict = classifyKey(key);
+    if (keyVerdicts.size >= MAX_KEY_VERDICTS) keyVerdicts.clear();
+    keyVerdicts.set(key, verdict);
+  }
+  return verdict;
+}
+
+function classifyKey(key: string): boolean {
   // Whole words only, camelCase split, so `apiKey` is secret and `authored` is not.
   const words = key
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
