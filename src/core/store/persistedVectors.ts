@@ -180,7 +180,7 @@ export class PersistedVectorBackend implements VectorBackend, VectorSnapshots {
     const lazy = decoded && new SnapshotMetadata(decoded);
     if (decoded && lazy?.consistent) {
       const flat = createVectorIndex(dim, this.#options, decoded.ids.length);
-      flat.upsert(decoded.ids.map((id, i) => ({ id, vector: decoded.vectors.subarray(i * dim, (i + 1) * dim) })));
+      flat.loadStored(decoded.ids, decoded.vectors);
       await this.#restoreIvf(profile, flat);
       this.#generations.set(profile, stored!.current);
       return { index: flat, lazy };

@@ -65,6 +65,13 @@ export class ChunkedRows {
     if (last.length > tail * dim) this.chunks[needed - 1] = last.slice(0, tail * dim);
   }
 
+  /** Take `rows` rows already at unit length from `vectors` (row after row) into empty chunks sized to fit. */
+  load(vectors: Float32Array, rows: number): void {
+    this.ensure(rows, true);
+    const perChunk = CHUNK_ROWS * this.dimension;
+    this.chunks.forEach((chunk, c) => chunk.set(vectors.subarray(c * perChunk, c * perChunk + chunk.length)));
+  }
+
   /** Write `vector` scaled to unit length (zero stays zero) into row `row`. */
   write(row: number, vector: Float32Array): void {
     let norm = 0;

@@ -4,7 +4,7 @@ import { ChunkedRows } from './chunkedRows.ts';
 import { prepareQuery, scanChunks } from './dotKernel.ts';
 import { IvfVectorIndex, type IvfOptions } from './ivfVectorIndex.ts';
 import { TopK } from './topK.ts';
-import { storedMetadata, validateRecord } from './vectorRecords.ts';
+import { loadStoredRows, storedMetadata, validateRecord } from './vectorRecords.ts';
 import {
   VectorProfileSchema,
   VectorSearchOptionsSchema,
@@ -77,6 +77,11 @@ export class FlatVectorIndex {
       this.#data.write(row, record.vector);
       this.#metadata[row] = storedMetadata(record.metadata);
     }
+  }
+
+  /** Fill this empty index with rows stored normalised (a snapshot of an index), as they are. */
+  loadStored(ids: readonly string[], vectors: Float32Array): void {
+    ({ ids: this.#ids, rows: this.#rows, metadata: this.#metadata } = loadStoredRows(ids, vectors, this.#data, this.size));
   }
 
   /** The stored (normalised) vector of `id`, as a copy; undefined when absent. */

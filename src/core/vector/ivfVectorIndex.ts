@@ -7,7 +7,7 @@ import { prepareQuery, scanChunks, scanRows, scoreRow, type PreparedQuery } from
 import { decodeIvf, encodeIvf } from './ivfCodec.ts';
 import { nearestList, trainQuantiserSteps, type IvfQuantiser } from './ivfTraining.ts';
 import { TopK } from './topK.ts';
-import { storedMetadata, validateRecord } from './vectorRecords.ts';
+import { loadStoredRows, storedMetadata, validateRecord } from './vectorRecords.ts';
 import { VectorSearchOptionsSchema, type VectorHit, type VectorRecord, type VectorSearchOptions } from './vectorBackend.ts';
 
 /** Options of an {@link IvfVectorIndex}. */
@@ -119,6 +119,12 @@ export class IvfVectorIndex {
       this.#metadata[row] = storedMetadata(record.metadata);
       if (this.#quantiser) this.#list(row, this.#assign(row));
     }
+  }
+
+  /** Fill this empty, untrained index with rows stored normalised (a snapshot of an index), as they are. */
+  loadStored(ids: readonly string[], vectors: Float32Array): void {
+    ({ ids: this.#ids, rows: this.#rows, metadata: this.#metadata } = loadStoredRows(ids, vectors, this.#data, this.size));
+    this.#ensureRowSlots(ids.length);
   }
 
   get(id: string): { vector: Float32Array; metadata: Record<string, unknown> } | undefined {

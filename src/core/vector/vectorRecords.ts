@@ -1,5 +1,6 @@
 import { ValidationError } from '../errors.ts';
 import { parseOrThrow } from '../schema/validate.ts';
+import type { ChunkedRows } from './chunkedRows.ts';
 import { RecordIdSchema, type VectorRecord } from './vectorBackend.ts';
 
 /** Metadata of records stored without any: one shared object instead of one per row. */
@@ -25,4 +26,36 @@ export function validateRecord(record: VectorRecord, dimension: number): void {
     if (!Number.isFinite(record.vector[i]!))
       throw new ValidationError(`record ${record.id}: vector has a non-finite value at ${i}`, { code: 'non_finite_vector' });
   }
+}
+
+/** What an index keeps of its rows besides their vectors. */
+export interface StoredRows {
+  ids: string[];
+  rows: Map<string, number>;
+  metadata: Array<Record<string, unknown>>;
+}
+
+/**
+ * Fill the empty `data` with vectors already stored normalised — a snapshot of an index, row
+ * after row — as they are: no second normalisation, no record objects. The ids must be distinct
+ * valid record ids and every value finite; returns the rows' ids, positions and (empty) metadata.
+ */
+export function loadStoredRows(ids: readonly string[], vectors: Float32Array, data: ChunkedRows, size: number): StoredRows {
+  const dimension = data.dimension;
+  if (size !== 0) throw new ValidationError('stored rows load only into an empty index', { code: 'index_not_empty' });
+  if (vectors.length !== ids.length * dimension)
+    throw new ValidationError(`${ids.length} stored rows need ${ids.length * dimension} values, not ${vectors.length}`, { code: 'dimension_mismatch' });
+  const rows = new Map<string, number>();
+  for (let row = 0; row < ids.length; row++) {
+    const id = ids[row]!;
+    if (typeof id !== 'string' || id.length === 0 || id.length > 512 || rows.has(id))
+      throw new ValidationError(`stored row ${row} has an invalid or repeated id`, { code: 'invalid_record_id' });
+    rows.set(id, row);
+  }
+  // x − x is 0 for every finite value and NaN for NaN and ±Infinity.
+  for (let i = 0; i < vectors.length; i++)
+    if (vectors[i]! - vectors[i]! !== 0)
+      throw new ValidationError(`stored row ${Math.floor(i / dimension)} has a non-finite value`, { code: 'non_finite_vector' });
+  data.load(vectors, ids.length);
+  return { ids: [...ids], rows, metadata: ids.map(() => storedMetadata(undefined)) };
 }
