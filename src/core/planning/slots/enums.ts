@@ -31,8 +31,23 @@ for (const line of [
   for (const word of long) (UNITS as Record<string, string>)[word] = short!;
 }
 
+// Request words meet the same enum words plan after plan: each pair is judged once (bounded).
+const judged = new Map<string, number>();
+const MAX_JUDGED = 20_000;
+
 /** How close a request word is to an option word: 3 same, 2 same stem, 1.5 typo, 1 same group, 0 none. */
 function closeness(word: string, option: string): number {
+  const key = `${word}\u0000${option}`;
+  let score = judged.get(key);
+  if (score === undefined) {
+    score = judge(word, option);
+    if (judged.size >= MAX_JUDGED) judged.clear();
+    judged.set(key, score);
+  }
+  return score;
+}
+
+function judge(word: string, option: string): number {
   if (word === option) return option.length <= 2 && isStopWord(word, 'en') ? 0 : 3;
   if (UNITS[word] !== undefined && UNITS[word] === (UNITS[option] ?? option)) return 2.5;
   const a = stem(word);
@@ -44,6 +59,19 @@ function closeness(word: string, option: string): number {
   return 0;
 }
 
+const wordsOfOption = new Map<string, readonly string[]>();
+
+/** An option's words, tokenized once (bounded). */
+function optionWords(option: string): readonly string[] {
+  let words = wordsOfOption.get(option);
+  if (!words) {
+    words = tokenize(option).map((t) => t.word);
+    if (wordsOfOption.size >= MAX_JUDGED) wordsOfOption.clear();
+    wordsOfOption.set(option, words);
+  }
+  return words;
+}
+
 /** The option of an enum the clause speaks to, if any, with the span that chose it. */
 export function chooseOption(
   options: readonly string[],
@@ -53,7 +81,7 @@ export function chooseOption(
 ): Filled | undefined {
   let best: { option: string; score: number; start: number; end: number } | undefined;
   for (const option of options) {
-    const words = tokenize(option).map((t) => t.word);
+    const words = optionWords(option);
     if (words.length === 0) continue;
     for (let i = 0; i + words.length <= tokens.length; i++) {
       const span = tokens.slice(i, i + words.length);
