@@ -91,4 +91,65 @@ describe('the Node host with delegation configured', () => {
       await models.close();
     }
   });
+
+  it('pauses the delegating run while its sub-run waits for a person, across a restart of the host', { timeout: 60_000 }, async () => {
+    const models = await startModelServer([
+      { calls: [{ name: 'delegate', args: { profile: 'research', goal: 'Publish the Lyon note' } }] },
+      { calls: [{ name: 'publish_note', args: { title: 'Lyon office' } }] },
+      // After the approval: the research agent answers and reflects, then the demo agent does.
+      { text: 'Published the Lyon note.' },
+      { text: 'Published after an approval.' },
+      { text: 'Research published the Lyon note.' },
+      { text: 'Delegated the publication; it waited for an approval.' },
+    ]);
+    const config = parseConfig({ CUGAR_DELEGATION_PROFILES: 'research' }).config;
+    const published: string[] = [];
+    const host = async () => {
+      const server = await startServer({
+        port: 0,
+        dataDir: join(dir, 'approval'),
+        corpusDir: join(dir, 'no-corpus'),
+        config,
+        modelEnv: { CUGAR_MODEL_URL: models.url, CUGAR_MODEL: 'small' },
+        log: () => undefined,
+      });
+      server.runtime.registry.register('research', 'publish_note', {
+        description: 'Publish a note to the company wiki',
+        parameters: z.object({ title: z.string() }),
+        requiresApproval: true,
+        handler: ({ title }) => {
+          published.push(title);
+          return { published: title };
+        },
+      });
+      return server;
+    };
+    let server = await host();
+    let runId: string;
+    let approvalId: string;
+    try {
+      const paused = await call(server, '/v1/runs?wait=20', { goal: 'Publish the Lyon note through research.', profile: 'demo' });
+      runId = paused['runId'] as string;
+      expect(paused).toMatchObject({ status: 'paused', waitingFor: { runId: `${runId}.t1.call-0` } });
+      const approvals = (await call(server, '/v1/approvals?status=pending'))['approvals'] as Array<{ approvalId: string; runId: string; tool: string }>;
+      expect(approvals).toMatchObject([{ runId: `${runId}.t1.call-0`, tool: 'publish_note' }]);
+      approvalId = approvals[0]!.approvalId;
+    } finally {
+      await server.close();
+    }
+    server = await host();
+    try {
+      const decided = await call(server, `/v1/approvals/${encodeURIComponent(approvalId)}`, { decision: 'approve' });
+      expect(decided).toMatchObject({ runId: `${runId}.t1.call-0`, status: 'completed' });
+      expect(published).toEqual(['Lyon office']);
+      expect(await call(server, `/v1/runs/${runId}`)).toMatchObject({ status: 'completed', outputs: { answer: 'Research published the Lyon note.' } });
+      await models.close();
+      const journal = (await call(server, `/v1/runs/${runId}/journal?raw=true`))['events'] as JournalEvent[];
+      expect(journal.filter((e) => e.type === 'run_paused').map((e) => e.data)).toMatchObject([{ reason: 'awaiting_subrun' }]);
+      expect(await replay(journal, server.runtime.registry)).toMatchObject({ ok: true, events: journal.length });
+    } finally {
+      await server.close();
+      await models.close();
+    }
+  });
 });

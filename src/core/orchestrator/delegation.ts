@@ -6,6 +6,7 @@ import type { ToolHandler } from '../tools/tool.ts';
 import type { ToolRegistry } from '../tools/toolRegistry.ts';
 import { outcomeOf, type RunOutcome } from './runOutcome.ts';
 import { projectRun, type RunState } from './runState.ts';
+import { subRunWaiting } from './subRunWait.ts';
 
 /** The tool through which an agent run delegates (phase 2's `delegate`): a sub-goal handed to the agent of another profile. */
 export const DELEGATE_TOOL = 'delegate';
@@ -115,9 +116,10 @@ export function childRunId(parentRunId: string, stepId: string): string {
 /**
  * Run a delegation: start the sub-run (an agent run of the other profile when the host has
  * models, linked to its parent by `delegatedBy`, under the parent's remaining budget), or, when
- * the step runs again after a crash, finish or read the one already started. A sub-run that
- * completes is the step's result; one that fails, or waits for a person, fails the step
- * (`delegate_failed`, an AGENT failure the model sees).
+ * the step runs again (after a crash, or after the sub-run it waited for ended), finish or read
+ * the one already started. A sub-run that completes is the step's result; one that fails or is
+ * cancelled fails the step (`delegate_failed`, an AGENT failure the model sees); one that waits
+ * for a person gives the {@link subRunWaiting} signal, and the parent pauses until it ends.
  */
 export async function runDelegation(host: DelegateHost, parent: RunState, stepId: string, input: { profile: string; goal: string }): Promise<DelegateResult> {
   const runId = childRunId(parent.runId, stepId);
@@ -141,7 +143,9 @@ export async function runDelegation(host: DelegateHost, parent: RunState, stepId
     usage: outcome.usage,
   };
   if (outcome.status === 'completed') return result;
-  const why = outcome.status === 'paused' ? 'waits for an approval' : `${outcome.status} (${outcome.error?.code ?? outcome.stopReason ?? 'unknown'})`;
+  // A sub-run waiting for a person pauses the parent (subRunWait.ts) rather than failing its call.
+  if (outcome.status === 'paused') throw subRunWaiting(runId, outcome.pendingApproval?.approvalId);
+  const why = `${outcome.status} (${outcome.error?.code ?? outcome.stopReason ?? 'unknown'})`;
   throw new CugarError(`the sub-run ${runId} of profile ${input.profile} ${why}${outcome.error ? `: ${outcome.error.message}` : ''}`, {
     code: 'delegate_failed',
     failureMode: 'AGENT',

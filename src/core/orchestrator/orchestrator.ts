@@ -17,6 +17,7 @@ import { DEFAULT_CONFIG, type Config } from '../schema/config.ts';
 import type { JournalEvent, RunInputs } from '../schema/journalEvent.ts';
 import { defaultSleep } from './runDefaults.ts';
 import { runDelegation, type DelegateResult, type DelegatedBy } from './delegation.ts';
+import { continueParent, waitingParentsToResume, waitsForSubRun, type ParentHost } from './subRunWait.ts';
 import { runInputDefaults, runInputs, type RunInputDefaults } from './runInputs.ts';
 import { parseOrThrow } from '../schema/validate.ts';
 import { InMemoryStore } from '../store/inMemoryStore.ts';
@@ -193,6 +194,8 @@ export class Orchestrator {
         });
       }
     }
+    // A run waiting for a sub-run that has not ended stays as it is: that sub-run's end resumes it.
+    if (await waitsForSubRun(this.store, state)) return outcomeOf(state);
     const run = this.#sessions.activate(state);
     const entries: Entry[] = [entry('run_resumed', { from: state.status })];
     if (state.status === 'failed') {
@@ -209,7 +212,18 @@ export class Orchestrator {
       );
     }
     await this.#appendOrRelease(run, entries);
-    return this.#sessions.drive(run);
+    return this.#driveThenParent(run);
+  }
+
+  /** Drive a run to rest; a delegated sub-run that ended resumes the run waiting for it (subRunWait.ts). */
+  async #driveThenParent(run: ActiveRun): Promise<RunOutcome> {
+    const outcome = await this.#sessions.drive(run);
+    await continueParent(this.#parents(), run.state);
+    return outcome;
+  }
+
+  #parents(): ParentHost {
+    return { store: this.store, active: (runId) => this.#sessions.active(runId) !== undefined, resume: (runId) => this.resume(runId) };
   }
 
   /**
@@ -258,7 +272,7 @@ export class Orchestrator {
       this.#sessions.release(record.runId);
       return outcomeOf(run.state);
     }
-    return this.#sessions.drive(run);
+    return this.#driveThenParent(run);
   }
 
   /** Cancel a run: a running one stops after its current call (whose signal is aborted); a paused one at once. */
@@ -270,18 +284,23 @@ export class Orchestrator {
     }
     const state = await this.#load(runId);
     if (isTerminal(state.status)) throw new ConflictError(`run ${runId} already ${state.status}`, { code: 'run_finished', details: { status: state.status } });
+    const waitingFor = state.waitingFor;
     const run = this.#sessions.activate(state);
     try {
       await this.#sessions.append(run, [entry('run_cancelled', { reason })]);
     } finally {
       this.#sessions.release(runId);
     }
+    // The sub-run it waited for goes with it; a cancelled sub-run resumes a parent that waits for it.
+    if (waitingFor) await this.cancel(waitingFor, reason).catch(() => undefined);
+    await continueParent(this.#parents(), run.state);
     return outcomeOf(run.state);
   }
 
   /**
-   * Resume every paused run whose approval deadline has passed, so its timeout policy applies.
-   * Hosts call this on a timer (an alarm on the Worker), so deadlines fire without a request.
+   * Resume every paused run whose approval deadline has passed, so its timeout policy applies,
+   * and every run paused for a delegated sub-run that has ended since. Hosts call this on a
+   * timer (an alarm on the Worker), so deadlines fire without a request.
    */
   async sweepApprovals(): Promise<RunOutcome[]> {
     const now = this.#clock.now();
@@ -289,6 +308,10 @@ export class Orchestrator {
     const outcomes: RunOutcome[] = [];
     for (const approval of expired) {
       if (!this.#sessions.active(approval.runId)) outcomes.push(await this.resume(approval.runId));
+    }
+    // Runs whose awaited sub-run ended while no process was there to resume them.
+    for (const parent of await waitingParentsToResume(this.store)) {
+      if (!this.#sessions.active(parent.runId)) outcomes.push(await this.resume(parent.runId));
     }
     return outcomes;
   }

@@ -18,6 +18,7 @@ import { InMemoryStore } from '../store/inMemoryStore.ts';
 import type { AppendBatch } from '../store/store.ts';
 import { recordedMemory, recordedModels } from './recordedModel.ts';
 import { registerDelegateTool } from './delegation.ts';
+import { subRunWaiting } from './subRunWait.ts';
 
 /** Where a replay first differed from the recording. */
 export interface Divergence {
@@ -156,6 +157,9 @@ export async function replay(journal: readonly JournalEvent[], registry: ToolReg
   const recordedRegistry = new ToolRegistry();
   const recorded = (_input: unknown, context: { attempt: number; runId: string; idempotencyKey: string }) => {
     const stepId = context.idempotencyKey.slice(runId.length + 1);
+    // The call's sub-run waited for a person: the run paused here, and the call ran again later.
+    const next = journal[store.written];
+    if (next?.type === 'run_paused' && next.data.waitingFor) throw subRunWaiting(next.data.waitingFor.runId, next.data.waitingFor.approvalId);
     const result = journal.find(
       (e): e is JournalEvent & { type: 'tool_call_complete' | 'tool_call_error' } =>
         e.seq >= store.written &&

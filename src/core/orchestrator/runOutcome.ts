@@ -24,6 +24,8 @@ export interface RunOutcome {
   partial?: PartialResult;
   /** Set when the run is paused for a human. */
   pendingApproval?: ApprovalRecord;
+  /** Set when the run is paused until a sub-run it delegated to ends (that sub-run waits for a human). */
+  waitingFor?: { runId: string };
   usage: BudgetUsage;
   /** The run's own ceilings (and the profile's shared ones, when it has them), for meters. */
   budget: { run: ToolBudget; profile?: ToolBudget };
@@ -56,6 +58,7 @@ export function outcomeOf(state: RunState): RunOutcome {
         }
       : {}),
     ...(pending ? { pendingApproval: structuredClone(pending) } : {}),
+    ...(state.waitingFor ? { waitingFor: { runId: state.waitingFor } } : {}),
     usage: { ...state.usage },
     budget: { run: { ...state.inputs.budget }, ...(state.inputs.profileBudget ? { profile: { ...state.inputs.profileBudget } } : {}) },
     head: { ...state.head },

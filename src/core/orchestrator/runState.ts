@@ -55,6 +55,8 @@ export interface RunState {
   usage: BudgetUsage;
   approvals: Map<string, ApprovalRecord>;
   pendingApprovalId?: string;
+  /** The delegated sub-run a paused run waits for (its `delegate` call resumes when that run ends). */
+  waitingFor?: string;
   randomDraws: number;
   replans: number;
   stopReason?: string;
@@ -255,10 +257,12 @@ export function applyEvent(state: RunState, event: JournalEvent): void {
     }
     case 'run_paused':
       state.status = 'paused';
+      if (event.data.waitingFor) state.waitingFor = event.data.waitingFor.runId;
       break;
     case 'run_resumed':
       // A run waiting for a human stays paused; only the approval (or its timeout) releases it.
       state.status = state.pendingApprovalId ? 'paused' : 'running';
+      state.waitingFor = undefined;
       state.stopReason = undefined;
       state.error = undefined;
       state.completedAt = undefined;
@@ -310,6 +314,7 @@ export function applyEvent(state: RunState, event: JournalEvent): void {
       state.status = 'cancelled';
       state.stopReason = 'cancelled';
       state.pendingApprovalId = undefined;
+      state.waitingFor = undefined;
       break;
     case 'run_completed':
       state.status = event.data.success ? 'completed' : 'failed';
@@ -366,6 +371,7 @@ export function summarize(state: RunState): RunSummary {
     updatedAt: state.updatedAt,
     head: state.head,
     ...(state.pendingApprovalId ? { pendingApprovalId: state.pendingApprovalId } : {}),
+    ...(state.waitingFor ? { waitingFor: state.waitingFor } : {}),
     ...(state.tools.length ? { tools: [...state.tools] } : {}),
     usage: { ...state.usage },
     ...(state.status === 'failed' && state.error ? { errorCode: state.error.code } : {}),

@@ -12,6 +12,7 @@ import type { ActiveRun } from './runSession.ts';
 import type { StepState } from './runState.ts';
 import { entry, type Entry, type Stop } from './stages/entry.ts';
 import { afterFinalFailure } from './stages/finishStage.ts';
+import { pauseForSubRun } from './subRunWait.ts';
 import { settleFailure, settleSuccess } from './stages/settleCall.ts';
 import { approvalGate, prepareInput, reserveCall, stepLimit, waveMembers } from './stages/stepGate.ts';
 
@@ -77,6 +78,12 @@ export async function executeNext(run: ActiveRun, step: StepState, ports: StepPo
     const finishedAt = ports.clock.now();
     const timing = { finishedAt, durationMs: Math.max(0, finishedAt - call.startedAt) };
     if (result.failure) {
+      // A delegated sub-run waits for a person: the run pauses with this call started, and re-runs it when the sub-run ends.
+      const pause = pauseForSubRun(result.failure, finishedAt);
+      if (pause) {
+        await ports.append(run, [pause]);
+        return;
+      }
       const recorded = ports.recordedRetry?.(call.step.stepId, call.attempt);
       const settled = settleFailure(state, call.step, call.attempt, result.failure, timing, run.cancelReason !== undefined, run.random, recorded);
       await ports.append(run, settled.entries);

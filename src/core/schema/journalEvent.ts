@@ -192,7 +192,12 @@ export const JOURNAL_EVENT_DATA = {
   retry_scheduled: z.object({ stepId: z.string(), attempt: z.number().int().min(1), delayMs: z.number().min(0), jitter: z.number() }),
   reflection: z.object({ trigger: z.enum(['low_health', 'run_end']), score: z.number().optional(), summary: z.string() }),
   replanned: z.object({ revision: z.number().int().min(1), excluded: z.array(z.string()), reason: z.string() }),
-  run_paused: z.object({ reason: z.string(), approvalId: z.string().optional() }),
+  run_paused: z.object({
+    reason: z.string(),
+    approvalId: z.string().optional(),
+    /** A delegated sub-run the run waits for (reason `awaiting_subrun`), and the approval that sub-run waits for. */
+    waitingFor: z.object({ runId: z.string(), approvalId: z.string().optional() }).optional(),
+  }),
   run_resumed: z.object({ from: z.enum(RUN_STATUSES) }),
   run_cancelled: z.object({ reason: z.string() }),
   run_completed: z.object({

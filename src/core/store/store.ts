@@ -19,6 +19,8 @@ export interface RunSummary {
   head: JournalHead;
   /** The approval the run waits for, when paused. */
   pendingApprovalId?: string;
+  /** The delegated sub-run the run waits for, when paused (its `delegate` call continues when that run ends). */
+  waitingFor?: string;
   /** The tools its plans call, in first-use order (absent for runs written before it was recorded). */
   tools?: string[];
   /** What it has spent (absent for runs written before it was recorded). */
