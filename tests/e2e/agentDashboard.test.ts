@@ -88,11 +88,15 @@ describe('dashboard with a model (remote mode)', () => {
 });
 
 describe('dashboard with a model (local mode: the tab calls the model itself)', () => {
-  it('keeps the endpoint in this browser and runs an agent run in the tab against it', { timeout: 60_000 }, async () => {
+  it('keeps the endpoint in this browser and runs agent runs in the tab against it, one approved in the inbox', { timeout: 90_000 }, async () => {
     const local = await startModelServer([
       { calls: [{ name: 'add', args: { a: 20, b: 22 } }] },
       { text: 'Forty-two, computed in this tab.' },
       { text: 'Added 20 and 22 with add in the tab.' },
+      // The second run: a call that needs an approval, decided in the tab after a reload.
+      { calls: [{ name: 'send_message', args: { to: 'ops', text: 'tab deploy finished' } }] },
+      { text: 'Ops heard from the tab.' },
+      { text: 'send_message was approved in the tab.' },
     ]);
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     try {
@@ -119,6 +123,25 @@ describe('dashboard with a model (local mode: the tab calls the model itself)', 
       ]);
       // The key is redacted wherever the tab shows run data.
       expect(await page.content()).not.toContain('sk-canary-tab-key-5f0e91');
+
+      // An agent run that stops for an approval: it waits in the tab's IndexedDB through a
+      // reload, is approved in the Approvals page, and goes on in the tab.
+      await page.getByRole('navigation').getByRole('link', { name: 'Playground' }).click();
+      await page.getByLabel('Goal').fill('tell ops the tab deploy finished');
+      await page.getByRole('button', { name: 'Run', exact: true }).click();
+      await page.getByRole('heading', { name: /needs approval/ }).waitFor();
+      await page.reload();
+      await page
+        .getByRole('navigation')
+        .getByRole('link', { name: /Approvals/ })
+        .click();
+      await page.getByRole('button', { name: 'Approve', exact: true }).click();
+      await page.getByText('Nothing is waiting for you.').waitFor();
+      await expect.poll(() => local.requests.length).toBe(6);
+      await page.getByRole('navigation').getByRole('link', { name: 'Runs' }).click();
+      await page.locator('tbody tr a').first().click();
+      await expect.poll(() => page.locator('.outputs').last().textContent()).toContain('Ops heard from the tab.');
+      expect(JSON.stringify(local.requests[4]!.body.messages)).toContain('queued');
     } finally {
       await context.close();
       await local.close();
