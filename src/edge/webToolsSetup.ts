@@ -7,7 +7,8 @@ import { linkedomParser } from './linkedomParser.ts';
  * retriever and memory, with this host's transport (Node: resolved and pinned; Worker: `fetch`
  * with manual redirects) and linkedom for HTML. A profile may use the network when the
  * runtime's policy allows it. Hosts call this after `createRuntime`, so the API runtime — and
- * the in-browser runtime of the dashboard and widget — carry none of the web tools' code.
+ * the in-browser runtime of the dashboard and widget — carry none of the web tools' code. With a
+ * model configured, `internet_extract` summarises pages with it.
  */
 export function registerHostWebTools(runtime: Runtime, transportFor: (guard: SsrfGuard) => HttpTransport, settings: WebToolsSettingsInput): string[] {
   const policy = runtime.policy;
@@ -20,6 +21,10 @@ export function registerHostWebTools(runtime: Runtime, transportFor: (guard: Ssr
       parseHtml: linkedomParser,
       networkAllowed: (profile) => policy?.policyFor(profile).allowNetwork ?? false,
       settings,
+      // With a model configured, pages are summarised by its first model (extractively when it fails).
+      ...(runtime.models
+        ? { summaryModel: { provider: runtime.models.models, model: runtime.models.settings.models[0]!, timeoutMs: runtime.models.settings.callTimeoutMs } }
+        : {}),
     },
     runtime.config.defaultProfile,
   );

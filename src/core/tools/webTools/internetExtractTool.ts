@@ -6,6 +6,7 @@ import { guardedFetch } from '../../net/guardedFetch.ts';
 import { defineTool, type ToolSpec } from '../tool.ts';
 import { summarizeExtractive } from './extractiveSummary.ts';
 import { extractMainText } from './htmlExtract.ts';
+import { summarizeWithModel } from './modelSummary.ts';
 import type { WebToolsSettings } from './webSettings.ts';
 import type { WebToolsDeps } from './webToolsDeps.ts';
 
@@ -28,8 +29,13 @@ export interface InternetExtractOutput {
   /** The page's main text, cut at `maxChars`. */
   text: string;
   truncated: boolean;
-  /** Extractive: sentences of the page itself. */
+  /** Written by the host's model when it has one (`summarySource: 'model'`), else sentences of the page itself. */
   summary: string;
+  summarySource: 'model' | 'extractive';
+  /** The model asked for the summary, when the host has one. */
+  summaryModel?: string;
+  /** Why the model's summary was not used (a typed error code), when it was asked and failed. */
+  summaryError?: string;
   words: number;
   bytes: number;
   contentType: string;
@@ -73,7 +79,10 @@ export function internetExtractTool(deps: WebToolsDeps, settings: WebToolsSettin
         fetched.contentType === 'text/plain'
           ? { title: '', text: fetched.text.replace(/\r\n?/g, '\n').trim() }
           : await extractMainText(fetched.text, deps.parseHtml);
-      const summary = summarizeExtractive(page.text, { count: sentences, title: page.title }).summary;
+      const extractive = summarizeExtractive(page.text, { count: sentences, title: page.title }).summary;
+      const asked =
+        deps.summaryModel && page.text.trim() !== '' ? await summarizeWithModel(deps.summaryModel, page, sentences, context.signal, Date.now) : undefined;
+      const summary = asked?.source === 'model' ? asked.summary : extractive;
       const truncated = page.text.length > maxChars;
       const text = truncated ? page.text.slice(0, maxChars) : page.text;
       let stored: string | undefined;
@@ -91,6 +100,9 @@ export function internetExtractTool(deps: WebToolsDeps, settings: WebToolsSettin
         text,
         truncated,
         summary,
+        summarySource: asked?.source ?? 'extractive',
+        ...(asked?.model ? { summaryModel: asked.model } : {}),
+        ...(asked?.source === 'extractive' && asked.error ? { summaryError: asked.error } : {}),
         words: page.text === '' ? 0 : page.text.split(/\s+/).length,
         bytes: fetched.bytes,
         contentType: fetched.contentType,

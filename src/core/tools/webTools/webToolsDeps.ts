@@ -3,6 +3,7 @@ import type { HttpTransport } from '../../net/guardedFetch.ts';
 import type { SsrfGuard } from '../../net/ssrfGuard.ts';
 import type { HtmlParser } from './htmlExtract.ts';
 import type { RagRetriever } from '../../rag/ragRetriever.ts';
+import type { SummaryModel } from './modelSummary.ts';
 import type { WebToolsSettingsInput } from './webSettings.ts';
 
 /** What a host hands the web tools: its retriever and memory, how it reaches the network, and the profile policy. */
@@ -23,4 +24,6 @@ export interface WebToolsDeps {
   networkAllowed?: (profile: string) => boolean;
   /** SearXNG endpoint, allow-list and limits (`webSettingsFromEnv`). */
   settings?: WebToolsSettingsInput;
+  /** The model `internet_extract` summarises pages with, when the host has one; absent, summaries are extractive. */
+  summaryModel?: SummaryModel;
 }
