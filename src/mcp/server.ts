@@ -23,6 +23,8 @@ export interface McpServerOptions {
    * Only on a connection that lasts (stdio): a stateless HTTP request cannot carry the answer back.
    */
   elicitApprovals?: boolean;
+  /** Tell the client when the tool list changes (a tool version approved, activated or rolled back): a lasting connection only. */
+  toolListChanges?: boolean;
 }
 
 /** The question asked for one approval: the call, redacted, and approve or reject. */
@@ -51,7 +53,7 @@ export function createMcpServer(context: McpServeContext, options: McpServerOpti
   const server = new Server(
     { name: 'cugar', version: '0.1.0' },
     {
-      capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
+      capabilities: { tools: { listChanged: options.toolListChanges === true }, resources: { listChanged: false } },
       instructions: `CUGAr profile "${context.profile}": each tool call is a journaled run; run_goal plans and runs a goal. Runs are resources (cugar://runs/{runId}, …/journal, …/trace).`,
       jsonSchemaValidator: zodJsonSchemaValidator,
     },

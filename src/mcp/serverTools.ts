@@ -1,6 +1,6 @@
 import { McpError, ErrorCode, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
-import { redact, toCugarError, type ApprovalRecord, type CugarError, type RunOutcome } from '../core/index.ts';
+import { redact, toCugarError, type ApprovalRecord, type CugarError, type RunOutcome, type ToolRegistry } from '../core/index.ts';
 import { MAX_JSON_DEPTH, jsonDepth } from '../api/middleware.ts';
 import type { Runtime } from '../api/runtime.ts';
 
@@ -36,19 +36,32 @@ const RunGoalInput = z.object({
   wait_seconds: z.number().int().min(0).max(MAX_MCP_WAIT_SECONDS).optional(),
 });
 
-/** The tools an MCP client sees: the profile's (with their JSON Schemas) and `run_goal`. */
+/**
+ * The tools a new run of the profile has: the host's shipped tools and the active version of each
+ * tool written at run time (when the host takes them), or undefined for a profile it does not know.
+ */
+function profileTools(context: McpServeContext): ToolRegistry | undefined {
+  const { runtime, profile } = context;
+  if (!runtime.registry.hasProfile(profile)) return undefined;
+  return runtime.toolVersions ? runtime.toolVersions.registryOf(profile) : runtime.registry;
+}
+
+/**
+ * The tools an MCP client sees: the profile's (with their JSON Schemas) and `run_goal`. A tool
+ * written at run time is listed in its active version, named in `_meta` (`cugar/toolVersion`);
+ * the list changes (`notifications/tools/list_changed`) when a version is approved or activated.
+ */
 export function listedTools(context: McpServeContext): Tool[] {
-  const tools: Tool[] = context.runtime.registry.hasProfile(context.profile)
-    ? context.runtime.registry
-        .list(context.profile)
-        .filter((tool) => tool.name !== RUN_GOAL && tool.inputSchema['type'] === 'object')
-        .map((tool) => ({
-          name: tool.name,
-          description: `${tool.description}${tool.requiresApproval ? ' (each call waits for a person to approve it)' : ''}`,
-          inputSchema: tool.inputSchema as Tool['inputSchema'],
-          annotations: { idempotentHint: tool.idempotent, openWorldHint: tool.allowNetwork },
-        }))
-    : [];
+  const versions = context.runtime.toolVersions?.active(context.profile) ?? {};
+  const tools: Tool[] = (profileTools(context)?.list(context.profile) ?? [])
+    .filter((tool) => tool.name !== RUN_GOAL && tool.inputSchema['type'] === 'object')
+    .map((tool) => ({
+      name: tool.name,
+      description: `${tool.description}${tool.requiresApproval ? ' (each call waits for a person to approve it)' : ''}${versions[tool.name] ? ` (written at run time; version ${versions[tool.name]!.slice(0, 12)})` : ''}`,
+      inputSchema: tool.inputSchema as Tool['inputSchema'],
+      annotations: { idempotentHint: tool.idempotent, openWorldHint: tool.allowNetwork },
+      ...(versions[tool.name] ? { _meta: { 'cugar/toolVersion': versions[tool.name]! } } : {}),
+    }));
   const goalSchema = z.toJSONSchema(RunGoalInput) as Tool['inputSchema'];
   return [
     {
@@ -144,7 +157,7 @@ export async function callTool(context: McpServeContext, name: string, args: Rec
     options = { metadata: { via: 'mcp' } };
     output = (outcome) => outcome.outputs;
   } else {
-    if (!runtime.registry.hasProfile(profile) || !runtime.registry.has(profile, name) || name === RUN_GOAL)
+    if (!profileTools(context)?.has(profile, name) || name === RUN_GOAL)
       throw new McpError(ErrorCode.InvalidParams, `profile "${profile}" has no tool "${name}"`);
     goal = `call ${name} over MCP`;
     options = { plan: [{ tool: name, input: args ?? {} }], mode: 'lexical', metadata: { via: 'mcp' } };

@@ -72,6 +72,8 @@ export class ToolVersions implements ToolVersionSource {
   readonly #loaded = new Map<string, Promise<SandboxedTool>>();
   #queue: Promise<unknown> = Promise.resolve();
 
+  readonly #listeners = new Set<(profile: string) => void>();
+
   constructor(options: ToolVersionsOptions) {
     this.#options = options;
   }
@@ -255,6 +257,13 @@ export class ToolVersions implements ToolVersionSource {
     await this.#options.memory.storeFact(profile, TOOL_ACTIVE_NAMESPACE, active, { key: name });
     (await this.#profile(profile)).active.set(name, active);
     await this.#trail(profile, 'tool_activated', name, hash, by);
+    for (const listener of this.#listeners) listener(profile);
+  }
+
+  /** Be told of each change of a profile's active versions (an approval, an activation, a rollback). Returns the unsubscribe. */
+  onActiveChange(listener: (profile: string) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   async #keep(profile: string, version: StoredToolVersion): Promise<void> {
@@ -272,9 +281,34 @@ export class ToolVersions implements ToolVersionSource {
     return { ...version, status, ...(active?.hash === version.hash ? { activatedAt: active.at, activatedBy: active.by } : {}) };
   }
 
+  /**
+   * Read `profile`'s versions from the store again, for a process that shares the store with
+   * another that decides them (`cugar mcp` beside `cugar serve`); the active-change listeners are
+   * told when the active versions moved. Resolves to whether they did.
+   */
+  refresh(profile: string): Promise<boolean> {
+    return this.#serial(async () => {
+      const before = JSON.stringify(this.active(profile));
+      const fresh = await this.#read(profile);
+      this.#profiles.set(profile, fresh);
+      const moved = JSON.stringify(this.active(profile)) !== before;
+      if (moved) for (const listener of this.#listeners) listener(profile);
+      return moved;
+    });
+  }
+
   async #profile(profile: string): Promise<ProfileVersions> {
     const known = this.#profiles.get(profile);
     if (known) return known;
+    const loaded = await this.#read(profile);
+    // Another call may have loaded it while this one read.
+    const raced = this.#profiles.get(profile);
+    if (raced) return raced;
+    this.#profiles.set(profile, loaded);
+    return loaded;
+  }
+
+  async #read(profile: string): Promise<ProfileVersions> {
     parseOrThrow(ProfileNameSchema, profile, 'profile', 'invalid_profile');
     if (!this.#options.registry.hasProfile(profile)) throw new NotFoundError(`unknown profile "${profile}"`, { code: 'unknown_profile' });
     const loaded: ProfileVersions = { versions: new Map(), active: new Map() };
@@ -290,10 +324,6 @@ export class ToolVersions implements ToolVersionSource {
     };
     await newest(TOOL_VERSIONS_NAMESPACE, StoredToolVersionSchema, loaded.versions);
     await newest(TOOL_ACTIVE_NAMESPACE, ActiveSchema, loaded.active);
-    // Another call may have loaded it while this one read.
-    const raced = this.#profiles.get(profile);
-    if (raced) return raced;
-    this.#profiles.set(profile, loaded);
     return loaded;
   }
 
