@@ -126,7 +126,8 @@ export async function createRuntime(store: HostStore, config: Config, options: R
   const orchestrator = new Orchestrator({
     ...options.orchestrator,
     registry,
-    ...(toolVersions ? { toolVersions } : {}),
+    // Agent runs may propose tools written at run time where the host can run them.
+    ...(toolVersions ? { toolVersions, ...(config.proposeTools ? { toolProposals: toolVersions } : {}) } : {}),
     ...(options.signer ? { signer: options.signer } : {}),
     ...(options.secrets ? { secrets: options.secrets } : {}),
     ...(options.policy ? { policy: options.policy } : {}),

@@ -78,6 +78,7 @@ models:
   pre_plan: true
   review_answers: true
   reflect: false
+  propose_tools: false
 memory:
   in_loop: false
 delegation:
@@ -161,6 +162,7 @@ describe('the configuration file', () => {
       memoryInLoop: false,
       delegationProfiles: ['ops', 'research'],
       delegationMaxDepth: 3,
+      proposeTools: false,
     });
     expect(orchestratorSettingsFrom(file)).toEqual({
       retry: { strategy: 'linear', maxAttempts: 5, baseDelay: 250, maxDelay: 2500, multiplier: 3, jitter: 0 },

@@ -62,7 +62,7 @@ describe('the Node host with delegation configured', () => {
       expect(looked).toEqual(['Lyon office']);
       // Only profiles the host has are offered; the sub-run, at depth 1, may not delegate again.
       expect(models.requests[0]!.body.tools!.map((t) => t.function.name)).toContain('delegate');
-      expect(models.requests[1]!.body.tools!.map((t) => t.function.name)).toEqual(['lookup_fact']);
+      expect(models.requests[1]!.body.tools!.map((t) => t.function.name)).toEqual(['lookup_fact', 'propose_tool']);
 
       const runId = outcome['runId'] as string;
       const journal = (await call(server, `/v1/runs/${runId}/journal?raw=true`))['events'] as JournalEvent[];

@@ -6,6 +6,7 @@ import type { DelegationOptions } from './delegation.ts';
 import type { ModelProvider } from '../models/model.ts';
 import type { Planner } from '../planning/planner.ts';
 import type { AgentSettings } from '../schema/agent.ts';
+import type { ToolProposals } from '../tools/versions/proposeTool.ts';
 import type { ToolBudgetInput } from '../schema/budget.ts';
 import type { BudgetUsage } from '../schema/budget.ts';
 import { MetadataSchema } from '../schema/common.ts';
@@ -107,6 +108,12 @@ export interface OrchestratorOptions {
    * (default 2). Default: no delegation.
    */
   delegation?: DelegationOptions;
+  /**
+   * Where agent runs propose tools written at run time (the host's `ToolVersions`): with it, they
+   * get `propose_tool` (recorded as `agent.proposeTools`), whose proposals are audited and then
+   * wait for a person's approval. Default: no proposals.
+   */
+  toolProposals?: ToolProposals;
 }
 
 /** Most steps an explicit plan may have. */

@@ -87,6 +87,7 @@ export class Orchestrator {
       clock: this.#clock,
       registry: this.#registry,
       ...(options.toolVersions ? { toolVersions: options.toolVersions } : {}),
+      ...(options.toolProposals ? { proposals: options.toolProposals } : {}),
       policy: this.#policy,
       planner: this.planner,
       coordinator: this.coordinator,

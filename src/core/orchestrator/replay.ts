@@ -19,6 +19,7 @@ import type { AppendBatch } from '../store/store.ts';
 import { recordedMemory, recordedModels } from './recordedModel.ts';
 import { registerDelegateTool } from './delegation.ts';
 import { subRunWaiting } from './subRunWait.ts';
+import { registerProposeTool } from '../tools/versions/proposeTool.ts';
 
 /** Where a replay first differed from the recording. */
 export interface Divergence {
@@ -183,6 +184,8 @@ export async function replay(journal: readonly JournalEvent[], registry: ToolReg
   }
   // A run that could delegate replays its delegations from the recording: no sub-run is started.
   registerDelegateTool(recordedRegistry, inputs, recorded);
+  // Proposals too: a replay proposes nothing.
+  registerProposeTool(recordedRegistry, inputs, recorded);
   const profileUsage = async (): Promise<BudgetUsage> => {
     for (const e of journal) {
       if (e.seq >= store.written && (e.type === 'tool_call_start' || e.type === 'budget_exceeded') && e.data.profileUsedBefore !== undefined)

@@ -36,6 +36,8 @@ export interface RunInputDefaults {
   agent: Omit<AgentSettings, 'models'>;
   delegation: ReturnType<typeof parseDelegation>;
   memoryLoop: ReturnType<typeof memorySettings>;
+  /** Whether agent runs may propose tools (`propose_tool`). */
+  proposals: boolean;
 }
 
 /** The defaults of new runs from the orchestrator's options (each checked: a bad option throws here, at construction). */
@@ -56,6 +58,7 @@ export function runInputDefaults(options: OrchestratorOptions, config: Config, r
     agent: agentDefaults(config, options.agent),
     delegation: parseDelegation(options.delegation),
     memoryLoop: memorySettings(options),
+    proposals: options.toolProposals !== undefined,
   };
 }
 
@@ -87,7 +90,7 @@ export function runInputs(defaults: RunInputDefaults, request: RunRequest): RunI
     detectToolCallsFromText: d.config.detectToolCallsFromText,
   });
   const delegate = delegateSettings(d.delegation, profile, delegatedBy?.depth ?? 0, (p) => d.registry.hasProfile(p));
-  const agent = planned && delegate ? { ...planned, delegate } : planned;
+  const agent = planned ? { ...planned, ...(delegate ? { delegate } : {}), ...(d.proposals ? { proposeTools: true as const } : {}) } : undefined;
   const context = new ExecutionContext({ traceId, runId, requestId: runId, userIntent: goal, profile, ...definedOnly(scope) });
   const profileBudget = d.profileBudgets.get(profile);
   const toolVersions = d.toolVersions?.active(profile) ?? {};

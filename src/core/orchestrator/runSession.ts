@@ -26,6 +26,7 @@ import { finishRun } from './stages/finishStage.ts';
 import { planRun, routeSteps, type RecalledPlanNotes } from './stages/planStage.ts';
 import { reflectWithModel, type ReflectPorts } from './reflectCall.ts';
 import { registerDelegateTool } from './delegation.ts';
+import { proposeFromRun, registerProposeTool, type ProposeToolInput, type ToolProposals } from '../tools/versions/proposeTool.ts';
 import { journalReflection, runNote } from './runReflection.ts';
 import { executeNext, type StepPorts } from './stepExecution.ts';
 import { nextStep } from './stages/stepGate.ts';
@@ -65,6 +66,8 @@ export interface SessionPorts {
   secrets?: Secrets;
   /** Runs a delegation of an agent run (the `delegate` tool's work); absent, agent runs cannot delegate. */
   delegate?: (parent: RunState, stepId: string, input: { profile: string; goal: string }) => Promise<unknown>;
+  /** Takes the tools agent runs propose (`propose_tool`); absent, they cannot propose. */
+  proposals?: ToolProposals;
 }
 
 const TERMINAL: ReadonlySet<RunStatus> = new Set(['completed', 'failed', 'cancelled']);
@@ -148,6 +151,9 @@ export class RunSessions {
       registerDelegateTool(runRegistry, state.inputs, (input: { profile: string; goal: string }, tool) =>
         delegate(state, tool.idempotencyKey.slice(state.runId.length + 1), input),
       );
+    const { proposals } = this.#ports;
+    if (proposals)
+      registerProposeTool(runRegistry, state.inputs, (input) => proposeFromRun(proposals, state.inputs.profile, state.runId, input as ProposeToolInput));
     const context: StageContext = {
       policy,
       planner,

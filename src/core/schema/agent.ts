@@ -38,6 +38,8 @@ export const AgentSettingsSchema = z.object({
    * `delegate` tool), and how deep sub-runs may nest. Absent: the run cannot delegate.
    */
   delegate: z.object({ profiles: z.array(z.string().min(1)).min(1), maxDepth: z.number().int().min(1) }).optional(),
+  /** The model may propose tools written at run time (the `propose_tool` tool); each waits for a person's approval. */
+  proposeTools: z.literal(true).optional(),
 });
 export type AgentSettings = z.output<typeof AgentSettingsSchema>;
 

@@ -43,6 +43,8 @@ export const ConfigSchema = z.object({
   delegationProfiles: z.array(ProfileNameSchema).max(64),
   /** How deep delegated sub-runs may nest; 1..4. */
   delegationMaxDepth: z.number().int().min(1).max(4),
+  /** Agent runs may propose tools written at run time (`propose_tool`), where the host runs them; each waits for a person's approval. */
+  proposeTools: z.boolean(),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 
@@ -64,6 +66,7 @@ export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
   reflectWithModel: true,
   delegationProfiles: [],
   delegationMaxDepth: 2,
+  proposeTools: true,
 });
 
 /** An env-like record: names to raw string values. Never `process.env` itself inside the core. */
@@ -144,6 +147,7 @@ export function parseConfig(env: EnvRecord = {}, base: Readonly<Config> = DEFAUL
     ['REVIEW_ANSWERS', 'reviewAnswers'],
     ['CUGAR_MEMORY_IN_LOOP', 'memoryInLoop'],
     ['REFLECT_WITH_MODEL', 'reflectWithModel'],
+    ['PROPOSE_TOOLS', 'proposeTools'],
   ] as const) {
     const word = record[name]?.trim().toLowerCase();
     if (word === undefined || word === '') continue;

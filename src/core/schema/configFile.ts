@@ -103,6 +103,8 @@ export const ModelsFileSchema = z.strictObject({
   review_answers: opt(z.boolean()),
   /** Each run's reflection is written by the model (one more journaled call per run); `false`: from the journal alone. */
   reflect: opt(z.boolean()),
+  /** Agent runs may propose tools written at run time (`propose_tool`), each waiting for a person's approval. */
+  propose_tools: opt(z.boolean()),
 });
 
 /** `memory`: memory in the loop of every run. */

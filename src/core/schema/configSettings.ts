@@ -50,6 +50,7 @@ export function configFileEnv(file: ConfigFile, env: EnvRecord = {}): Record<str
     ['USE_LLM_PRE_PLAN', defined(models?.pre_plan, String)],
     ['REVIEW_ANSWERS', defined(models?.review_answers, String)],
     ['REFLECT_WITH_MODEL', defined(models?.reflect, String)],
+    ['PROPOSE_TOOLS', defined(models?.propose_tools, String)],
     ['CUGAR_MEMORY_IN_LOOP', defined(memory?.in_loop, String)],
     ['CUGAR_DELEGATION_PROFILES', defined(delegation?.profiles, (profiles) => profiles.join(','))],
     ['CUGAR_DELEGATION_DEPTH', defined(delegation?.max_depth, String)],
