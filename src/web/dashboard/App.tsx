@@ -33,11 +33,12 @@ const Secrets = lazy(() => import('./Secrets.tsx'));
 const ModelSettings = lazy(() => import('./ModelSettings.tsx'));
 // Local mode only: the MCP servers this tab calls.
 const McpSettings = lazy(() => import('./McpSettings.tsx'));
+const NetworkSettings = lazy(() => import('./NetworkSettings.tsx'));
 const Compare = lazy(() => import('./Compare.tsx').then((m) => ({ default: m.Compare })));
 const ToolEditor = lazy(() => import('./ToolEditor.tsx').then((m) => ({ default: m.ToolEditor })));
 
 /** The dashboard's pages; any other route shows "Page not found". */
-const PAGES: ReadonlySet<string> = new Set(['runs', 'compare', 'playground', 'approvals', 'memory', 'tools', 'audit', 'secrets', 'model', 'mcp']);
+const PAGES: ReadonlySet<string> = new Set(['runs', 'compare', 'playground', 'approvals', 'memory', 'tools', 'audit', 'secrets', 'model', 'mcp', 'network']);
 
 /** The current hash route: `#/runs`, `#/runs/<id>`, `#/playground`, `#/approvals`, `#/audit`. */
 function useRoute(): string[] {
@@ -189,6 +190,7 @@ export function App() {
           {mode === 'local' ? link('secrets', 'Secrets') : null}
           {mode === 'local' ? link('model', 'Model') : null}
           {mode === 'local' ? link('mcp', 'MCP') : null}
+          {mode === 'local' ? link('network', 'Network') : null}
         </nav>
         <ProfileField profile={profile} onChange={chooseProfile} />
         <span className="mode" aria-label={`mode: ${mode === 'local' ? 'in this browser' : 'server'}`}>
@@ -216,7 +218,7 @@ export function App() {
           {page === 'audit' ? <Audit token={token} /> : null}
           {page === 'compare' ? <Compare token={token} /> : null}
           {page === 'secrets' && mode === 'local' ? <Secrets /> : null}
-          {!PAGES.has(page ?? '') || ((page === 'secrets' || page === 'model' || page === 'mcp') && mode !== 'local') ? (
+          {!PAGES.has(page ?? '') || ((page === 'secrets' || page === 'model' || page === 'mcp' || page === 'network') && mode !== 'local') ? (
             <section className="stack">
               <h1>Page not found</h1>
               <p>
@@ -226,6 +228,7 @@ export function App() {
           ) : null}
           {page === 'model' && mode === 'local' ? <ModelSettings /> : null}
           {page === 'mcp' && mode === 'local' ? <McpSettings /> : null}
+          {page === 'network' && mode === 'local' ? <NetworkSettings /> : null}
         </Suspense>
       </main>
     </>

@@ -78,9 +78,12 @@ function localApp(): NonNullable<typeof app> {
     // The widget's single file leaves the MCP client out; the dashboard loads it as a chunk of its own.
     const mcpLocal = import.meta.env.MODE === 'widget' ? undefined : await import('./mcpLocal.ts');
     const mcpProfiles = mcpLocal ? mcpLocal.localMcpServers().servers.map((server) => server.profile) : [];
+    // The web tools (web_search, internet_extract) are a chunk of their own; the widget leaves them out.
+    const webLocal = import.meta.env.MODE === 'widget' ? undefined : await import('./webToolsLocal.ts');
+    const networked = [...new Set([...mcpProfiles, ...(webLocal?.networkProfiles() ?? [])])];
     const runtime = await createRuntime(store, config, {
       secrets,
-      ...(mcpProfiles.length ? { policy: new PolicyEnforcer(Object.fromEntries(mcpProfiles.map((profile) => [profile, { allowNetwork: true }]))) } : {}),
+      ...(networked.length ? { policy: new PolicyEnforcer(Object.fromEntries(networked.map((profile) => [profile, { allowNetwork: true }]))) } : {}),
       ...(models ? { models } : {}),
       ...(import.meta.env.MODE === 'widget' ? {} : { codeParser: babelParser }),
       // Tools written at run time (the tool editor) run in this tab's sandbox; not in the widget's single file.
@@ -88,6 +91,12 @@ function localApp(): NonNullable<typeof app> {
     });
     // This tab's MCP servers join their profiles before any run resumes (their runs call them again).
     if (mcpLocal && mcpProfiles.length) await mcpLocal.connectLocalMcp(runtime.registry, secrets);
+    // Stored network settings that no longer parse leave the web tools out rather than the whole runtime.
+    try {
+      webLocal?.registerLocalWebTools(runtime);
+    } catch (error) {
+      console.error(`the web tools are off in this tab: ${(error as Error).message}`);
+    }
     runtimeBuilt = runtime;
     for (const setup of runtimeSetups.splice(0)) setup();
     // Runs a reload or a closed tab interrupted continue from their journals.
