@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FlatVectorIndex, createVectorIndex } from '../../src/core/vector/flatVectorIndex.ts';
-import { IvfVectorIndex } from '../../src/core/vector/ivfVectorIndex.ts';
+import type { IvfVectorIndex } from '../../src/core/vector/ivfVectorIndex.ts';
 
 // A persisted profile starts from its vector snapshot: the stored (already normalised) rows are
 // taken as they are instead of being validated and normalised again one record at a time. The
