@@ -163,6 +163,12 @@ export function RunDetail({ token, runId }: { token: string; runId: string }) {
         </p>
       ) : null}
       {outcome.pendingApproval ? <ApprovalCard token={token} approval={outcome.pendingApproval} /> : null}
+      {outcome.waitingFor ? (
+        <p role="status">
+          Waiting for its sub-run <a href={`#/runs/${encodeURIComponent(outcome.waitingFor.runId)}`}>{outcome.waitingFor.runId}</a>, which waits for a person
+          (see Approvals); this run goes on when that one ends.
+        </p>
+      ) : null}
       {/* The client types the rows as JSON (hono's JSONValue for recorded metadata); they are the core's trace records. */}
       <RunPlan goal={outcome.goal} records={(trace.data?.records ?? []) as readonly TraceRecord[]} />
       {streaming ? (

@@ -1,0 +1,84 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { parseConfig } from '../../src/core/index.ts';
+import { startServer } from '../../src/edge/nodeServer.ts';
+import { startModelServer } from '../support/modelServer.ts';
+import { axeViolations, launchChromium } from './support.ts';
+
+// A run whose delegated sub-run waits for a person, seen in the dashboard: the parent's page says
+// which sub-run it waits for and links to it; approving the sub-run's call in the Approvals page
+// finishes the sub-run and then the parent.
+
+const root = join(import.meta.dirname, '..', '..');
+const dir = mkdtempSync(join(tmpdir(), 'cugar-delegation-dashboard-'));
+const shots = join(root, 'test-results', 'delegation-dashboard');
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('a delegating run in the dashboard', () => {
+  it('shows the sub-run it waits for, and completes after the sub-run’s approval', { timeout: 90_000 }, async () => {
+    if (!existsSync(join(root, 'dist/web/index.html'))) throw new Error('build the dashboard first: npx vite build');
+    mkdirSync(shots, { recursive: true });
+    const models = await startModelServer([
+      { calls: [{ name: 'delegate', args: { profile: 'research', goal: 'Publish the Lyon note' } }] },
+      { calls: [{ name: 'publish_note', args: { title: 'Lyon office' } }] },
+      { text: 'Published the Lyon note.' },
+      { text: 'Published after an approval.' },
+      { text: 'Research published the Lyon note.' },
+      { text: 'Delegated the publication.' },
+    ]);
+    const server = await startServer({
+      port: 0,
+      dataDir: dir,
+      corpusDir: join(dir, 'no-corpus'),
+      staticDir: join(root, 'dist/web'),
+      config: parseConfig({ CUGAR_DELEGATION_PROFILES: 'research' }).config,
+      modelEnv: { CUGAR_MODEL_URL: models.url, CUGAR_MODEL: 'small' },
+      log: () => undefined,
+    });
+    server.runtime.registry.register('research', 'publish_note', {
+      description: 'Publish a note to the company wiki',
+      parameters: z.object({ title: z.string() }),
+      requiresApproval: true,
+      handler: ({ title }) => ({ published: title }),
+    });
+    const browser = await launchChromium();
+    try {
+      const started = (await (
+        await fetch(`${server.url}/v1/runs?wait=20`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${server.localToken}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ goal: 'Publish the Lyon note through research.', profile: 'demo' }),
+        })
+      ).json()) as { runId: string; status: string };
+      expect(started.status).toBe('paused');
+      const child = `${started.runId}.t1.call-0`;
+
+      const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+      await page.goto(`${server.url}/#token=${server.localToken}`);
+      await page.goto(`${server.url}/#/runs/${encodeURIComponent(started.runId)}`);
+      const waiting = page.getByRole('status').filter({ hasText: 'Waiting for its sub-run' });
+      await waiting.waitFor();
+      expect(await axeViolations(page)).toEqual([]);
+      await page.screenshot({ path: `${shots}/parent-waiting.png` });
+      await waiting.getByRole('link', { name: child }).click();
+      await expect.poll(() => page.locator('#run-title code').textContent()).toBe(child);
+
+      await page
+        .getByRole('navigation')
+        .getByRole('link', { name: /Approvals/ })
+        .click();
+      await page.getByRole('button', { name: 'Approve', exact: true }).click();
+      await page.getByText('Nothing is waiting for you.').waitFor();
+      await page.goto(`${server.url}/#/runs/${encodeURIComponent(started.runId)}`);
+      await expect.poll(() => page.locator('.outputs').last().textContent(), { timeout: 30_000 }).toContain('Research published the Lyon note.');
+      expect(await page.getByText('Waiting for its sub-run').count()).toBe(0);
+    } finally {
+      await browser.close();
+      await server.close();
+      await models.close();
+    }
+  });
+});
