@@ -61,7 +61,7 @@ export const ApprovalParam = z.object({
 });
 
 const RunStatusSchema = z.enum(['running', 'paused', 'completed', 'failed', 'cancelled']);
-const ApprovalStatusSchema = z.enum(['pending', 'approved', 'rejected', 'timed_out']);
+const ApprovalStatusSchema = z.enum(['pending', 'approved', 'rejected', 'timed_out', 'cancelled']);
 const BudgetUsageSchema = z.object({ cost: z.number(), calls: z.number(), tokens: z.number() }).openapi('BudgetUsage');
 const Data = z.record(z.string(), z.unknown());
 

@@ -141,6 +141,9 @@ describe('a delegated sub-run waiting for a person', () => {
     const { model, store, child } = await pausedParent('lead-c', [DELEGATE, BOOK], []);
     expect(await orchestrator(store, model, []).cancel('lead-c', 'changed my mind')).toMatchObject({ status: 'cancelled' });
     expect(await store.getRun(child)).toMatchObject({ status: 'cancelled' });
+    // The sub-run's approval is decided by the cancellation: it leaves the inbox.
+    expect(await store.listApprovals({ status: 'pending' })).toEqual([]);
+    expect(await store.listApprovals({ status: 'cancelled' })).toMatchObject([{ runId: child, tool: 'book_flight' }]);
     const journal = await store.readJournal('lead-c');
     expect(journal.at(-1)).toMatchObject({ type: 'run_cancelled', data: { reason: 'changed my mind' } });
     expect(await replay(journal, registry())).toMatchObject({ ok: true, events: journal.length });

@@ -14,7 +14,7 @@ export function approvalRoutes(runtime: Runtime) {
       createRoute({
         method: 'get',
         path: '/v1/approvals',
-        request: { query: z.object({ status: z.enum(['pending', 'approved', 'rejected', 'timed_out']).optional(), profile: Profile.optional() }) },
+        request: { query: z.object({ status: z.enum(['pending', 'approved', 'rejected', 'timed_out', 'cancelled']).optional(), profile: Profile.optional() }) },
         responses: { 200: jsonResponse(z.object({ approvals: z.array(ApprovalSchema) }), 'Approvals, oldest first'), ...errorResponses },
       }),
       async (c) => {

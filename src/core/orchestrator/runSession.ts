@@ -194,11 +194,14 @@ export class RunSessions {
     // fails the error ends this drive and the state is dropped (callers reload from the store),
     // so a state ahead of its journal is never used.
     const expectedHead = state.head;
+    // A cancellation decides the approval the run waited for: its record is written with the events.
+    const waiting = state.pendingApprovalId;
     for (const event of events) applyEvent(state, event);
     const approvals = [];
     for (const event of events) {
       if (event.type === 'approval_requested' || event.type === 'approval_received' || event.type === 'approval_timeout')
         approvals.push({ ...state.approvals.get(event.data.approvalId)! });
+      if (event.type === 'run_cancelled' && waiting) approvals.push({ ...state.approvals.get(waiting)! });
     }
     try {
       await this.#ports.store.append({

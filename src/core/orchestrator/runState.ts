@@ -313,6 +313,8 @@ export function applyEvent(state: RunState, event: JournalEvent): void {
     case 'run_cancelled':
       state.status = 'cancelled';
       state.stopReason = 'cancelled';
+      // The approval it waited for is decided by the cancellation: no person can act on it any more.
+      if (state.pendingApprovalId) Object.assign(state.approvals.get(state.pendingApprovalId) ?? {}, { status: 'cancelled', decidedAt: event.at });
       state.pendingApprovalId = undefined;
       state.waitingFor = undefined;
       break;

@@ -31,7 +31,8 @@ export interface RunSummary {
   signature?: HeadSignature;
 }
 
-export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'timed_out';
+/** `cancelled`: its run was cancelled while it waited. */
+export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'timed_out' | 'cancelled';
 
 /** An approval as listed; its source of truth is the run's journal. */
 export interface ApprovalRecord {
