@@ -5,7 +5,7 @@ import type { Browser } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/edge/nodeServer.ts';
 import { startModelServer, type ModelServer } from '../support/modelServer.ts';
-import { launchChromium } from './support.ts';
+import { approveInInbox, launchChromium } from './support.ts';
 
 // The dashboard over a Node host with a model: a goal typed in the playground is an agent run;
 // the model's call that needs a person is approved in the inbox, the run completes with the
@@ -52,12 +52,7 @@ describe('dashboard with a model (remote mode)', () => {
     await page.getByLabel('Goal').fill('tell ops the deploy finished');
     await page.getByRole('button', { name: 'Run', exact: true }).click();
     await page.getByRole('heading', { name: /needs approval/ }).waitFor();
-    await page
-      .getByRole('navigation')
-      .getByRole('link', { name: /Approvals/ })
-      .click();
-    await page.getByRole('button', { name: 'Approve', exact: true }).click();
-    await page.getByText('Nothing is waiting for you.').waitFor();
+    await approveInInbox(page);
     await page.getByRole('navigation').getByRole('link', { name: 'Runs' }).click();
     await page.locator('tbody tr a').first().click();
     const firstRun = await page.locator('#run-title code').textContent();
@@ -131,12 +126,7 @@ describe('dashboard with a model (local mode: the tab calls the model itself)', 
       await page.getByRole('button', { name: 'Run', exact: true }).click();
       await page.getByRole('heading', { name: /needs approval/ }).waitFor();
       await page.reload();
-      await page
-        .getByRole('navigation')
-        .getByRole('link', { name: /Approvals/ })
-        .click();
-      await page.getByRole('button', { name: 'Approve', exact: true }).click();
-      await page.getByText('Nothing is waiting for you.').waitFor();
+      await approveInInbox(page);
       await expect.poll(() => local.requests.length).toBe(6);
       await page.getByRole('navigation').getByRole('link', { name: 'Runs' }).click();
       await page.locator('tbody tr a').first().click();

@@ -2,11 +2,11 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { parseConfig } from '../../src/core/index.ts';
 import { startServer } from '../../src/edge/nodeServer.ts';
+import { PUBLISH_THROUGH_RESEARCH, registerPublishNote } from '../support/delegationTools.ts';
 import { startModelServer } from '../support/modelServer.ts';
-import { axeViolations, launchChromium } from './support.ts';
+import { approveInInbox, axeViolations, launchChromium } from './support.ts';
 
 // A run whose delegated sub-run waits for a person, seen in the dashboard: the parent's page says
 // which sub-run it waits for and links to it; approving the sub-run's call in the Approvals page
@@ -21,14 +21,7 @@ describe('a delegating run in the dashboard', () => {
   it('shows the sub-run it waits for, and completes after the sub-run’s approval', { timeout: 90_000 }, async () => {
     if (!existsSync(join(root, 'dist/web/index.html'))) throw new Error('build the dashboard first: npx vite build');
     mkdirSync(shots, { recursive: true });
-    const models = await startModelServer([
-      { calls: [{ name: 'delegate', args: { profile: 'research', goal: 'Publish the Lyon note' } }] },
-      { calls: [{ name: 'publish_note', args: { title: 'Lyon office' } }] },
-      { text: 'Published the Lyon note.' },
-      { text: 'Published after an approval.' },
-      { text: 'Research published the Lyon note.' },
-      { text: 'Delegated the publication.' },
-    ]);
+    const models = await startModelServer([...PUBLISH_THROUGH_RESEARCH]);
     const server = await startServer({
       port: 0,
       dataDir: dir,
@@ -38,12 +31,7 @@ describe('a delegating run in the dashboard', () => {
       modelEnv: { CUGAR_MODEL_URL: models.url, CUGAR_MODEL: 'small' },
       log: () => undefined,
     });
-    server.runtime.registry.register('research', 'publish_note', {
-      description: 'Publish a note to the company wiki',
-      parameters: z.object({ title: z.string() }),
-      requiresApproval: true,
-      handler: ({ title }) => ({ published: title }),
-    });
+    registerPublishNote(server.runtime.registry);
     const browser = await launchChromium();
     try {
       const started = (await (
@@ -66,12 +54,7 @@ describe('a delegating run in the dashboard', () => {
       await waiting.getByRole('link', { name: child }).click();
       await expect.poll(() => page.locator('#run-title code').textContent()).toBe(child);
 
-      await page
-        .getByRole('navigation')
-        .getByRole('link', { name: /Approvals/ })
-        .click();
-      await page.getByRole('button', { name: 'Approve', exact: true }).click();
-      await page.getByText('Nothing is waiting for you.').waitFor();
+      await approveInInbox(page);
       await page.goto(`${server.url}/#/runs/${encodeURIComponent(started.runId)}`);
       await expect.poll(() => page.locator('.outputs').last().textContent(), { timeout: 30_000 }).toContain('Research published the Lyon note.');
       expect(await page.getByText('Waiting for its sub-run').count()).toBe(0);

@@ -90,3 +90,13 @@ export async function axeViolations(page: Page): Promise<string[]> {
   const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
   return results.violations.map((v) => `${v.id} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
+
+/** Open the Approvals page, approve the one call waiting there, and wait until nothing is left. */
+export async function approveInInbox(page: Page): Promise<void> {
+  await page
+    .getByRole('navigation')
+    .getByRole('link', { name: /Approvals/ })
+    .click();
+  await page.getByRole('button', { name: 'Approve', exact: true }).click();
+  await page.getByText('Nothing is waiting for you.').waitFor();
+}

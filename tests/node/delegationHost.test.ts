@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { parseConfig, replay, type JournalEvent } from '../../src/core/index.ts';
 import { startServer, type RunningServer } from '../../src/edge/nodeServer.ts';
+import { PUBLISH_THROUGH_RESEARCH, registerPublishNote } from '../support/delegationTools.ts';
 import { startModelServer } from '../support/modelServer.ts';
 
 // The Node host takes delegation from its configuration (`delegation.profiles`, or
@@ -93,15 +94,7 @@ describe('the Node host with delegation configured', () => {
   });
 
   it('pauses the delegating run while its sub-run waits for a person, across a restart of the host', { timeout: 60_000 }, async () => {
-    const models = await startModelServer([
-      { calls: [{ name: 'delegate', args: { profile: 'research', goal: 'Publish the Lyon note' } }] },
-      { calls: [{ name: 'publish_note', args: { title: 'Lyon office' } }] },
-      // After the approval: the research agent answers and reflects, then the demo agent does.
-      { text: 'Published the Lyon note.' },
-      { text: 'Published after an approval.' },
-      { text: 'Research published the Lyon note.' },
-      { text: 'Delegated the publication; it waited for an approval.' },
-    ]);
+    const models = await startModelServer([...PUBLISH_THROUGH_RESEARCH]);
     const config = parseConfig({ CUGAR_DELEGATION_PROFILES: 'research' }).config;
     const published: string[] = [];
     const host = async () => {
@@ -113,15 +106,7 @@ describe('the Node host with delegation configured', () => {
         modelEnv: { CUGAR_MODEL_URL: models.url, CUGAR_MODEL: 'small' },
         log: () => undefined,
       });
-      server.runtime.registry.register('research', 'publish_note', {
-        description: 'Publish a note to the company wiki',
-        parameters: z.object({ title: z.string() }),
-        requiresApproval: true,
-        handler: ({ title }) => {
-          published.push(title);
-          return { published: title };
-        },
-      });
+      registerPublishNote(server.runtime.registry, published);
       return server;
     };
     let server = await host();

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ToolRegistry } from '../../src/core/index.ts';
+import type { Reply } from './modelServer.ts';
 
 /**
  * The tools of the delegation tests: `take_note` in the lead profile and `lookup_price` in the
@@ -22,4 +23,31 @@ export function delegationRegistry(prices: string[] = []): ToolRegistry {
     },
   });
   return tools;
+}
+
+/**
+ * A host's demo agent delegates publishing a note to the `research` profile, whose call of
+ * `publish_note` waits for a person; after the approval the research agent answers and reflects,
+ * then the demo agent does (the scripted model server's replies, in order).
+ */
+export const PUBLISH_THROUGH_RESEARCH: readonly Reply[] = [
+  { calls: [{ name: 'delegate', args: { profile: 'research', goal: 'Publish the Lyon note' } }] },
+  { calls: [{ name: 'publish_note', args: { title: 'Lyon office' } }] },
+  { text: 'Published the Lyon note.' },
+  { text: 'Published after an approval.' },
+  { text: 'Research published the Lyon note.' },
+  { text: 'Delegated the publication; it waited for an approval.' },
+];
+
+/** Register `publish_note` (each call needs a person's approval) in the `research` profile; each title published is pushed onto `published`. */
+export function registerPublishNote(registry: ToolRegistry, published: string[] = []): void {
+  registry.register('research', 'publish_note', {
+    description: 'Publish a note to the company wiki',
+    parameters: z.object({ title: z.string() }),
+    requiresApproval: true,
+    handler: ({ title }) => {
+      published.push(title);
+      return { published: title };
+    },
+  });
 }
