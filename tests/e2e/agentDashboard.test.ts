@@ -122,7 +122,7 @@ describe('dashboard with a model (local mode: the tab calls the model itself)', 
       // An agent run that stops for an approval: it waits in the tab's IndexedDB through a
       // reload, is approved in the Approvals page, and goes on in the tab.
       await page.getByRole('navigation').getByRole('link', { name: 'Playground' }).click();
-      await page.getByLabel('Goal').fill('tell ops the tab deploy finished');
+      await page.getByRole('textbox', { name: 'Goal' }).fill('tell ops the tab deploy finished');
       await page.getByRole('button', { name: 'Run', exact: true }).click();
       await page.getByRole('heading', { name: /needs approval/ }).waitFor();
       await page.reload();

@@ -38,7 +38,7 @@ describe('the web tools in local mode', () => {
       await page.getByRole('heading', { name: 'Runs' }).waitFor();
       const run = async (goal: string) => {
         await page.getByRole('navigation').getByRole('link', { name: 'Playground' }).click();
-        await page.getByLabel('Goal').fill(goal);
+        await page.getByRole('textbox', { name: 'Goal' }).fill(goal);
         await page.getByRole('button', { name: 'Run', exact: true }).click();
       };
 
