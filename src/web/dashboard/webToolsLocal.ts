@@ -5,8 +5,9 @@
 // spelling (schemes, `localhost`, private, loopback, link-local and metadata address literals),
 // the browser's CORS decides which pages answer at all, and a redirect is refused because the
 // browser hides its target (`redirect_not_visible`).
-import { fetchTransport, registerWebTools, webSettingsFromEnv, type WebToolsSettings } from '../../core/index.ts';
+import { fetchTransport, webSettingsFromEnv, type WebToolsSettings } from '../../core/index.ts';
 import type { Runtime } from '../../api/runtime.ts';
+import { registerRuntimeWebTools } from '../../api/webTools.ts';
 
 /** Where this tab keeps its network settings (the Network page). */
 export const NETWORK_PROFILES_KEY = 'cugar.network.profiles';
@@ -29,25 +30,12 @@ export function localWebSettings(): WebToolsSettings {
   });
 }
 
-/** The HTML parser of a page: the browser's own. */
-const parseHtml = (html: string) => new DOMParser().parseFromString(html, 'text/html');
-
-/** Register the web tools in the tab's default profile; a profile may use the network when the runtime's policy allows it. */
+/** Register the web tools in the tab's default profile, with `fetch` and the browser's own HTML parser. */
 export function registerLocalWebTools(runtime: Runtime): string[] {
-  const policy = runtime.policy;
-  return registerWebTools(
-    runtime.registry,
-    {
-      retriever: runtime.retriever,
-      memory: runtime.memory,
-      transportFor: () => fetchTransport(),
-      parseHtml,
-      networkAllowed: (profile) => policy?.policyFor(profile).allowNetwork ?? false,
-      settings: localWebSettings(),
-      ...(runtime.models
-        ? { summaryModel: { provider: runtime.models.models, model: runtime.models.settings.models[0]!, timeoutMs: runtime.models.settings.callTimeoutMs } }
-        : {}),
-    },
-    runtime.config.defaultProfile,
+  return registerRuntimeWebTools(
+    runtime,
+    () => fetchTransport(),
+    (html) => new DOMParser().parseFromString(html, 'text/html'),
+    localWebSettings(),
   );
 }

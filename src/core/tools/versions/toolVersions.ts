@@ -289,11 +289,14 @@ export class ToolVersions implements ToolVersionSource {
   refresh(profile: string): Promise<boolean> {
     return this.#serial(async () => {
       const before = JSON.stringify(this.active(profile));
-      const fresh = await this.#read(profile);
-      this.#profiles.set(profile, fresh);
-      const moved = JSON.stringify(this.active(profile)) !== before;
-      if (moved) for (const listener of this.#listeners) listener(profile);
-      return moved;
+      // The active pointers are a few facts; the versions (sources included) are read only when one moved.
+      const active = new Map<string, Active>();
+      await this.#newest(profile, await this.#options.memory.namespaces(profile), TOOL_ACTIVE_NAMESPACE, ActiveSchema, active);
+      const now = JSON.stringify(Object.fromEntries([...active].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, { hash }]) => [name, hash])));
+      if (now === before) return false;
+      this.#profiles.set(profile, await this.#read(profile));
+      for (const listener of this.#listeners) listener(profile);
+      return true;
     });
   }
 
@@ -313,18 +316,19 @@ export class ToolVersions implements ToolVersionSource {
     if (!this.#options.registry.hasProfile(profile)) throw new NotFoundError(`unknown profile "${profile}"`, { code: 'unknown_profile' });
     const loaded: ProfileVersions = { versions: new Map(), active: new Map() };
     const namespaces = await this.#options.memory.namespaces(profile);
-    // Facts come newest first: the first fact of a key is its current value.
-    const newest = async <T>(namespace: string, schema: z.ZodType<T>, into: Map<string, T>) => {
-      if (!namespaces.includes(namespace)) return;
-      for (const fact of await this.#options.memory.query(profile, namespace, { limit: 100_000 })) {
-        if (fact.key === undefined || into.has(fact.key)) continue;
-        const parsed = schema.safeParse(fact.value);
-        if (parsed.success) into.set(fact.key, parsed.data);
-      }
-    };
-    await newest(TOOL_VERSIONS_NAMESPACE, StoredToolVersionSchema, loaded.versions);
-    await newest(TOOL_ACTIVE_NAMESPACE, ActiveSchema, loaded.active);
+    await this.#newest(profile, namespaces, TOOL_VERSIONS_NAMESPACE, StoredToolVersionSchema, loaded.versions);
+    await this.#newest(profile, namespaces, TOOL_ACTIVE_NAMESPACE, ActiveSchema, loaded.active);
     return loaded;
+  }
+
+  /** The current value of each key of `namespace` (facts come newest first: the first of a key is its value). */
+  async #newest<T>(profile: string, namespaces: readonly string[], namespace: string, schema: z.ZodType<T>, into: Map<string, T>): Promise<void> {
+    if (!namespaces.includes(namespace)) return;
+    for (const fact of await this.#options.memory.query(profile, namespace, { limit: 100_000 })) {
+      if (fact.key === undefined || into.has(fact.key)) continue;
+      const parsed = schema.safeParse(fact.value);
+      if (parsed.success) into.set(fact.key, parsed.data);
+    }
   }
 
   #serial<T>(action: () => Promise<T>): Promise<T> {
