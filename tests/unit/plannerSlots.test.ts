@@ -120,3 +120,40 @@ describe('filling a schema', () => {
     expect(missing.map((p) => p.name)).toEqual(['text']);
   });
 });
+
+describe('filling a schema: what a request writes in its own shape', () => {
+  it('gives a phone number to a parameter that holds one, and runs free text on over numbers no other parameter took', () => {
+    const sms = z.object({ recipient: z.string().describe('Phone number or contact name'), message: z.string().describe('Text to send') });
+    expect(fill(sms, "text 555-0142 that I'm running 10 minutes late").input).toEqual({ recipient: '555-0142', message: "I'm running 10 minutes late" });
+    expect(fill(sms, "sms +44 7700 900123 'see you at 8'").input).toEqual({ recipient: '+44 7700 900123', message: 'see you at 8' });
+    // A date and the digits of an account number are not phone numbers.
+    const contact = z.object({ name: z.string(), phone: z.string().describe('Phone number').optional() });
+    expect(fill(contact, 'save a new contact: Laura Chen, 415-555-0199').input).toEqual({ name: 'Laura Chen', phone: '415-555-0199' });
+    expect(fill(contact, 'add a contact called Ana on 2026-03-11').input['phone']).toBeUndefined();
+  });
+
+  it('reads a channel written as #name, and the text after a colon that is not a clock time', () => {
+    const post = z.object({ channel: z.string(), text: z.string() });
+    expect(fill(post, "post 'deploy finished' in #eng").input).toEqual({ channel: '#eng', text: 'deploy finished' });
+    const reminder = z.object({ text: z.string().describe('What to be reminded of'), at: z.string().describe('When').optional() });
+    expect(fill(reminder, 'set a reminder for 9:15am: renew passport').input['text']).toBe('renew passport');
+    expect(fill(reminder, 'set a reminder for tomorrow to submit the report', { toolWords: new Set(['reminder']) }).input['text']).toBe('submit the report');
+  });
+
+  it('leaves the verb a request starts with, function words and possessives out of names, and codes without capitals or digits out of identifiers', () => {
+    const cart = z.object({ product: z.string(), size: z.string().optional() });
+    expect(fill(cart, 'put the hoodie in my basket').input['product']).toBe('hoodie');
+    expect(
+      fill(z.object({ name: z.string().describe('Contact name') }), "what's Maria's phone number?", { toolWords: new Set(['phone', 'number']) }).input,
+    ).toEqual({ name: 'Maria' });
+    expect(fill(z.object({ query: z.string() }), 'such nach einem Staubsauger').input).toEqual({ query: 'Staubsauger' });
+    const quote = z.object({ symbol: z.string().describe('Ticker symbol') });
+    expect(fill(quote, 'qual é a cotação da ação PETR4?').input).toEqual({ symbol: 'PETR4' });
+    expect(fill(quote, 'what is the code of the gym').missing.map((p) => p.name)).toEqual(['symbol']);
+  });
+
+  it('takes each file of a list of file names into an array', () => {
+    const zip = z.object({ paths: z.array(z.string()), archive_name: z.string().optional() });
+    expect(fill(zip, 'make an archive of photo1.jpg, photo2.jpg').input['paths']).toEqual(['photo1.jpg', 'photo2.jpg']);
+  });
+});

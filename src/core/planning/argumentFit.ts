@@ -12,6 +12,7 @@ import { isStopWord } from './ranking/stem.ts';
 import { fold, tokenize } from './ranking/tokens.ts';
 import type { ToolIndex } from './ranking/toolIndex.ts';
 import { fillArguments, type FillResult } from './slots/fill.ts';
+import { isRequestVerb } from './slots/verbs.ts';
 
 /** Tools within this share of the best relevance are weighed again by their arguments. */
 const CLOSE = 0.7;
@@ -67,6 +68,8 @@ export function fitOf(tool: ToolDefinition, ranked: RankedTool, context: FitCont
   let taken = 0;
   for (const token of tokenize(context.clause)) {
     if (toolWords.has(token.word) || isStopWord(token.word, context.query.language)) continue;
+    // The verb a request starts with asks for an action; no tool's arguments take it.
+    if (token.start === 0 && isRequestVerb(token.word, context.query.language)) continue;
     const weight = values.has(token.start) || /\d/.test(token.word) ? VALUE_WEIGHT : 1;
     leftover += weight;
     if (spans.some((s) => token.start >= s.start && token.end <= s.end)) taken += weight;

@@ -6,7 +6,8 @@
  */
 import type { PlanRefusalCode } from '../../schema/plan.ts';
 import type { Query, ToolScore } from './bm25f.ts';
-import type { ToolIndex } from './toolIndex.ts';
+import { termsOf } from './terms.ts';
+import { DISTINCTIVE_VERB, GENERIC_ACTION, type ToolIndex } from './toolIndex.ts';
 
 /** Thresholds of the decision; the defaults were set on the development half of the labelled set. */
 export interface EvidenceThresholds {
@@ -36,6 +37,8 @@ export const DEFAULT_THRESHOLDS: Readonly<EvidenceThresholds> = Object.freeze({
 /** What a tool with side effects keeps of its score; a question keeps less of it. */
 const SIDE_EFFECT_FACTOR = 0.85;
 const QUESTION_FACTOR = 0.7;
+/** What a tool keeps of its score when the request says none of the action verbs of its name ("book" for `cancel_flight`). */
+const OTHER_ACTION_FACTOR = 0.8;
 /** How many of the best-scoring tools are weighed and kept as candidates. */
 const TOP = 24;
 /** Tools within this share of the best score are equally relevant: cost and latency preferences order them. */
@@ -83,6 +86,45 @@ export function intentWeight(query: Query): number {
   return intent > 0 ? intent : all;
 }
 
+/** Words before the verb of a request ("I'd like to", "please", "can you"). */
+const PREAMBLE = /^(like|want|need|wanna|please|kindly|just|quickly|go|ahead|try|help|let|lets|let's|i'd|i'm|i'll|you|can|could|would|will)$/;
+/** Verbs that are as often the nouns of a request ("text", "record", "archive", "order"). */
+const ALSO_NOUNS =
+  /^(text|record|archive|order|rate|review|like|call|mark|log|return|charge|store|post|email|set|start|stop|switch|close|open|empty|clear|book)$/;
+
+/** Verbs that state another tool verb's action: "text Jake" sends, "record a run" logs, "add an event" creates it. */
+const ACTION_ALSO: Readonly<Record<string, readonly string[]>> = {
+  text: ['send'],
+  message: ['send'],
+  record: ['log'],
+  add: ['create', 'log'],
+  schedule: ['create', 'book'],
+  note: ['log', 'create'],
+  remove: ['delete', 'cancel'],
+  delete: ['cancel'],
+  cancel: ['delete'],
+  drop: ['delete', 'cancel'],
+  buy: ['book', 'order'],
+  order: ['buy', 'book'],
+  reserve: ['book'],
+  write: ['send', 'create'],
+  turn: ['set', 'switch'],
+  switch: ['set', 'turn'],
+};
+
+/**
+ * The terms of the action a clause states: its first content word (after a preamble), when that
+ * is a distinctive verb and not a common noun; undefined otherwise.
+ */
+function statedAction(query: Query): ReadonlySet<string> | undefined {
+  const first = query.words.find((w) => w.token.end > w.token.start && !PREAMBLE.test(w.token.word));
+  if (!first || first.value || !DISTINCTIVE_VERB.test(first.token.word) || GENERIC_ACTION.test(first.token.word)) return undefined;
+  if (ALSO_NOUNS.test(first.token.word) && first.token.start > 0) return undefined;
+  const terms = new Set([...first.terms.stems, ...first.terms.groups]);
+  for (const verb of ACTION_ALSO[first.token.word] ?? []) for (const term of termsOf(verb, 'en')?.stems ?? []) terms.add(term);
+  return terms;
+}
+
 /**
  * Rank the tools of `index` for a clause and decide. Preferences (cost, latency) only reorder
  * tools whose relevance is within 5 % of the best, so cheapness never beats a better match.
@@ -99,14 +141,21 @@ export function decide(
   const tools = index.tools;
   const { maxCost, maxLatency } = index;
   const weightSum = weights.similarityWeight + weights.costWeight + weights.latencyWeight || 1;
+  // The action the clause states in so many words: its first content word, when that is a distinctive verb ("book", "cancel", "pay").
+  const stated = statedAction(query);
+  const saysAction = (verbs: ReadonlyArray<readonly string[]>) =>
+    verbs.length === 0 || !stated || verbs.some((terms) => terms.some((term) => stated.has(term)));
   // Only the tools near the top can be chosen or shown: the rest is not worth weighing.
   const top24 = scores.length > TOP ? [...scores].sort((a, b) => b.score - a.score || a.position - b.position).slice(0, TOP) : scores;
   const ranked: RankedTool[] = top24
     .filter((score) => score.score > 0)
     .map((raw) => {
-      const { tool, sideEffects } = tools[raw.position]!;
+      const { tool, sideEffects, verbs } = tools[raw.position]!;
       // A tool that changes the world needs more evidence, the more so when the clause only asks a question.
-      const score = sideEffects ? { ...raw, score: raw.score * SIDE_EFFECT_FACTOR * (query.question ? QUESTION_FACTOR : 1) } : raw;
+      let factor = sideEffects ? SIDE_EFFECT_FACTOR * (query.question ? QUESTION_FACTOR : 1) : 1;
+      // A tool whose name's action the clause does not ask for serves another request about the same things.
+      if (!raw.named && !saysAction(verbs)) factor *= OTHER_ACTION_FACTOR;
+      const score = factor === 1 ? raw : { ...raw, score: raw.score * factor };
       const coverage = intent > 0 ? Math.min(1, score.matchedWeight / intent) : 0;
       // Relevance is the share of the clause's informative words the tool matched.
       const similarity = round(coverage);

@@ -41,6 +41,12 @@ export interface IndexedTool {
   sideEffects: boolean;
   /** Folded words (5 letters or more) of the tool's texts, for typo look-ups. */
   words: readonly string[];
+  /**
+   * The terms (stems and synonym groups) of each distinctive action verb in the tool's name
+   * (`cancel_flight` → cancel; not the generic get, list, search…): a request that says none of
+   * them asks for another action on the same things.
+   */
+  verbs: ReadonlyArray<readonly string[]>;
 }
 
 type JsonSchema = Record<string, unknown>;
@@ -119,12 +125,19 @@ export function indexTool(tool: ToolDefinition): IndexedTool {
   const words = new Set<string>();
   for (const field of Object.keys(FIELDS) as FieldName[])
     for (const text of texts[field]) for (const token of tokenize(text)) if (token.word.length >= 5 && !/\d/.test(token.word)) words.add(token.word);
+  const nameWords = texts.name[0]!.split(' ');
+  const verbs = nameWords
+    .filter((word) => DISTINCTIVE_VERB.test(word) && !GENERIC_ACTION.test(word))
+    .map((word) => termsOf(word, 'en'))
+    .filter((terms) => terms !== null)
+    .map((terms) => [...terms.stems, ...terms.groups]);
   const entry: IndexedTool = {
     tool,
     words: [...words],
+    verbs,
     terms,
-    nameWords: texts.name[0]!.split(' '),
-    sideEffects: tool.requiresApproval || (!tool.idempotent && changesWorld(texts.name[0]!.split(' '), tool.description)),
+    nameWords,
+    sideEffects: tool.requiresApproval || (!tool.idempotent && changesWorld(nameWords, tool.description)),
   };
   indexed.set(tool, entry);
   return entry;
@@ -133,6 +146,13 @@ export function indexTool(tool: ToolDefinition): IndexedTool {
 /** Verbs of calls that change something: sending, writing, paying, deleting, booking… */
 const WORLD_CHANGING =
   /^(send|post|publish|delete|remove|erase|create|add|insert|book|reserve|buy|purchase|order|pay|transfer|cancel|update|edit|modify|set|write|save|store|remember|share|move|rename|upload|apply|lock|unlock|start|stop|turn|switch|log|record|schedule|invite|submit|approve|reject|refund|return|archive|empty|clear|reset|install|uninstall|deploy|restart|shutdown|kill|notify|email|text|call|dial|reply|forward|mark|assign|close|open|enable|disable|subscribe|unsubscribe|follow|unfollow|like|rate|review|charge|withdraw|deposit)$/;
+
+/** Verbs of a tool name that say what it does to its object, beyond the world-changing ones. */
+export const DISTINCTIVE_VERB = new RegExp(
+  `${WORLD_CHANGING.source}|^(compare|convert|calculate|compute|translate|track|scale|solve|estimate|play|define|summarize|summarise|compress|extract|generate|find|locate|geocode|check)$`,
+);
+/** Verbs that say only that something is read or shown: any request about the tool's object may use others. */
+export const GENERIC_ACTION = /^(get|list|search|find|show|fetch|lookup|look|read|view|check|set|make|put|give|take|locate)$/;
 
 /**
  * Whether a tool that did not declare itself idempotent changes the world, by its name and the

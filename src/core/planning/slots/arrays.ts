@@ -56,7 +56,7 @@ export function fillArrays(
     const numeric = param.itemType === 'number' || param.itemType === 'integer';
     const pool: Mention[] = numeric
       ? numbers.filter((m) => !overlaps(m.start, m.end, taken) && !m.implicit)
-      : texts.filter((m) => m.kind === 'quoted' && !overlaps(m.start, m.end, taken));
+      : texts.filter((m) => (m.kind === 'quoted' || (m.kind === 'path' && roleOf(param) !== 'person')) && !overlaps(m.start, m.end, taken));
     const lists = mentionLists(clause, pool).sort((a, b) => b.items.length - a.items.length);
     const list = lists[0] ?? (numeric ? undefined : wordList(clause, tokens, taken));
     if (list) set(param, from(list, list.items, `a list of ${list.items.length}`));

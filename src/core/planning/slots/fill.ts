@@ -13,10 +13,11 @@ import { expressionOf } from './expression.ts';
 import { fillArrays } from './arrays.ts';
 import { assignNumbers } from './numberSlots.ts';
 import { readClause } from './clauseReading.ts';
+import { isRequestVerb } from './verbs.ts';
 import { modifierBefore } from './modifiers.ts';
 import { enumList, exclusions } from './sets.ts';
 import { currencyCode } from './numbers.ts';
-import { codeIn, identifierIn, introducerIndices, isBoundary, phraseAfter, roleOf, type Role } from './strings.ts';
+import { codeIn, identifierIn, phoneIn, introducerIndices, isBoundary, phraseAfter, roleOf, type Role } from './strings.ts';
 import { overlaps, paramsOf, type Filled, type Mention, type Param } from './types.ts';
 
 /** What slot filling reads. */
@@ -100,6 +101,22 @@ export function fillArguments(inputSchema: JsonSchema, context: FillContext): Fi
       const mention = texts.find((m) => m.kind === want && !overlaps(m.start, m.end, taken));
       if (mention) set(param, from(mention, mention.value, `the ${want} written in the request`));
       continue;
+    }
+    // A phone number, for a parameter that holds one ("recipient: phone number or contact name").
+    if (/phone|mobile|^tel|cell/.test(name) || (roleOf(param) === 'person' && /\bphone\b/i.test(param.description))) {
+      const phone = phoneIn(clause, [...taken, ...texts, ...dates, ...clocks]);
+      if (phone) {
+        set(param, from(phone, phone.value, 'the phone number written in the request'));
+        continue;
+      }
+    }
+    // A channel written as #name.
+    if (/channel/.test(name)) {
+      const channel = /(?<![\p{L}\p{N}#])#[\p{L}\p{N}][\p{L}\p{N}_-]*/u.exec(clause);
+      if (channel && !overlaps(channel.index, channel.index + channel[0].length, taken)) {
+        set(param, from({ start: channel.index, end: channel.index + channel[0].length }, channel[0], 'the channel written as #name'));
+        continue;
+      }
     }
     if (roleOf(param) === 'identifier') {
       const code = codeIn(clause, [...taken, ...texts, ...dates, ...clocks]);
@@ -203,6 +220,9 @@ export function fillArguments(inputSchema: JsonSchema, context: FillContext): Fi
   return { input, sources, missing };
 }
 
+/** Words that introduce a name in the languages read ("a folder called …", "una carpeta llamada …"). */
+const NAME_INTRODUCERS = /^(called|named|titled|entitled|appelee|appele|llamada|llamado|chamada|chamado|chiamata|chiamato|namens|mentioning|containing)$/;
+
 /** Words after which free text begins, and words passed over before it. */
 const TEXT_CONNECTORS = /^(to|that|saying|about|de|d|di|an|que|dass|che|per|pour|para)$/;
 const TEXT_SKIP =
@@ -272,9 +292,12 @@ function fillStrings(
         set(param, from(quote, valueFor(param, String(quote.value)), `quoted after "${tokens[at]!.raw}"`));
         return true;
       }
-      const phrase = phraseAfter(clause, tokens, at, role, blocked());
+      // Free text runs on over numbers and dates no other parameter took ("that I'm running 10 minutes late").
+      const phrase = phraseAfter(clause, tokens, at, role, role === 'text' ? [...taken, ...texts] : blocked(), context.language);
       if (!phrase) continue;
       const words = tokens.slice(phrase[0], phrase[1] + 1);
+      // A code is written with capitals or digits ("the code of the gym" gives none).
+      if (role === 'identifier' && !/^[\p{Lu}\p{N}#]/u.test(clause.slice(words[0]!.start))) continue;
       if (role !== 'text' && words.every((t) => isStopWord(t.word, context.language) || context.toolWords.has(t.word))) continue;
       if (role !== 'text' && words.some((t) => context.toolWords.has(t.word))) continue;
       const span = { start: words[0]!.start, end: words.at(-1)!.end };
@@ -312,11 +335,19 @@ function fillStrings(
   if (left.length === 0 && optional.length === 0) return;
   const target = left[0] ?? optional[0]!;
   const namesOnly = left.length === 0;
-  const colon = clause.indexOf(':');
-  if (!namesOnly && colon >= 0 && clause.slice(colon + 1).trim() && !/\d:\d/.test(clause.slice(colon - 1, colon + 2))) {
+  const colon = /(?<!\d):|:(?!\d)/.exec(clause)?.index ?? -1;
+  if (!namesOnly && colon >= 0 && clause.slice(colon + 1).trim()) {
     const start = colon + 1 + (clause.slice(colon + 1).length - clause.slice(colon + 1).trimStart().length);
-    set(target, from({ start, end: clause.trimEnd().length }, clause.slice(start).trim(), 'the text after the colon'));
-    return;
+    // Up to the next value another parameter took; a name or title also ends at a comma ("contact: Laura Chen, 415-555-0199").
+    let end = clause.trimEnd().length;
+    for (const t of taken) if (t.start >= start && t.start < end) end = t.start;
+    const comma = roleOf(target) === 'text' ? -1 : clause.slice(start, end).search(/[,;]/);
+    if (comma >= 0) end = start + comma;
+    const value = clause.slice(start, end).replace(/[\s,;:]+$/u, '');
+    if (value) {
+      set(target, from({ start, end: start + value.length }, value, 'the text after the colon'));
+      return;
+    }
   }
   // What is left once the words asking for the tool are set aside, unless it only points elsewhere ("the README").
   const rest: number[] = [];
@@ -335,7 +366,7 @@ function fillStrings(
         after = i + 1;
         break;
       }
-      if (tokenTaken(i) || context.toolWords.has(word) || TEXT_SKIP.test(word)) continue;
+      if (tokenTaken(i) || context.toolWords.has(word) || TEXT_SKIP.test(word) || (i === 0 && isRequestVerb(word, context.language))) continue;
       after = i;
       break;
     }
@@ -347,12 +378,25 @@ function fillStrings(
     const pointer = /^(the|this|that|my|our|these|those|ce|cette|le|la|el|der|die|das|mon|ma|mi|mein|meine)$/;
     if ((pointer.test(tokens[begin]!.word) || pointer.test(tokens[begin - 1]?.word ?? '')) && phrase.length <= 3) return;
   } else {
-    const firstContent = rest.findIndex((i) => !isStopWord(tokens[i]!.word, context.language));
+    // Past function words, the verb the request starts with ("put the blue hoodie…") and words that introduce a name ("called").
+    const firstContent = rest.findIndex(
+      (i) =>
+        !isStopWord(tokens[i]!.word, context.language) &&
+        !(i === 0 && isRequestVerb(tokens[i]!.word, context.language)) &&
+        !NAME_INTRODUCERS.test(tokens[i]!.word),
+    );
     if (firstContent < 0) return;
     begin = rest[firstContent]!;
-    if (namesOnly && !/^[\p{Lu}\p{N}]/u.test(clause.slice(tokens[begin]!.start))) return;
+    // A name left over is written with a capital; a code (a ticker, a reference) with capitals or digits.
+    if ((namesOnly || roleOf(target) === 'identifier') && !/^[\p{Lu}\p{N}]/u.test(clause.slice(tokens[begin]!.start))) return;
     const before = begin > 0 ? tokens[begin - 1]!.word : '';
-    if (/^(the|this|that|my|our|these|those|ce|cette|le|la|el|der|die|das)$/.test(before) && !context.toolWords.has(before)) return;
+    // "the README": a pointer at something else, for free text or a query; a name, a place or a title is often "the …" ("the bedroom", "the hoodie").
+    if (
+      ['query', 'other'].includes(roleOf(target)) &&
+      /^(the|this|that|my|our|these|those|ce|cette|le|la|el|der|die|das)$/.test(before) &&
+      !context.toolWords.has(before)
+    )
+      return;
   }
   let end = begin;
   const long = text;
@@ -366,6 +410,8 @@ function fillStrings(
     end = i;
   }
   while (end > begin && isStopWord(tokens[end]!.word, context.language) && !/^\p{Lu}/u.test(clause.slice(tokens[end]!.start))) end--;
-  const span = { start: tokens[begin]!.start, end: tokens[end]!.end };
+  // A name is the person or thing, not its possessive ("Maria's phone number").
+  const possessive = !text && /['’]s$/.test(tokens[end]!.raw) ? 2 : 0;
+  const span = { start: tokens[begin]!.start, end: tokens[end]!.end - possessive };
   set(target, from(span, clause.slice(span.start, span.end), 'the rest of the request, past the words that chose the tool'));
 }

@@ -4,7 +4,7 @@
  * introducing words point at: "to bob", "saying hi", "in New York", "directed by Greta Gerwig",
  * "called Road trip".
  */
-import type { Language } from '../ranking/stem.ts';
+import { isStopWord, type Language } from '../ranking/stem.ts';
 import { fold, type Token } from '../ranking/tokens.ts';
 import type { Mention, Param } from './types.ts';
 
@@ -132,13 +132,18 @@ export function phraseAfter(
   from: number,
   role: Role,
   taken: ReadonlyArray<{ start: number; end: number }>,
+  language: Language = 'en',
 ): [number, number] | undefined {
   let first = from + 1;
-  // Skip determiners and possessives right after the introducer ("to my mom", "in the Alps").
+  // Skip determiners, possessives and other function words right after the introducer ("to my mom", "in the Alps", "nach einem Staubsauger").
   while (
     role !== 'text' &&
     first < tokens.length &&
-    /^(the|a|an|my|our|your|his|her|their|le|la|les|el|los|las|der|die|das|o|os|il|mon|ma|mes|mi|mis|meu|minha|mein|meine)$/.test(tokens[first]!.word)
+    (/^(the|a|an|my|our|your|his|her|their|le|la|les|el|los|las|der|die|das|o|os|il|mon|ma|mes|mi|mis|meu|minha|mein|meine)$/.test(tokens[first]!.word) ||
+      (isStopWord(tokens[first]!.word, language) &&
+        !BOUNDARIES.has(tokens[first]!.word) &&
+        tokens[first]!.word !== 'of' &&
+        !/^\p{Lu}/u.test(text.slice(tokens[first]!.start))))
   )
     first++;
   if (first >= tokens.length) return undefined;
@@ -193,7 +198,7 @@ export function introducerIndices(tokens: readonly Token[], param: Param, role: 
  */
 export function identifierIn(text: string, taken: ReadonlyArray<{ start: number; end: number }>): Mention | undefined {
   const patterns = [
-    /(?<![\p{L}\p{N}])(?:[A-Z]{1,3}\s?\d{2,6}|\d+(?:-\d+)+|#?[A-Z0-9]*\d[A-Z0-9-]{2,})(?![\p{L}\p{N}])/gu,
+    /(?<![\p{L}\p{N}])(?:[A-Z]{1,3}\s?\d{2,6}|\d+(?:-\d+)+|#?[A-Z0-9]*\d[A-Z0-9-]{2,}|[A-Z]{2,6}\d{1,2})(?![\p{L}\p{N}])/gu,
     /(?<![\p{L}\p{N}])[A-Z]{2,5}(?![\p{L}\p{N}])/gu,
     /(?<![\p{L}\p{N}.,])#?\d{3,}(?![\p{L}\p{N}])/gu,
   ];
@@ -218,6 +223,24 @@ export function codeIn(text: string, taken: ReadonlyArray<{ start: number; end: 
     const start = match.index;
     const end = start + match[0].length;
     if (!taken.some((t) => start < t.end && end > t.start)) return { kind: 'quoted', value: match[0], start, end };
+  }
+  return undefined;
+}
+
+/**
+ * A phone number written in the clause: an optional "+country", then groups of digits joined by
+ * spaces, dots or hyphens, seven digits or more in all ("555-0142", "+44 7700 900123",
+ * "612 345 678"), outside `taken`; not a date ("2026-03-11") nor the digits of an account number
+ * that starts with letters ("DE89 3704 …").
+ */
+export function phoneIn(text: string, taken: ReadonlyArray<{ start: number; end: number }>): Mention | undefined {
+  for (const match of text.matchAll(/(?<![\p{L}\p{N}+.,])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{2,4}\)[\s.-]?)?\d{2,4}(?:[\s.-]\d{2,6}){1,4}(?![\p{L}\p{N}]|[.,]\d)/gu)) {
+    const start = match.index;
+    const end = start + match[0].length;
+    const digits = match[0].replace(/\D/g, '').length;
+    if (digits < 7 || digits > 15 || /^\d{4}-\d{2}-\d{2}$/.test(match[0]) || /[\p{L}]{2}\d{2}\s$/u.test(text.slice(Math.max(0, start - 5), start))) continue;
+    if (taken.some((t) => start < t.end && end > t.start)) continue;
+    return { kind: 'quoted', value: match[0], start, end };
   }
   return undefined;
 }
