@@ -157,3 +157,24 @@ describe('filling a schema: what a request writes in its own shape', () => {
     expect(fill(zip, 'make an archive of photo1.jpg, photo2.jpg').input['paths']).toEqual(['photo1.jpg', 'photo2.jpg']);
   });
 });
+
+describe('filling a schema: names around the words that chose the tool', () => {
+  it('keeps a value that ends in its parameter’s noun, a capitalised name that holds the tool’s words, and the noun written before a name', () => {
+    const lights = z.object({ room: z.string().describe('Room name'), on: z.boolean().describe('true to switch on, false to switch off') });
+    const words = new Set(['switch', 'off', 'lights', 'living', 'room']);
+    expect(fill(lights, 'switch off the lights in the living room', { toolWords: words }).input).toEqual({ on: false, room: 'living room' });
+    const hotel = z.object({ hotel_name: z.string().describe('Hotel to book') });
+    expect(fill(hotel, 'Book the Hotel Artemide', { toolWords: new Set(['book', 'hotel']) }).input).toEqual({ hotel_name: 'Hotel Artemide' });
+  });
+
+  it('reads a title after "for" or "to see", and a place after "in" before one after "for"', () => {
+    const tickets = z.object({ movie: z.string().describe('Movie title'), tickets: z.number().int().optional() });
+    expect(fill(tickets, 'buy 2 tickets for Dune', { toolWords: new Set(['buy', 'tickets']) }).input).toEqual({ movie: 'Dune', tickets: 2 });
+    expect(fill(tickets, 'get me 4 tickets to see Wicked', { toolWords: new Set(['tickets']) }).input).toEqual({ movie: 'Wicked', tickets: 4 });
+    const showtimes = z.object({ movie: z.string().describe('Movie title'), city: z.string().describe('City') });
+    expect(fill(showtimes, 'showtimes for Oppenheimer in Chicago', { toolWords: new Set(['showtimes']) }).input).toEqual({
+      movie: 'Oppenheimer',
+      city: 'Chicago',
+    });
+  });
+});

@@ -230,7 +230,8 @@ const TEXT_SKIP =
 
 const STRONG: Readonly<Partial<Record<Role, RegExp>>> = {
   text: /^(saying|says|say|reading|disant|diciendo|dizendo|dicendo|sagt)$/,
-  title: /./,
+  // Any word that introduces a title, except the prepositions that introduce much else ("for 2 guests").
+  title: /^(?!(?:for|para|pour|per|fur)$)/,
   creator: /^(by|von|por|di|starring|featuring)$/,
   destination: /^(to|into|nach|towards)$/,
   origin: /^(from|desde|von|depuis)$/,
@@ -298,9 +299,14 @@ function fillStrings(
       const words = tokens.slice(phrase[0], phrase[1] + 1);
       // A code is written with capitals or digits ("the code of the gym" gives none).
       if (role === 'identifier' && !/^[\p{Lu}\p{N}#]/u.test(clause.slice(words[0]!.start))) continue;
-      if (role !== 'text' && words.every((t) => isStopWord(t.word, context.language) || context.toolWords.has(t.word))) continue;
-      if (role !== 'text' && words.some((t) => context.toolWords.has(t.word))) continue;
-      const span = { start: words[0]!.start, end: words.at(-1)!.end };
+      // A value may end in the parameter's own noun ("in the living room"), and a capitalised name may hold the words that chose the tool ("the Premier League").
+      const body = words.length > 1 && param.nameWords.includes(words.at(-1)!.word) ? words.slice(0, -1) : words;
+      const named = body.every((t) => /^[\p{Lu}\p{N}]/u.test(clause.slice(t.start)));
+      if (role !== 'text' && body.every((t) => isStopWord(t.word, context.language) || (body === words && context.toolWords.has(t.word)))) continue;
+      if (role !== 'text' && !named && body === words && body.some((t) => context.toolWords.has(t.word))) continue;
+      // The parameter's own noun written with a capital right before a name is part of it ("the Hotel Artemide").
+      const withNoun = ownName && at + 1 === phrase[0] && named && /^\p{Lu}/u.test(clause.slice(tokens[at]!.start));
+      const span = { start: withNoun ? tokens[at]!.start : words[0]!.start, end: words.at(-1)!.end };
       set(param, from(span, valueFor(param, clause.slice(span.start, span.end)), `the words after "${tokens[at]!.raw}"`));
       return true;
     }
@@ -404,12 +410,33 @@ function fillStrings(
   for (let i = begin + 1; i < tokens.length && !tokenTaken(i); i++) {
     const capitalWord = /^\p{Lu}/u.test(clause.slice(tokens[i]!.start));
     if (!long && (/[,;!?]/.test(clause.slice(tokens[i - 1]!.end, tokens[i]!.start)) || (isBoundary(tokens[i]!.word) && !capitalWord))) break;
-    // The words that chose the tool end a name ("software engineer jobs", "NBA standings").
-    if (!long && context.toolWords.has(tokens[i]!.word)) break;
+    // The words that chose the tool end a name ("software engineer jobs", "NBA standings"), unless written with
+    // capitals inside a capitalised name ("Premier League table").
+    const capitalised = (k: number) => /^\p{Lu}/u.test(clause.slice(tokens[k]!.start));
+    if (!long && context.toolWords.has(tokens[i]!.word) && !(capitalWord && capitalised(i - 1) && i + 1 < tokens.length && !tokenTaken(i + 1))) break;
     if (capitals && !/^[\p{Lu}\p{N}]/u.test(clause.slice(tokens[i]!.start))) break;
     end = i;
   }
   while (end > begin && isStopWord(tokens[end]!.word, context.language) && !/^\p{Lu}/u.test(clause.slice(tokens[end]!.start))) end--;
+  // A name's capitalised first word may be among those that chose the tool ("book the Hotel Artemide").
+  while (
+    !text &&
+    begin > 1 &&
+    context.toolWords.has(tokens[begin - 1]!.word) &&
+    /^\p{Lu}/u.test(clause.slice(tokens[begin - 1]!.start)) &&
+    /^\p{Lu}/u.test(clause.slice(tokens[begin]!.start)) &&
+    /^\s+$/.test(clause.slice(tokens[begin - 1]!.end, tokens[begin]!.start))
+  )
+    begin--;
+  // A value that ends in the parameter's own noun keeps it ("the living room", "the kids' room").
+  if (
+    !text &&
+    end + 1 < tokens.length &&
+    !tokenTaken(end + 1) &&
+    target.nameWords.includes(tokens[end + 1]!.word) &&
+    !/[,;:]/.test(clause.slice(tokens[end]!.end, tokens[end + 1]!.start))
+  )
+    end++;
   // A name is the person or thing, not its possessive ("Maria's phone number").
   const possessive = !text && /['’]s$/.test(tokens[end]!.raw) ? 2 : 0;
   const span = { start: tokens[begin]!.start, end: tokens[end]!.end - possessive };

@@ -80,7 +80,29 @@ const INTRODUCERS: Readonly<Record<Role, readonly string[]>> = {
   place: ['in', 'at', 'near', 'for', 'around', 'à', 'en', 'a', 'em', 'no', 'na', 'in', 'im', 'bei', 'nach', 'dans', 'para', 'per'],
   origin: ['from', 'de', 'desde', 'von', 'da', 'dal', 'ab', 'depuis'],
   destination: ['to', 'into', 'a', 'à', 'para', 'nach', 'pour', 'per', 'al', 'au', 'towards'],
-  title: ['called', 'named', 'titled', 'entitled', 'appelee', 'appele', 'llamada', 'llamado', 'chamada', 'chamado', 'chiamata', 'chiamato', 'namens', 'heißt'],
+  title: [
+    'called',
+    'named',
+    'titled',
+    'entitled',
+    'appelee',
+    'appele',
+    'llamada',
+    'llamado',
+    'chamada',
+    'chamado',
+    'chiamata',
+    'chiamato',
+    'namens',
+    'heißt',
+    'see',
+    'watch',
+    'for',
+    'para',
+    'pour',
+    'per',
+    'fur',
+  ],
   creator: ['by', 'from', 'de', 'von', 'di', 'por', 'starring', 'featuring', 'with', 'avec', 'con', 'mit', 'com'],
   language: ['into', 'to', 'in', 'en', 'al', 'auf', 'para', 'in'],
   identifier: [],
@@ -184,12 +206,14 @@ export function introducerIndices(tokens: readonly Token[], param: Param, role: 
     const cast = param.nameWords.some((w) => CAST.test(w));
     own = own.filter((w) => CAST_INTRODUCERS.has(w) === cast);
   }
-  const words = new Set([...own, ...param.nameWords.filter((w) => w.length > 2 && !BOUNDARIES.has(w))]);
+  // The parameter's own name words first, then the role's introducers in the order listed (the most telling first: "in Chicago" before "for Oppenheimer" for a city).
+  const words = [...param.nameWords.filter((w) => w.length > 2 && !BOUNDARIES.has(w)), ...own];
+  const rank = (word: string) => words.indexOf(word);
   const found: number[] = [];
   tokens.forEach((token, i) => {
-    if (words.has(token.word)) found.push(i);
+    if (rank(token.word) >= 0) found.push(i);
   });
-  return found;
+  return found.sort((a, b) => rank(tokens[a]!.word) - rank(tokens[b]!.word) || a - b);
 }
 
 /**
