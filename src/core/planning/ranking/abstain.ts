@@ -27,10 +27,10 @@ export interface EvidenceThresholds {
 
 export const DEFAULT_THRESHOLDS: Readonly<EvidenceThresholds> = Object.freeze({
   minEvidence: 2,
-  minEvidenceSideEffects: 4,
+  minEvidenceSideEffects: 3,
   minCoverage: 0,
   minCoverageSideEffects: 0,
-  minMargin: 0.2,
+  minMargin: 0.1,
   strongEvidence: 4,
 });
 
@@ -84,6 +84,28 @@ export function intentWeight(query: Query): number {
     if (!word.value) intent += word.terms.weight;
   }
   return intent > 0 ? intent : all;
+}
+
+const UNMATCHED_VERB_FACTOR = 0.4;
+/** Verbs that ask for an action of their own, beyond the tool verbs: a tool that matches none of a clause's opening verb serves another request. */
+const ACTION_VERBS = new Set(
+  (
+    'unsend block unblock print undo redo download mute unmute empty dispute rate open recover increase decrease install uninstall clean fix repair ' +
+    'sign renew upgrade downgrade restore backup sync connect disconnect pair charge refill water feed wash cook bake deliver ship exchange swap ' +
+    'cancel book buy order send pay transfer delete remove create add move rename lock unlock play stop start track convert translate compare ' +
+    'calculate solve scale log record remind schedule share compress zip unzip upload apply post invite call text email dial reserve rent hire ' +
+    'write draft summarize summarise define estimate vacuum close archive subscribe unsubscribe follow unfollow like'
+  ).split(' '),
+);
+
+/** The verb a clause opens with (after a preamble), when it is one of {@link ACTION_VERBS}; English only. */
+function openingVerb(query: Query): string | undefined {
+  if (query.language !== 'en' || query.question) return undefined;
+  const first = query.words.find((w) => w.token.end > w.token.start && !PREAMBLE.test(w.token.word));
+  if (!first || first.value || !ACTION_VERBS.has(first.token.word)) return undefined;
+  // A phrasal verb means something else ("send back" returns).
+  const next = query.folded[query.folded.indexOf(first.token.word) + 1];
+  return next !== undefined && /^(back|up|down|off|on|out|over|in|away)$/.test(next) ? undefined : first.token.raw;
 }
 
 /** Words before the verb of a request ("I'd like to", "please", "can you"). */
@@ -143,6 +165,7 @@ export function decide(
   const weightSum = weights.similarityWeight + weights.costWeight + weights.latencyWeight || 1;
   // The action the clause states in so many words: its first content word, when that is a distinctive verb ("book", "cancel", "pay").
   const stated = statedAction(query);
+  const opening = openingVerb(query);
   const saysAction = (verbs: ReadonlyArray<readonly string[]>) =>
     verbs.length === 0 || !stated || verbs.some((terms) => terms.some((term) => stated.has(term)));
   // Only the tools near the top can be chosen or shown: the rest is not worth weighing.
@@ -155,6 +178,8 @@ export function decide(
       let factor = sideEffects ? SIDE_EFFECT_FACTOR * (query.question ? QUESTION_FACTOR : 1) : 1;
       // A tool whose name's action the clause does not ask for serves another request about the same things.
       if (!raw.named && !saysAction(verbs)) factor *= OTHER_ACTION_FACTOR;
+      // A clause that opens with an action the tool does not match asks for something else ("print the document", "mute the chat").
+      if (!raw.named && opening !== undefined && !raw.matched.includes(opening)) factor *= UNMATCHED_VERB_FACTOR;
       const score = factor === 1 ? raw : { ...raw, score: raw.score * factor };
       const coverage = intent > 0 ? Math.min(1, score.matchedWeight / intent) : 0;
       // Relevance is the share of the clause's informative words the tool matched.

@@ -3,7 +3,7 @@
  * clause adds, for each tool, its background weight times the saturated field-weighted
  * frequency of its best matching term — an exact stem, or (at a discount) a synonym group.
  */
-import { guessLanguage, type Language } from './stem.ts';
+import { guessLanguage, stem, type Language } from './stem.ts';
 import { termsOf, type WordTerms } from './terms.ts';
 import { tokenize, type Token } from './tokens.ts';
 import { editDistance } from './editDistance.ts';
@@ -64,6 +64,9 @@ const VALUE_WORDS = new Set(
   ).split(' '),
 );
 
+/** The English stems of the value words, which other languages' date words translate to. */
+const VALUE_STEMS: ReadonlySet<string> = new Set([...VALUE_WORDS].map((word) => stem(word)));
+
 /** Spans of quoted text, URLs, e-mail addresses and paths: their words are values, not intent. */
 function valueSpans(text: string): Array<[number, number]> {
   const spans: Array<[number, number]> = [];
@@ -86,9 +89,12 @@ export function readQuery(text: string): Query {
     const terms = termsOf(token.word, language);
     if (!terms) return;
     const first = text.charAt(token.start);
-    const capitalised = i > 0 && first !== first.toLowerCase() && !/[.!?]\s*$/.test(text.slice(0, token.start));
+    // German writes every noun with a capital: there a capital says nothing of a name.
+    const capitalised = language !== 'de' && i > 0 && first !== first.toLowerCase() && !/[.!?]\s*$/.test(text.slice(0, token.start));
     const inSpan = spans.some(([s, e]) => token.start >= s && token.end <= e);
-    words.push({ token, terms, value: inSpan || capitalised || VALUE_WORDS.has(token.word) });
+    // A date word of any language is a value too ("morgen", "mañana" translate to "tomorrow").
+    const dateWord = VALUE_WORDS.has(token.word) || (language !== 'en' && terms.stems.some((term) => VALUE_STEMS.has(term)));
+    words.push({ token, terms, value: inSpan || capitalised || dateWord });
   });
   // Symbols that carry intent: "15%" asks about a percentage, "£1,200" about money.
   const symbols: Array<[RegExp, string, boolean]> = [

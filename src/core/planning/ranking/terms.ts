@@ -57,6 +57,8 @@ function computeTerms(word: string, language: Language): WordTerms | null {
     }
   }
   const stems = new Set<string>();
+  // A German compound the lexicon does not hold means what its parts mean ("Haustür" → door, house; "Sparkonto" → account).
+  if (translated === undefined && language === 'de') for (const part of compoundParts(word)) stems.add(part);
   if (translated !== undefined) stems.add(translated);
   stems.add(english);
   if (language !== 'en') stems.add(`${language}:${stem(word, language)}`);
@@ -65,4 +67,23 @@ function computeTerms(word: string, language: Language): WordTerms | null {
   const background = Math.max(WEIGHT_FLOOR, backgroundWeight(translated ?? english));
   const weight = GENERIC_VERBS.has(english) ? Math.min(GENERIC_WEIGHT, background) : background;
   return { stems: [...stems], groups: [...groupSet], weight };
+}
+
+/** Shortest part of a German compound that is looked up. */
+const MIN_PART = 3;
+
+/**
+ * The English stems of a German compound's parts: the longest known last part (the head, what the
+ * word names) and, when known, the part before it (a linking "s" or "n" dropped). Empty when no
+ * last part is known.
+ */
+function compoundParts(word: string): string[] {
+  for (let k = MIN_PART; k <= word.length - MIN_PART; k++) {
+    const head = translate(word.slice(k), 'de');
+    if (head === undefined) continue;
+    const before = word.slice(0, k);
+    const modifier = translate(before, 'de') ?? (/[sn]$/.test(before) ? translate(before.slice(0, -1), 'de') : undefined);
+    return modifier === undefined ? [head] : [head, modifier];
+  }
+  return [];
 }

@@ -17,8 +17,8 @@ interface Field {
 }
 
 const FIELDS = {
-  name: { weight: 3, typicalLength: 2.5 },
-  aliases: { weight: 2.5, typicalLength: 3 },
+  name: { weight: 5, typicalLength: 2.5 },
+  aliases: { weight: 4, typicalLength: 3 },
   description: { weight: 1, typicalLength: 12 },
   parameterNames: { weight: 0.6, typicalLength: 4 },
   parameterDescriptions: { weight: 0.4, typicalLength: 12 },

@@ -117,3 +117,18 @@ function readParams(inputSchema: JsonSchema): Param[] {
 export function overlaps(start: number, end: number, taken: ReadonlyArray<{ start: number; end: number }>): boolean {
   return taken.some((t) => start < t.end && end > t.start);
 }
+
+/** The kind of date or time a parameter holds, by its format, pattern, type and name; undefined for other parameters. */
+export function dateKind(param: Param): 'date' | 'time' | 'datetime' | undefined {
+  const format = param.schema['format'];
+  if (format === 'date') return 'date';
+  if (format === 'date-time') return 'datetime';
+  if (format === 'time') return 'time';
+  const pattern = param.schema['pattern'];
+  if (typeof pattern === 'string' && pattern.includes(':') && /\\d|\[0-/.test(pattern) && !/\d{4}/.test(pattern)) return 'time';
+  if (param.type !== 'string') return undefined;
+  if (param.nameWords.some((w) => /^(date|day|birthday|deadline|due)$/.test(w))) return 'date';
+  if (param.nameWords.some((w) => /^(time|hour)$/.test(w))) return 'time';
+  if (param.nameWords.some((w) => /^(when|datetime|at)$/.test(w))) return 'datetime';
+  return undefined;
+}
