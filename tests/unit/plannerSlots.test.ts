@@ -178,3 +178,22 @@ describe('filling a schema: names around the words that chose the tool', () => {
     });
   });
 });
+
+describe('dates far into a long clause', () => {
+  it('reads a date or a relative time the same wherever it stands in the clause', () => {
+    const long = 'any nonstop flights from London to New York with a window seat and extra legroom on the 15th of April, 2026?';
+    expect(
+      dateMentions(long, 'en', NOW)
+        .filter((m) => m.kind === 'date')
+        .map((m) => [m.value, long.slice(m.start, m.end)]),
+    ).toEqual([['2026-04-15', '15th of April, 2026']]);
+    const later = 'please remind me about the quarterly report for the finance team in 2 hours';
+    expect(dateMentions(later, 'en', NOW).find((m) => m.kind === 'time')?.value).toBe('11:00');
+    const range = 'book a quiet hotel room close to the old town for two guests from May 3 to May 7';
+    expect(
+      dateMentions(range, 'en', NOW)
+        .filter((m) => m.kind === 'date')
+        .map((m) => m.value),
+    ).toEqual(['2026-05-03', '2026-05-07']);
+  });
+});

@@ -9,10 +9,14 @@ import type { ToolDefinition } from '../tools/tool.ts';
 import type { ClauseDecision, RankedTool } from './ranking/abstain.ts';
 import type { Query } from './ranking/bm25f.ts';
 import { isStopWord } from './ranking/stem.ts';
-import { fold, tokenize } from './ranking/tokens.ts';
+import { fold } from './ranking/tokens.ts';
 import type { ToolIndex } from './ranking/toolIndex.ts';
 import { fillArguments, type FillResult } from './slots/fill.ts';
 import { isRequestVerb } from './slots/verbs.ts';
+import { readClause } from './slots/clauseReading.ts';
+import { mayNameDate } from './slots/dates.ts';
+import { describedPrepositions } from './slots/numberSlots.ts';
+import { dateKind, paramsOf } from './slots/types.ts';
 
 /** Tools within this share of the best relevance are weighed again by their arguments. */
 const CLOSE = 0.7;
@@ -50,8 +54,53 @@ export function intentWords(query: Query, matched: readonly string[]): Set<strin
 }
 
 /** Fill `tool`'s arguments from the clause and measure how much of the request they account for. */
-export function fitOf(tool: ToolDefinition, ranked: RankedTool, context: FitContext): Fitted {
+export function fitOf(tool: ToolDefinition, ranked: RankedTool, context: FitContext, fills?: Map<string, FillAndFit>): Fitted {
   const toolWords = intentWords(context.query, ranked.score.matched);
+  // Tools with the same parameters, matched by the same words, fill alike (regional or tiered copies of one tool): filled once per clause.
+  const key = fills ? fillKey(tool, toolWords) : '';
+  let known = fills?.get(key);
+  if (!known) {
+    known = fillAndFit(tool, toolWords, context);
+    fills?.set(key, known);
+  }
+  const { filled, fit } = known;
+  const weight = ranked.score.score * (1 - FIT_WEIGHT + FIT_WEIGHT * fit) * MISSING_FACTOR ** filled.missing.length;
+  return { ranked, filled, fit, weight };
+}
+
+/** A tool's filled arguments and the share of the clause's leftover words they took. */
+export interface FillAndFit {
+  filled: FillResult;
+  fit: number;
+}
+
+const schemaIds = new WeakMap<object, number>();
+const schemaTexts = new Map<string, number>();
+
+/**
+ * What filling depends on besides the clause: the parameters (by their JSON), the words that chose
+ * the tool, and what the tool's description says of its numbers ("Subtract b from a").
+ */
+function fillKey(tool: ToolDefinition, toolWords: ReadonlySet<string>): string {
+  let id = schemaIds.get(tool.inputSchema);
+  if (id === undefined) {
+    const text = JSON.stringify(tool.inputSchema);
+    id = schemaTexts.get(text);
+    if (id === undefined) {
+      if (schemaTexts.size >= 10_000) schemaTexts.clear();
+      schemaTexts.set(text, (id = schemaTexts.size));
+    }
+    schemaIds.set(tool.inputSchema, id);
+  }
+  const params = paramsOf(tool.inputSchema as Record<string, unknown>);
+  const numbers = params
+    .filter((p) => p.type === 'number' || p.type === 'integer')
+    .map((p) => [...describedPrepositions(p, tool.description)].sort().join('|'))
+    .join(';');
+  return `${id}\u0000${[...toolWords].sort().join(' ')}\u0000${numbers}`;
+}
+
+function fillAndFit(tool: ToolDefinition, toolWords: ReadonlySet<string>, context: FitContext): FillAndFit {
   const filled = fillArguments(tool.inputSchema as Record<string, unknown>, {
     clause: context.clause,
     offset: context.offset,
@@ -66,7 +115,7 @@ export function fitOf(tool: ToolDefinition, ranked: RankedTool, context: FitCont
   const values = new Set(context.query.words.filter((w) => w.value).map((w) => w.token.start));
   let leftover = 0;
   let taken = 0;
-  for (const token of tokenize(context.clause)) {
+  for (const token of readClause(context.clause, context.query.language, context.now, false).tokens) {
     if (toolWords.has(token.word) || isStopWord(token.word, context.query.language)) continue;
     // The verb a request starts with asks for an action; no tool's arguments take it.
     if (token.start === 0 && isRequestVerb(token.word, context.query.language)) continue;
@@ -74,9 +123,29 @@ export function fitOf(tool: ToolDefinition, ranked: RankedTool, context: FitCont
     leftover += weight;
     if (spans.some((s) => token.start >= s.start && token.end <= s.end)) taken += weight;
   }
-  const fit = leftover === 0 ? 1 : taken / leftover;
-  const weight = ranked.score.score * (1 - FIT_WEIGHT + FIT_WEIGHT * fit) * MISSING_FACTOR ** filled.missing.length;
-  return { ranked, filled, fit, weight };
+  return { filled, fit: leftover === 0 ? 1 : taken / leftover };
+}
+
+/**
+ * How many of `tool`'s required parameters no filling can give from the clause: numbers when it
+ * writes none (and there is no earlier step to take "the result" from), dates and times when it
+ * names none. A lower bound of what {@link fitOf} reports missing, read without filling.
+ */
+function surelyMissing(tool: ToolDefinition, context: FitContext): number {
+  let count = 0;
+  let numbers: boolean | undefined;
+  let dates: boolean | undefined;
+  for (const param of paramsOf(tool.inputSchema as Record<string, unknown>)) {
+    if (!param.required) continue;
+    if ((param.type === 'number' || param.type === 'integer') && context.previousStep === undefined) {
+      numbers ??= readClause(context.clause, context.query.language, context.now, false).numbers.length > 0;
+      if (!numbers) count++;
+    } else if (dateKind(param) !== undefined) {
+      dates ??= mayNameDate(context.clause);
+      if (!dates) count++;
+    }
+  }
+  return count;
 }
 
 /**
@@ -91,7 +160,8 @@ export function fitArguments(
   context: FitContext,
   minEvidence: (sideEffects: boolean) => number,
 ): Fitted {
-  const first = fitOf(index.tools[decision.best.position]!.tool, decision.best, context);
+  const fills = new Map<string, FillAndFit>();
+  const first = fitOf(index.tools[decision.best.position]!.tool, decision.best, context, fills);
   const floor = CLOSE * decision.best.score.score;
   let chosen = first;
   let weighed = 1;
@@ -103,7 +173,9 @@ export function fitArguments(
     // A tool weighs at most its relevance: one that cannot outweigh the choice so far is not filled.
     if (ranked.score.score <= chosen.weight) continue;
     weighed++;
-    const other = fitOf(entry.tool, ranked, context);
+    // Nor one whose required parameters the clause cannot fill, whatever the filling, brings it below that.
+    if (ranked.score.score * MISSING_FACTOR ** surelyMissing(entry.tool, context) <= chosen.weight) continue;
+    const other = fitOf(entry.tool, ranked, context, fills);
     if (other.weight > chosen.weight) chosen = other;
   }
   return chosen;

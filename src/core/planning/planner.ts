@@ -239,10 +239,9 @@ function candidatesOf(index: ToolIndex, decision: ClauseDecision, clause: number
   const listed = new Set(ranked.map((r) => r.position));
   // Fewer matched tools than the list holds: tools that matched no word fill it, in name order.
   const scored = new Set(decision.ranked.map((r) => r.position));
-  const unmatched = index.tools
-    .map((_, position) => position)
-    .filter((p) => !listed.has(p) && !scored.has(p))
-    .slice(0, Math.max(0, Math.min(toolCount, MAX_CANDIDATES) - ranked.length));
+  const room = Math.max(0, Math.min(toolCount, MAX_CANDIDATES) - ranked.length);
+  const unmatched: number[] = [];
+  for (let p = 0; p < index.tools.length && unmatched.length < room; p++) if (!listed.has(p) && !scored.has(p)) unmatched.push(p);
   const rows = ranked.map((r): PlanCandidate => {
     const { tool } = index.tools[r.position]!;
     const selected = r === chosen;

@@ -108,6 +108,22 @@ function openingVerb(query: Query): string | undefined {
   return next !== undefined && /^(back|up|down|off|on|out|over|in|away)$/.test(next) ? undefined : first.token.raw;
 }
 
+/** The `count` best scores (highest first, then by position), without sorting them all. */
+function topScores(scores: readonly ToolScore[], count: number): ToolScore[] {
+  const before = (a: ToolScore, b: ToolScore) => a.score > b.score || (a.score === b.score && a.position < b.position);
+  const kept: ToolScore[] = [];
+  for (const score of scores) {
+    if (kept.length === count && !before(score, kept[count - 1]!)) continue;
+    let at = kept.length === count ? count - 1 : kept.length;
+    while (at > 0 && before(score, kept[at - 1]!)) {
+      kept[at] = kept[at - 1]!;
+      at--;
+    }
+    kept[at] = score;
+  }
+  return kept;
+}
+
 /** Words before the verb of a request ("I'd like to", "please", "can you"). */
 const PREAMBLE = /^(like|want|need|wanna|please|kindly|just|quickly|go|ahead|try|help|let|lets|let's|i'd|i'm|i'll|you|can|could|would|will)$/;
 /** Verbs that are as often the nouns of a request ("text", "record", "archive", "order"). */
@@ -169,7 +185,7 @@ export function decide(
   const saysAction = (verbs: ReadonlyArray<readonly string[]>) =>
     verbs.length === 0 || !stated || verbs.some((terms) => terms.some((term) => stated.has(term)));
   // Only the tools near the top can be chosen or shown: the rest is not worth weighing.
-  const top24 = scores.length > TOP ? [...scores].sort((a, b) => b.score - a.score || a.position - b.position).slice(0, TOP) : scores;
+  const top24 = scores.length > TOP ? topScores(scores, TOP) : scores;
   const ranked: RankedTool[] = top24
     .filter((score) => score.score > 0)
     .map((raw) => {

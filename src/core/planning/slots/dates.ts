@@ -60,6 +60,11 @@ const DATE_HINT = new RegExp(
   'iu',
 );
 
+/** Whether `text` may name a date or a time at all (a word or numeral chrono could read, or a clock time). */
+export function mayNameDate(text: string): boolean {
+  return DATE_HINT.test(text.slice(0, MAX_TEXT)) || clockTimes(text).length > 0;
+}
+
 /** Longest text chrono reads; dates are near the words that ask for them. */
 const MAX_TEXT = 2000;
 
@@ -86,18 +91,25 @@ export function dateMentions(text: string, language: Language, now: number | und
 const recentDates = new Map<string, readonly Mention[]>();
 const RECENT_DATES = 32;
 
+/** Characters read before the first date word: enough for "from the", "starting next", "in 2". */
+const LEAD = 24;
+
 function parseDates(source: string, language: Language, now: number | undefined): Mention[] {
   const instant = new Date(now ?? Date.UTC(2000, 0, 1));
+  // Chrono's cost grows with the text: it reads from a few words before the first date word on.
+  const first = DATE_HINT.exec(source)?.index ?? 0;
+  const from = first <= LEAD ? 0 : source.lastIndexOf(' ', first - LEAD) + 1;
+  const text = from === 0 ? source : source.slice(from);
   let results: ReturnType<Parser['parse']>;
   try {
-    results = PARSERS[language].parse(source, { instant, timezone: 0 }, { forwardDate: true });
-    if (results.length === 0 && language !== 'en') results = PARSERS.en.parse(source, { instant, timezone: 0 }, { forwardDate: true });
+    results = PARSERS[language].parse(text, { instant, timezone: 0 }, { forwardDate: true });
+    if (results.length === 0 && language !== 'en') results = PARSERS.en.parse(text, { instant, timezone: 0 }, { forwardDate: true });
   } catch {
     return [];
   }
   const found: Mention[] = [];
   for (const result of results) {
-    const start = result.index;
+    const start = from + result.index;
     const end = start + result.text.length;
     // A bare number ("4") is not a date; chrono reads some as days or hours.
     if (/^\s*\d{1,4}\s*$/.test(result.text)) continue;

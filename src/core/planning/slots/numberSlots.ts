@@ -40,8 +40,24 @@ const TIME_UNITS: Readonly<Record<string, number>> = {
   days: 86400,
 };
 
-/** Prepositions the description puts right before the parameter's name: "from a", "by b". */
-function describedPrepositions(param: Param, description: string): Set<string> {
+const described = new WeakMap<Param, Map<string, ReadonlySet<string>>>();
+
+/**
+ * Prepositions the tool's description and the parameter's put right before the parameter's name:
+ * "from a", "by b" (read once per parameter and tool description).
+ */
+export function describedPrepositions(param: Param, toolDescription: string): ReadonlySet<string> {
+  let byDescription = described.get(param);
+  if (!byDescription) described.set(param, (byDescription = new Map()));
+  let found = byDescription.get(toolDescription);
+  if (!found) {
+    if (byDescription.size >= 64) byDescription.clear();
+    byDescription.set(toolDescription, (found = readPrepositions(param, `${fold(toolDescription)} ${fold(param.description)}`)));
+  }
+  return found;
+}
+
+function readPrepositions(param: Param, description: string): Set<string> {
   const found = new Set<string>();
   const pattern = new RegExp(`\\b(from|by|into|of|to|per|over|times|divided by|minus|plus|and)\\s+${param.name.replace(/[^\w]/g, '')}\\b`, 'gi');
   for (const match of description.matchAll(pattern)) found.add(match[1]!.toLowerCase().split(/\s+/).at(-1)!);
@@ -159,7 +175,7 @@ export function assignNumbers(
   };
   const pairs: Array<{ param: Param; mention: Mention; score: number; reason: string }> = [];
   for (const param of numeric) {
-    const prepositions = describedPrepositions(param, `${fold(toolDescription)} ${fold(param.description)}`);
+    const prepositions = describedPrepositions(param, toolDescription);
     for (const mention of mentions) {
       const [score, reason] = cueScore(param, mention, tokens, prepositions);
       pairs.push({ param, mention, score, reason });

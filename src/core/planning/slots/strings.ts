@@ -56,8 +56,16 @@ const ROLE_WORDS: ReadonlyArray<[Role, RegExp]> = [
   ['creator', /^(director|author|artist|actor|composer|writer|band|singer|brand|by)$/],
 ];
 
-/** The role of a string parameter. */
+const roles = new WeakMap<Param, Role>();
+
+/** The role of a string parameter (read once per parameter: parameters are kept per schema). */
 export function roleOf(param: Param): Role {
+  let role = roles.get(param);
+  if (role === undefined) roles.set(param, (role = readRole(param)));
+  return role;
+}
+
+function readRole(param: Param): Role {
   const name = param.name.toLowerCase();
   const named = ROLE_WORDS.find(([, pattern]) => pattern.test(name))?.[0];
   // "to" is a recipient when the parameter lists people or its description says so, not a destination.

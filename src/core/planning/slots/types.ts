@@ -120,6 +120,14 @@ export function overlaps(start: number, end: number, taken: ReadonlyArray<{ star
 
 /** The kind of date or time a parameter holds, by its format, pattern, type and name; undefined for other parameters. */
 export function dateKind(param: Param): 'date' | 'time' | 'datetime' | undefined {
+  let kind = dateKinds.get(param);
+  if (kind === undefined) dateKinds.set(param, (kind = readDateKind(param) ?? 'none'));
+  return kind === 'none' ? undefined : kind;
+}
+
+const dateKinds = new WeakMap<Param, 'date' | 'time' | 'datetime' | 'none'>();
+
+function readDateKind(param: Param): 'date' | 'time' | 'datetime' | undefined {
   const format = param.schema['format'];
   if (format === 'date') return 'date';
   if (format === 'date-time') return 'datetime';
