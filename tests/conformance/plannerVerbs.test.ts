@@ -14,12 +14,23 @@ function registry(): ToolRegistry {
   add(
     'book_flight',
     "Books a seat on a specific flight number. Charges the traveller's saved card.",
-    z.object({ flight_number: z.string().describe('Airline flight number, e.g. LH 400'), date: z.string().meta({ format: 'date' }).describe('Date of the flight') }),
+    z.object({
+      flight_number: z.string().describe('Airline flight number, e.g. LH 400'),
+      date: z.string().meta({ format: 'date' }).describe('Date of the flight'),
+    }),
     { requiresApproval: true },
   );
-  add('cancel_flight', 'Cancel an existing flight booking by its confirmation code.', z.object({ confirmation_code: z.string().describe('Six-character booking reference'), reason: z.string().describe('Why the booking is cancelled').optional() }), {
-    requiresApproval: true,
-  });
+  add(
+    'cancel_flight',
+    'Cancel an existing flight booking by its confirmation code.',
+    z.object({
+      confirmation_code: z.string().describe('Six-character booking reference'),
+      reason: z.string().describe('Why the booking is cancelled').optional(),
+    }),
+    {
+      requiresApproval: true,
+    },
+  );
   add(
     'files_search',
     'Find files in your drive by name or content.',
@@ -35,6 +46,12 @@ function registry(): ToolRegistry {
     'Weather forecast for the coming days at a location.',
     z.object({ location: z.string().describe('City or place'), date: z.string().meta({ format: 'date' }).describe('Day').optional() }),
   );
+  tools.register('p', 'lights_set_state', {
+    description: 'Switch the lights of a room on or off.',
+    parameters: z.object({ room: z.string().describe('Room name'), on: z.boolean().describe('true to switch on, false to switch off') }),
+    handler: () => null,
+    examples: ['apaga las luces de la cocina'],
+  });
   return tools;
 }
 
@@ -67,5 +84,12 @@ describe('planner: German compounds and capitals', () => {
     const p = plan('Zeig mir meine Termine für morgen');
     expect(toolOf(p)).toBe('calendar_list_events');
     expect(p.steps[0]?.input).toEqual({ date: '2026-03-03' });
+  });
+});
+
+describe('planner: words a tool matched only in its examples', () => {
+  it('are values to fill, not the action asked for ("kitchen" matched in an example is the room)', () => {
+    const p = plan('turn on the kitchen lights');
+    expect(p.steps[0]).toMatchObject({ tool: 'lights_set_state', input: { room: 'kitchen', on: true } });
   });
 });

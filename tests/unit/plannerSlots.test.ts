@@ -197,3 +197,24 @@ describe('dates far into a long clause', () => {
     ).toEqual(['2026-05-03', '2026-05-07']);
   });
 });
+
+describe('filling a schema: file names, shares and German nouns', () => {
+  it('gives the file name written after "to" or "into" to a parameter that names a file', () => {
+    const rename = z.object({ path: z.string(), new_name: z.string() });
+    expect(fill(rename, 'rename report.docx to report-final.docx').input).toEqual({ path: 'report.docx', new_name: 'report-final.docx' });
+    const zip = z.object({ paths: z.array(z.string()), archive_name: z.string().optional() });
+    expect(fill(zip, 'zip a.txt, b.txt and c.txt into bundle.zip').input).toEqual({ paths: ['a.txt', 'b.txt', 'c.txt'], archive_name: 'bundle.zip' });
+  });
+
+  it('gives a share written with "%" to a parameter described in percent', () => {
+    const lights = z.object({ room: z.string(), brightness: z.number().int().min(0).max(100).describe('Brightness in percent').optional() });
+    expect(fill(lights, 'dim the bedroom lights to 30%', { toolWords: new Set(['lights']) }).input).toEqual({ room: 'bedroom', brightness: 30 });
+  });
+
+  it('reads German nouns, all capitalised, as words rather than names', () => {
+    const files = z.object({ query: z.string().describe('Words in the file name or content') });
+    expect(fill(files, 'such die Datei mit dem Namen Steuererklärung', { toolWords: new Set(['such', 'datei', 'namen']) }).input).toEqual({
+      query: 'Steuererklärung',
+    });
+  });
+});

@@ -9,7 +9,8 @@ import type { ToolDefinition } from '../tools/tool.ts';
 import type { ClauseDecision, RankedTool } from './ranking/abstain.ts';
 import type { Query } from './ranking/bm25f.ts';
 import { isStopWord } from './ranking/stem.ts';
-import { fold } from './ranking/tokens.ts';
+import { fold, identifierWords, tokenize } from './ranking/tokens.ts';
+import { termsOf } from './ranking/terms.ts';
 import type { ToolIndex } from './ranking/toolIndex.ts';
 import { fillArguments, type FillResult } from './slots/fill.ts';
 import { isRequestVerb } from './slots/verbs.ts';
@@ -47,15 +48,47 @@ export interface FitContext {
   previousStep?: string;
 }
 
-/** The folded words that chose a tool, less the values among them. */
-export function intentWords(query: Query, matched: readonly string[]): Set<string> {
+/**
+ * The folded words that chose a tool, less the values among them and the words it matched only in
+ * its examples, parameter descriptions or enum values: those are often values ("kitchen" matched
+ * in "apaga las luces de la cocina" is the room to fill, not the action asked for).
+ */
+export function intentWords(query: Query, matched: readonly string[], tool?: ToolDefinition): Set<string> {
   const values = new Set(query.words.filter((w) => w.value).map((w) => w.token.word));
-  return new Set(matched.map(fold).filter((w) => !values.has(w)));
+  const core = tool ? coreTerms(tool) : undefined;
+  const byWord = new Map(query.words.map((w) => [w.token.raw, w]));
+  const words = new Set<string>();
+  for (const raw of matched) {
+    const word = fold(raw);
+    if (values.has(word)) continue;
+    const terms = byWord.get(raw)?.terms;
+    if (core && terms && !terms.stems.some((t) => core.has(t)) && !terms.groups.some((g) => core.has(g))) continue;
+    words.add(word);
+  }
+  return words;
+}
+
+const cores = new WeakMap<ToolDefinition, ReadonlySet<string>>();
+
+/** The stems and synonym groups of a tool's name, description and parameter names: what it does and takes. */
+function coreTerms(tool: ToolDefinition): ReadonlySet<string> {
+  let terms = cores.get(tool);
+  if (!terms) {
+    const found = new Set<string>();
+    const names = Object.keys((tool.inputSchema['properties'] as object | undefined) ?? {});
+    for (const text of [identifierWords(tool.name).join(' '), tool.description, ...names.map((n) => identifierWords(n).join(' '))])
+      for (const token of tokenize(text)) {
+        const read = termsOf(token.word, 'en');
+        if (read) for (const term of [...read.stems, ...read.groups]) found.add(term);
+      }
+    cores.set(tool, (terms = found));
+  }
+  return terms;
 }
 
 /** Fill `tool`'s arguments from the clause and measure how much of the request they account for. */
 export function fitOf(tool: ToolDefinition, ranked: RankedTool, context: FitContext, fills?: Map<string, FillAndFit>): Fitted {
-  const toolWords = intentWords(context.query, ranked.score.matched);
+  const toolWords = intentWords(context.query, ranked.score.matched, tool);
   // Tools with the same parameters, matched by the same words, fill alike (regional or tiered copies of one tool): filled once per clause.
   const key = fills ? fillKey(tool, toolWords) : '';
   let known = fills?.get(key);

@@ -38,7 +38,7 @@ export const STOP_WORDS: Readonly<Record<Language, ReadonlySet<string>>> = {
       'le la les un une des du de d l au aux et ou mais a à en dans sur pour par avec sans ce cet cette ces mon ma mes ton ta tes son sa ses ' +
       'notre nos votre vos leur leurs je tu il elle nous vous ils elles me moi te toi se qui que quoi quel quelle quels quelles est sont ' +
       'suis es etre être ai as avons avez ont pas ne plus tres très sil s il vous plait plaît svp pouvez peux peut veux voudrais ' +
-      "j'ai c'est qu'il d'un d'une l'heure"
+      "j'ai c'est qu'il d'un d'une l'heure combien"
     )
       .split(' ')
       .map(fold),
@@ -47,7 +47,7 @@ export const STOP_WORDS: Readonly<Record<Language, ReadonlySet<string>>> = {
     (
       'el la los las un una unos unas del de al y o pero en con sin para por sobre mi mis tu tus su sus nuestro nuestra yo tú él ella ' +
       'nosotros ellos ellas me te se le les lo que qué cual cuál quien quién como cómo cuando cuándo donde dónde es son está están ser ' +
-      'estar hay no muy favor puedes puede quiero quisiera necesito'
+      'estar hay no muy favor puedes puede quiero quisiera necesito cuánto cuánta cuántos cuántas'
     )
       .split(' ')
       .map(fold),
@@ -56,7 +56,7 @@ export const STOP_WORDS: Readonly<Record<Language, ReadonlySet<string>>> = {
     (
       'der die das den dem des ein eine einen einem einer und oder aber in im an am auf für mit ohne von vom zu zum zur bei nach über ' +
       'ich du er sie es wir ihr mich mir dich dir uns euch mein meine dein deine sein seine ist sind war bin bist nicht kein keine ' +
-      'was wer wie wann wo warum bitte kannst können könnte möchte will ich'
+      'was wer wie wann wo warum bitte kannst können könnte möchte will ich als beim vom ins alle allen'
     )
       .split(' ')
       .map(fold),
@@ -65,7 +65,7 @@ export const STOP_WORDS: Readonly<Record<Language, ReadonlySet<string>>> = {
     (
       'o a os as um uma uns umas do da dos das de no na nos nas em e ou mas com sem para por pelo pela meu minha meus minhas seu sua ' +
       'eu tu ele ela nós vocês eles elas me te se lhe que qual quem como quando onde é são está estão ser estar não muito favor ' +
-      'pode podes quero gostaria preciso você'
+      'pode podes quero gostaria preciso você ao aos quanto quanta quantos quantas'
     )
       .split(' ')
       .map(fold),
@@ -74,7 +74,7 @@ export const STOP_WORDS: Readonly<Record<Language, ReadonlySet<string>>> = {
     (
       'il lo la i gli le un uno una di del della dei delle da dal dalla a al alla ai agli in nel nella su sul sulla per con senza e o ma mio mia miei ' +
       'mie tuo tua suo sua io tu lui lei noi voi loro mi ti si ci vi che chi come quando dove perché è sono sta stanno essere non ' +
-      'molto favore puoi può voglio vorrei devo'
+      'molto favore puoi può voglio vorrei devo quanto quanta quanti quante qual quale'
     )
       .split(' ')
       .map(fold),

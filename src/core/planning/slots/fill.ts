@@ -111,6 +111,19 @@ export function fillArguments(inputSchema: JsonSchema, context: FillContext): Fi
     }
   }
 
+  // A file name written after "to", "into" or "as" goes to a parameter that names a file ("rename a.txt to b.txt", "zip … into bundle.zip").
+  for (const param of params) {
+    if (param.type !== 'string' || input[param.name] !== undefined || !param.nameWords.includes('name')) continue;
+    const file = texts.find(
+      (m) =>
+        m.kind === 'path' &&
+        !String(m.value).includes('/') &&
+        !overlaps(m.start, m.end, taken) &&
+        /^(to|into|as|called|named|in|en|nach|zu|para|in)$/.test(tokens.filter((t) => t.end <= m.start).at(-1)?.word ?? ''),
+    );
+    if (file) set(param, from(file, file.value, 'the file name written in the request'));
+  }
+
   // 2. Dates and times, in the order written; "return", "end", "check out" take a later one than their pair.
   const dated = params.filter((p) => input[p.name] === undefined && dateKind(p));
   const ordered = [...dated.filter((p) => !p.nameWords.some((w) => LATER.test(w))), ...dated.filter((p) => p.nameWords.some((w) => LATER.test(w)))];

@@ -14,7 +14,7 @@ import { dateKind, overlaps, type Filled, type Mention, type Param } from './typ
 import { isRequestVerb } from './verbs.ts';
 
 /** Words that introduce a name in the languages read ("a folder called …", "una carpeta llamada …"). */
-const NAME_INTRODUCERS = /^(called|named|titled|entitled|appelee|appele|llamada|llamado|chamada|chamado|chiamata|chiamato|namens|mentioning|containing)$/;
+const NAME_INTRODUCERS = /^(called|named|titled|entitled|appelee|appele|llamada|llamado|chamada|chamado|chiamata|chiamato|namens|namen|mentioning|containing)$/;
 
 /** Words after which free text begins, and words passed over before it. */
 const TEXT_CONNECTORS = /^(to|that|saying|about|de|d|di|an|que|dass|che|per|pour|para)$/;
@@ -94,7 +94,8 @@ export function fillStrings(
       if (role === 'identifier' && !/^[\p{Lu}\p{N}#]/u.test(clause.slice(words[0]!.start))) continue;
       // A value may end in the parameter's own noun ("in the living room"), and a capitalised name may hold the words that chose the tool ("the Premier League").
       const body = words.length > 1 && param.nameWords.includes(words.at(-1)!.word) ? words.slice(0, -1) : words;
-      const named = body.every((t) => /^[\p{Lu}\p{N}]/u.test(clause.slice(t.start)));
+      // (German writes every noun with a capital: there capitals mark no name.)
+      const named = context.language !== 'de' && body.every((t) => /^[\p{Lu}\p{N}]/u.test(clause.slice(t.start)));
       if (role !== 'text' && body.every((t) => isStopWord(t.word, context.language) || (body === words && context.toolWords.has(t.word)))) continue;
       if (role !== 'text' && !named && body === words && body.some((t) => context.toolWords.has(t.word))) continue;
       // The parameter's own noun written with a capital right before a name is part of it ("the Hotel Artemide").
@@ -113,7 +114,11 @@ export function fillStrings(
   for (const param of byNeed().filter((p) => p.type === 'string' && roleOf(p) !== 'text' && roleOf(p) !== 'identifier')) {
     const phrase = modifierBefore(tokens, param, context.language, tokenTaken);
     if (!phrase) continue;
-    const span = { start: tokens[phrase[0]]!.start, end: tokens[phrase[1]]!.end };
+    // A capitalised name that ends in the parameter's noun keeps it ("Premier League", not "Premier").
+    const capital = (i: number) => /^\p{Lu}/u.test(clause.slice(tokens[i]!.start));
+    const noun = phrase[1] + 1;
+    const named = context.language !== 'de' && capital(noun) && tokens.slice(phrase[0], noun).every((_, k) => capital(phrase[0] + k));
+    const span = { start: tokens[phrase[0]]!.start, end: tokens[named ? noun : phrase[1]]!.end };
     set(param, from(span, clause.slice(span.start, span.end), `the words before "${tokens[phrase[1] + 1]!.raw}"`));
   }
   // Quoted text left over goes to the parameter named right beside it ("my 'Focus' playlist"), else to the
@@ -206,7 +211,8 @@ export function fillStrings(
     // The words that chose the tool end a name ("software engineer jobs", "NBA standings"), unless written with
     // capitals inside a capitalised name ("Premier League table").
     const capitalised = (k: number) => /^\p{Lu}/u.test(clause.slice(tokens[k]!.start));
-    if (!long && context.toolWords.has(tokens[i]!.word) && !(capitalWord && capitalised(i - 1) && i + 1 < tokens.length && !tokenTaken(i + 1))) break;
+    const inName = context.language !== 'de' && capitalWord && capitalised(i - 1) && i + 1 < tokens.length && !tokenTaken(i + 1);
+    if (!long && context.toolWords.has(tokens[i]!.word) && !inName) break;
     if (capitals && !/^[\p{Lu}\p{N}]/u.test(clause.slice(tokens[i]!.start))) break;
     end = i;
   }
@@ -214,6 +220,7 @@ export function fillStrings(
   // A name's capitalised first word may be among those that chose the tool ("book the Hotel Artemide").
   while (
     !text &&
+    context.language !== 'de' &&
     begin > 1 &&
     context.toolWords.has(tokens[begin - 1]!.word) &&
     /^\p{Lu}/u.test(clause.slice(tokens[begin - 1]!.start)) &&

@@ -69,6 +69,8 @@ function tokenIndexAt(tokens: readonly Token[], offset: number): number {
   return i < 0 ? tokens.length : i;
 }
 
+const PERCENT_CUE = stem('percent');
+
 function cueScore(param: Param, mention: Mention, tokens: readonly Token[], prepositions: ReadonlySet<string>): [number, string] {
   let score = 0;
   const reasons: string[] = [];
@@ -95,7 +97,9 @@ function cueScore(param: Param, mention: Mention, tokens: readonly Token[], prep
     score += 3;
     reasons.push(`after "${before.at(-1)}", a ${bound === 'max' ? 'most' : 'least'} value`);
   }
-  if (mention.kind === 'percent') score += words.some((w) => PERCENT.test(w)) ? 3 : -2;
+  // A share written with "%" goes to a parameter named for one, or described in percent ("Brightness in percent").
+  const inPercent = words.some((w) => PERCENT.test(w)) || param.cues.has(PERCENT_CUE);
+  if (mention.kind === 'percent') score += inPercent ? 3 : -2;
   if (mention.kind === 'money') score += words.some((w) => MONEY.test(w)) ? 2 : 0;
   if (mention.kind !== 'percent' && words.some((w) => PERCENT.test(w)) && !words.some((w) => MONEY.test(w))) score -= 1;
   const value = mention.value as number;
