@@ -218,3 +218,28 @@ describe('filling a schema: file names, shares and German nouns', () => {
     });
   });
 });
+
+describe('filling a schema: amounts, ratings and synonyms of a flag', () => {
+  it('does not read an amount of money as a time, and reads "4-star" as four stars', () => {
+    const hotels = z.object({
+      city: z.string(),
+      max_price: z.number().describe('Highest nightly rate').optional(),
+      min_stars: z.number().int().describe('Lowest star rating').optional(),
+    });
+    expect(fill(hotels, '4-star hotels in Rome under $150 a night', { toolWords: new Set(['hotels']) }).input).toEqual({
+      city: 'Rome',
+      max_price: 150,
+      min_stars: 4,
+    });
+    expect(dateMentions('under $150 a night', 'en', NOW)).toEqual([]);
+  });
+
+  it('sets a flag from a word of the same meaning ("direct only" for nonstop)', () => {
+    const flights = z.object({ origin: z.string(), destination: z.string(), nonstop: z.boolean().describe('Only direct flights').optional() });
+    expect(fill(flights, 'flights Dublin to Berlin, direct only', { toolWords: new Set(['flights']) }).input).toEqual({
+      origin: 'Dublin',
+      destination: 'Berlin',
+      nonstop: true,
+    });
+  });
+});

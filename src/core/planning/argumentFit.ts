@@ -50,40 +50,66 @@ export interface FitContext {
 
 /**
  * The folded words that chose a tool, less the values among them and the words it matched only in
- * its examples, parameter descriptions or enum values: those are often values ("kitchen" matched
- * in "apaga las luces de la cocina" is the room to fill, not the action asked for).
+ * its examples: an example request holds values ("kitchen" matched in "apaga las luces de la
+ * cocina" is the room to fill, not the action asked for).
  */
 export function intentWords(query: Query, matched: readonly string[], tool?: ToolDefinition): Set<string> {
   const values = new Set(query.words.filter((w) => w.value).map((w) => w.token.word));
-  const core = tool ? coreTerms(tool) : undefined;
+  const onlyInExamples = tool ? exampleTerms(tool) : undefined;
   const byWord = new Map(query.words.map((w) => [w.token.raw, w]));
   const words = new Set<string>();
   for (const raw of matched) {
     const word = fold(raw);
     if (values.has(word)) continue;
     const terms = byWord.get(raw)?.terms;
-    if (core && terms && !terms.stems.some((t) => core.has(t)) && !terms.groups.some((g) => core.has(g))) continue;
+    // A word the examples have and the tool's own texts do not (by any stem or synonym) is a value of an example.
+    if (onlyInExamples?.size && terms?.stems.some((t) => onlyInExamples.has(t))) {
+      const own = ownTerms(tool!);
+      if (!terms.stems.some((t) => own.has(t)) && !terms.groups.some((g) => own.has(g))) continue;
+    }
     words.add(word);
   }
   return words;
 }
 
-const cores = new WeakMap<ToolDefinition, ReadonlySet<string>>();
+const owns = new WeakMap<ToolDefinition, ReadonlySet<string>>();
+const examples = new WeakMap<ToolDefinition, ReadonlySet<string>>();
 
-/** The stems and synonym groups of a tool's name, description and parameter names: what it does and takes. */
-function coreTerms(tool: ToolDefinition): ReadonlySet<string> {
-  let terms = cores.get(tool);
+/** The stems and synonym groups of a tool's texts other than its examples: name, description, parameters. */
+function ownTerms(tool: ToolDefinition): ReadonlySet<string> {
+  let terms = owns.get(tool);
   if (!terms) {
-    const found = new Set<string>();
-    const names = Object.keys((tool.inputSchema['properties'] as object | undefined) ?? {});
-    for (const text of [identifierWords(tool.name).join(' '), tool.description, ...names.map((n) => identifierWords(n).join(' '))])
-      for (const token of tokenize(text)) {
-        const read = termsOf(token.word, 'en');
-        if (read) for (const term of [...read.stems, ...read.groups]) found.add(term);
-      }
-    cores.set(tool, (terms = found));
+    const properties = (tool.inputSchema['properties'] ?? {}) as Record<string, Record<string, unknown>>;
+    const texts = [identifierWords(tool.name).join(' '), tool.description, ...(tool.aliases ?? [])];
+    for (const [name, schema] of Object.entries(properties)) {
+      texts.push(identifierWords(name).join(' '));
+      if (typeof schema?.['description'] === 'string') texts.push(schema['description']);
+      if (Array.isArray(schema?.['enum'])) texts.push(schema['enum'].filter((v) => typeof v === 'string').join(' '));
+    }
+    owns.set(tool, (terms = termSet(texts)));
   }
   return terms;
+}
+
+/** The stems of a tool's examples that none of its other texts has. */
+function exampleTerms(tool: ToolDefinition): ReadonlySet<string> {
+  let terms = examples.get(tool);
+  if (!terms) {
+    const own = ownTerms(tool);
+    terms = new Set([...termSet(tool.examples ?? [])].filter((t) => !own.has(t)));
+    examples.set(tool, terms);
+  }
+  return terms;
+}
+
+function termSet(texts: readonly string[]): Set<string> {
+  const found = new Set<string>();
+  for (const text of texts)
+    for (const token of tokenize(text)) {
+      const read = termsOf(token.word, 'en');
+      if (read) for (const term of [...read.stems, ...read.groups]) found.add(term);
+    }
+  return found;
 }
 
 /** Fill `tool`'s arguments from the clause and measure how much of the request they account for. */

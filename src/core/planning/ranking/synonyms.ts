@@ -81,6 +81,9 @@ cart basket trolley
 salary wage earn income earnings
 unlock open
 unread new
+nonstop direct
+refundable flexible
+quiet silent quietly
 loan mortgage credit installment
 balance money savings checking
 timer countdown

@@ -5,7 +5,7 @@
  * when the request does not speak to it.
  */
 import { stem } from '../ranking/stem.ts';
-import { translateAny } from '../ranking/synonyms.ts';
+import { groups, translateAny } from '../ranking/synonyms.ts';
 import type { Token } from '../ranking/tokens.ts';
 import type { Filled, Param } from './types.ts';
 
@@ -23,6 +23,8 @@ function meaningStems(param: Param): Set<string> {
   const stems = new Set<string>();
   for (const word of param.nameWords) if (word.length > 2) stems.add(stem(word));
   for (const s of [...stems]) if (generic.has(s)) stems.delete(s);
+  // Words of the same meaning say it too ("direct" for nonstop).
+  for (const s of [...stems]) for (const g of groups(s)) stems.add(`g:${g}`);
   return stems;
 }
 
@@ -55,7 +57,7 @@ export function readBoolean(param: Param, tokens: readonly Token[], offset: numb
     if (opposite && stems.has(stem(opposite[2]!))) {
       return { value: false, start: offset + tokens[i]!.start, end: offset + tokens[i]!.end, reason: `"${tokens[i]!.raw}" says the opposite` };
     }
-    if (!stems.has(stem(word)) && !stems.has(translateAny(word) ?? '')) continue;
+    if (!stems.has(stem(word)) && !stems.has(translateAny(word) ?? '') && !groups(stem(word)).some((g) => stems.has(`g:${g}`))) continue;
     const before = tokens.slice(Math.max(0, i - 3), i).map((t) => t.word);
     const after = tokens[i + 1]?.word;
     const negated = before.some((w) => NEGATIONS.has(w) || w.endsWith("n't")) || after === 'off';

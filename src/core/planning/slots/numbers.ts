@@ -114,7 +114,8 @@ function wordNumbers(text: string, taken: readonly Mention[]): Mention[] {
 }
 
 function unitAfter(text: string, end: number): { unit?: string } {
-  const match = /^\s*([\p{L}][\p{L}-]*)/u.exec(text.slice(end, end + 40));
+  // "4 stars", and "4-star" written with a hyphen.
+  const match = /^(?:\s*|-)([\p{L}][\p{L}-]*)/u.exec(text.slice(end, end + 40));
   return match ? { unit: fold(match[1]!) } : {};
 }
 
