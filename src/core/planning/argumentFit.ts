@@ -14,6 +14,7 @@ import { termsOf } from './ranking/terms.ts';
 import type { ToolIndex } from './ranking/toolIndex.ts';
 import { fillArguments, type FillResult } from './slots/fill.ts';
 import { isRequestVerb } from './slots/verbs.ts';
+import { openingIndex } from './slots/fillStrings.ts';
 import { readClause } from './slots/clauseReading.ts';
 import { mayNameDate } from './slots/dates.ts';
 import { describedPrepositions } from './slots/numberSlots.ts';
@@ -174,10 +175,12 @@ function fillAndFit(tool: ToolDefinition, toolWords: ReadonlySet<string>, contex
   const values = new Set(context.query.words.filter((w) => w.value).map((w) => w.token.start));
   let leftover = 0;
   let taken = 0;
-  for (const token of readClause(context.clause, context.query.language, context.now, false).tokens) {
+  const tokens = readClause(context.clause, context.query.language, context.now, false).tokens;
+  const lead = openingIndex(tokens, { language: context.query.language });
+  for (const [i, token] of tokens.entries()) {
     if (toolWords.has(token.word) || isStopWord(token.word, context.query.language)) continue;
-    // The verb a request starts with asks for an action; no tool's arguments take it.
-    if (token.start === 0 && isRequestVerb(token.word, context.query.language)) continue;
+    // The verb a request opens with asks for an action; no tool's arguments take it.
+    if (i === lead && isRequestVerb(token.word, context.query.language)) continue;
     const weight = values.has(token.start) || /\d/.test(token.word) ? VALUE_WEIGHT : 1;
     leftover += weight;
     if (spans.some((s) => token.start >= s.start && token.end <= s.end)) taken += weight;

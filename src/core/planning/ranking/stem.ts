@@ -56,7 +56,7 @@ export const STOP_WORDS: Readonly<Record<Language, ReadonlySet<string>>> = {
     (
       'der die das den dem des ein eine einen einem einer und oder aber in im an am auf für mit ohne von vom zu zum zur bei nach über ' +
       'ich du er sie es wir ihr mich mir dich dir uns euch mein meine dein deine sein seine ist sind war bin bist nicht kein keine ' +
-      'was wer wie wann wo warum bitte kannst können könnte möchte will ich als beim vom ins alle allen'
+      'was wer wie wann wo warum bitte kannst können könnte möchte will ich als beim vom ins alle allen hat habe'
     )
       .split(' ')
       .map(fold),
@@ -74,7 +74,7 @@ export const STOP_WORDS: Readonly<Record<Language, ReadonlySet<string>>> = {
     (
       'il lo la i gli le un uno una di del della dei delle da dal dalla a al alla ai agli in nel nella su sul sulla per con senza e o ma mio mia miei ' +
       'mie tuo tua suo sua io tu lui lei noi voi loro mi ti si ci vi che chi come quando dove perché è sono sta stanno essere non ' +
-      'molto favore puoi può voglio vorrei devo quanto quanta quanti quante qual quale'
+      'molto favore puoi può voglio vorrei devo quanto quanta quanti quante qual quale ha hanno'
     )
       .split(' ')
       .map(fold),

@@ -120,7 +120,8 @@ ville=city photo=photo image=image document=document note=note liste=list tâche
 adresse=address itinéraire=route carte=map distance=distance traduction=translation mot=word texte=text nombre=number somme=sum
 soustraire=subtract multiplier=multiply diviser=divide résumer=summarize compter=count souvenir=remember mémoriser=remember
 rembourser=refund remboursement=refund livraison=delivery colis=package suivre=track
-traduis=translate traduisez=translate litre=liter litres=liter gallon=gallon gallons=gallon postuler=apply postule=apply candidature=application candidater=apply heures=time salaire=salary gagne=earn gagner=earn déverrouiller=unlock déverrouille=unlock verrouille=lock éteins=off allume=on annule=cancel envoie=send réserve=book achète=buy supprime=delete cherche=search trouve=find affiche=show montre=show calcule=calculate convertis=convert rappelle=remind paie=pay payer=pay dépenses=spending opérations=transaction`,
+traduis=translate traduisez=translate litre=liter litres=liter gallon=gallon gallons=gallon postuler=apply postule=apply candidature=application candidater=apply heures=time salaire=salary gagne=earn gagner=earn déverrouiller=unlock déverrouille=unlock verrouille=lock éteins=off allume=on annule=cancel envoie=send réserve=book achète=buy supprime=delete cherche=search trouve=find affiche=show montre=show calcule=calculate convertis=convert rappelle=remind paie=pay payer=pay dépenses=spending opérations=transaction
+événement=event événements=event prends=take prendre=take prends-moi=take`,
   es: `año=year años=year personas=people persona=person noches=night noche=night entradas=ticket plazas=seat
 retraso=delay estado=status carrito=cart cesta=cart aspiradora=vacuum calefacción=heating termostato=thermostat grados=degree salón=living dormitorio=bedroom cocina=kitchen
 préstamo=loan hipoteca=mortgage cuota=payment interés=interest tasa=rate bolsa=stock factura=bill cine=cinema sesión=showtime aleatorio=shuffle temporizador=timer
@@ -143,7 +144,8 @@ hoy=today ciudad=city foto=photo imagen=image documento=document nota=note lista
 llamar=call dirección=address ruta=route mapa=map distancia=distance traducción=translation palabra=word texto=text número=number
 suma=sum sumar=add restar=subtract multiplicar=multiply dividir=divide resumir=summarize contar=count reembolso=refund envío=shipping
 paquete=package rastrear=track
-avisos=alert aviso=alert alerta=alert alertas=alert meteorológicos=weather meteorológico=weather meteorológicas=weather envíale=send envía=send envia=send manda=send mándale=send recuérdame=remind recuerdame=remind horas=time salario=salary sueldo=salary desbloquea=unlock bloquea=lock movimientos=transaction gastos=spending traduce=translate tradúceme=translate busca=search encuentra=find muestra=show enséñame=show calcula=calculate convierte=convert paga=pay reserva=book compra=buy borra=delete elimina=delete cancela=cancel enciende=on apaga=off pon=set resultado=score marcador=score`,
+avisos=alert aviso=alert alerta=alert alertas=alert meteorológicos=weather meteorológico=weather meteorológicas=weather envíale=send envía=send envia=send manda=send mándale=send recuérdame=remind recuerdame=remind horas=time salario=salary sueldo=salary desbloquea=unlock bloquea=lock movimientos=transaction gastos=spending traduce=translate tradúceme=translate busca=search encuentra=find muestra=show enséñame=show calcula=calculate convierte=convert paga=pay reserva=book compra=buy borra=delete elimina=delete cancela=cancel enciende=on apaga=off pon=set resultado=score marcador=score
+evento=event eventos=event`,
   de: `jahr=year jahre=year jahren=year personen=people person=person nächte=night nacht=night karten=ticket plätze=seat
 verspätung=delay status=status warenkorb=cart korb=cart staubsauger=vacuum heizung=heating thermostat=thermostat grad=degree wohnzimmer=living schlafzimmer=bedroom bad=bathroom
 küche=kitchen kredit=loan darlehen=loan rate=payment zins=interest zinsen=interest aktienkurs=stock börse=stock rechnung=bill kino=cinema vorstellung=showtime zufällig=shuffle
@@ -168,7 +170,8 @@ heute=today stadt=city foto=photo bild=image dokument=document notiz=note liste=
 anrufen=call adresse=address route=route karte=map entfernung=distance übersetzung=translation wort=word wörter=words text=text
 zahl=number summe=sum addieren=add subtrahieren=subtract multiplizieren=multiply dividieren=divide teilen=divide
 zusammenfassen=summarize zählen=count merken=remember rückerstattung=refund lieferung=delivery paket=package verfolgen=track
-spät=time uhr=time umsätze=transaction umsatz=transaction buchungen=transaction ausgaben=spending verriegle=lock verriegeln=lock verriegel=lock entriegeln=unlock entriegle=unlock aufschließen=unlock ungelesene=unread ungelesen=unread ungelesenen=unread e-mails=email mails=email benenne=rename benennen=rename verschiebe=move verschieben=move verbindung=connection verbindungen=connection wegbeschreibung=directions gehalt=salary verdient=earn verdienen=earn tür=door türen=door such=search suche=search zeig=show zeige=show rechne=calculate berechne=calculate buche=book kaufe=buy lösche=delete storniere=cancel schicke=send sende=send erinnere=remind bezahle=pay zahle=pay spiele=play stell=set stelle=set schalte=switch`,
+spät=time uhr=time umsätze=transaction umsatz=transaction buchungen=transaction ausgaben=spending verriegle=lock verriegeln=lock verriegel=lock entriegeln=unlock entriegle=unlock aufschließen=unlock ungelesene=unread ungelesen=unread ungelesenen=unread e-mails=email mails=email benenne=rename benennen=rename verschiebe=move verschieben=move verbindung=connection verbindungen=connection wegbeschreibung=directions gehalt=salary verdient=earn verdienen=earn tür=door türen=door such=search suche=search zeig=show zeige=show rechne=calculate berechne=calculate buche=book kaufe=buy lösche=delete storniere=cancel schicke=send sende=send erinnere=remind bezahle=pay zahle=pay spiele=play stell=set stelle=set schalte=switch
+veranstaltung=event ereignis=event`,
   pt: `ano=year anos=year pessoas=people pessoa=person noites=night noite=night bilhetes=ticket lugares=seat
 atraso=delay estado=status carrinho=cart cesto=cart aspirador=vacuum aquecimento=heating termostato=thermostat graus=degree sala=living quarto=bedroom cozinha=kitchen
 empréstimo=loan hipoteca=mortgage prestação=payment juros=interest taxa=rate bolsa=stock fatura=bill cinema=cinema sessão=showtime aleatório=shuffle temporizador=timer
@@ -191,7 +194,8 @@ data=date dia=day amanhã=tomorrow hoje=today cidade=city foto=photo imagem=imag
 tarefa=task contato=contact telefone=phone endereço=address rota=route mapa=map distância=distance tradução=translation
 palavra=word texto=text número=number soma=sum somar=add subtrair=subtract multiplicar=multiply dividir=divide resumir=summarize
 contar=count reembolso=refund entrega=delivery pacote=package rastrear=track
-horas=time hora=time destranca=unlock destrancar=unlock tranca=lock trancar=lock salário=salary porta=door luzes=light luz=light acende=on acender=on apaga=off apagar=off traduz=translate traduzir=translate procura=search procurar=search encontra=find mostra=show mostrar=show calcula=calculate converte=convert reserva=book compra=buy apaga=delete cancela=cancel envia=send manda=send lembra=remind paga=pay põe=set coloca=set toca=play`,
+horas=time hora=time destranca=unlock destrancar=unlock tranca=lock trancar=lock salário=salary porta=door luzes=light luz=light acende=on acender=on apaga=off apagar=off traduz=translate traduzir=translate procura=search procurar=search encontra=find mostra=show mostrar=show calcula=calculate converte=convert reserva=book compra=buy apaga=delete cancela=cancel envia=send manda=send lembra=remind paga=pay põe=set coloca=set toca=play
+evento=event eventos=event`,
   it: `anno=year anni=year persone=people persona=person notti=night notte=night biglietti=ticket posti=seat
 ritardo=delay stato=status carrello=cart aspirapolvere=vacuum riscaldamento=heating termostato=thermostat gradi=degree soggiorno=living camera=bedroom cucina=kitchen
 prestito=loan mutuo=mortgage rata=payment interesse=interest tasso=rate borsa=stock bolletta=bill fattura=bill cinema=cinema spettacolo=showtime casuale=shuffle timer=timer
@@ -215,7 +219,8 @@ nota=note lista=list elenco=list compito=task contatto=contact telefono=phone ch
 mappa=map distanza=distance traduzione=translation parola=word testo=text numero=number somma=sum sommare=add sottrarre=subtract
 moltiplicare=multiply dividere=divide riassumere=summarize contare=count rimborso=refund consegna=delivery pacco=package
 tracciare=track
-ore=time ora=time spegni=off spegnere=off accendi=on accendere=on bagno=bathroom luci=light luce=light cento=percent percentuale=percent calcola=calculate calcolare=calculate serratura=lock porta=door chiudi=lock apri=unlock traduci=translate tradurre=translate stipendio=salary guadagna=earn cerca=search trova=find mostra=show mostrami=show prenota=book compra=buy cancella=delete annulla=cancel invia=send manda=send ricordami=remind ricorda=remind paga=pay pagare=pay metti=set imposta=set riproduci=play suona=play`,
+ore=time ora=time spegni=off spegnere=off accendi=on accendere=on bagno=bathroom luci=light luce=light cento=percent percentuale=percent calcola=calculate calcolare=calculate serratura=lock porta=door chiudi=lock apri=unlock traduci=translate tradurre=translate stipendio=salary guadagna=earn cerca=search trova=find mostra=show mostrami=show prenota=book compra=buy cancella=delete annulla=cancel invia=send manda=send ricordami=remind ricorda=remind paga=pay pagare=pay metti=set imposta=set riproduci=play suona=play
+evento=event eventi=event`,
 };
 
 /** English stem → the groups it belongs to (by the stem of each group's first word). */

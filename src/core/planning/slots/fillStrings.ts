@@ -153,6 +153,8 @@ export function fillStrings(
       return;
     }
   }
+  // The verb the request opens with comes after its function words ("I need to see a dermatologist").
+  const lead = openingIndex(tokens, context);
   // What is left once the words asking for the tool are set aside, unless it only points elsewhere ("the README").
   const rest: number[] = [];
   tokens.forEach((token, i) => {
@@ -170,7 +172,7 @@ export function fillStrings(
         after = i + 1;
         break;
       }
-      if (tokenTaken(i) || context.toolWords.has(word) || TEXT_SKIP.test(word) || (i === 0 && isRequestVerb(word, context.language))) continue;
+      if (tokenTaken(i) || context.toolWords.has(word) || TEXT_SKIP.test(word) || (i === lead && isRequestVerb(word, context.language))) continue;
       after = i;
       break;
     }
@@ -186,7 +188,7 @@ export function fillStrings(
     const firstContent = rest.findIndex(
       (i) =>
         !isStopWord(tokens[i]!.word, context.language) &&
-        !(i === 0 && isRequestVerb(tokens[i]!.word, context.language)) &&
+        !(i === lead && isRequestVerb(tokens[i]!.word, context.language)) &&
         !NAME_INTRODUCERS.test(tokens[i]!.word),
     );
     if (firstContent < 0) return;
@@ -241,4 +243,10 @@ export function fillStrings(
   const possessive = !text && /['’]s$/.test(tokens[end]!.raw) ? 2 : 0;
   const span = { start: tokens[begin]!.start, end: tokens[end]!.end - possessive };
   set(target, from(span, clause.slice(span.start, span.end), 'the rest of the request, past the words that chose the tool'));
+}
+
+/** Index of the clause's first token that is not a function word: where its verb stands, if it opens with one. */
+export function openingIndex(tokens: readonly Token[], context: Pick<FillContext, 'language'>): number {
+  const at = tokens.findIndex((t) => !isStopWord(t.word, context.language));
+  return at < 0 ? 0 : at;
 }
