@@ -155,7 +155,8 @@ export function scoreTools(index: ToolIndex, query: Query): ToolScore[] {
         if (list) for (const [position, x] of list) raise(position, GROUP_DISCOUNT * saturate(x));
       }
     matchFamily(index, word, raise);
-    if (!exact) matchNearWords(index, word, query.language, raise);
+    // A name, a date word or quoted text is not a misspelt tool word.
+    if (!exact && !word.value) matchNearWords(index, word, query.language, raise);
     const weight = word.value ? VALUE_DISCOUNT * word.terms.weight : word.terms.weight;
     for (const position of touched) {
       const scored = entry(position);

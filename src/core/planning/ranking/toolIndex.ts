@@ -222,11 +222,15 @@ export const MIN_PREFIX = 6;
 const recent: ToolIndex[] = [];
 const RECENT_LIMIT = 8;
 
+function sameTools(indexed: readonly IndexedTool[], tools: readonly ToolDefinition[]): boolean {
+  if (indexed.length !== tools.length) return false;
+  for (let i = 0; i < tools.length; i++) if (indexed[i]!.tool !== tools[i]) return false;
+  return true;
+}
+
 /** The index of `tools`, reused while the same tool definitions are asked for again. */
 export function indexTools(tools: readonly ToolDefinition[]): ToolIndex {
-  for (const index of recent) {
-    if (index.tools.length === tools.length && index.tools.every((t, i) => t.tool === tools[i])) return index;
-  }
+  for (const index of recent) if (sameTools(index.tools, tools)) return index;
   const entries = tools.map(indexTool);
   const postings = new Map<string, Array<readonly [number, number]>>();
   const nearWords = new Map<string, string[]>();
