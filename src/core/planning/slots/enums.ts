@@ -32,17 +32,22 @@ for (const line of [
 }
 
 // Request words meet the same enum words plan after plan: each pair is judged once (bounded).
-const judged = new Map<string, number>();
+const judged = new Map<string, Map<string, number>>();
+let judgedCount = 0;
 const MAX_JUDGED = 20_000;
 
 /** How close a request word is to an option word: 3 same, 2 same stem, 1.5 typo, 1 same group, 0 none. */
 function closeness(word: string, option: string): number {
-  const key = `${word}\u0000${option}`;
-  let score = judged.get(key);
+  let byOption = judged.get(word);
+  if (!byOption) judged.set(word, (byOption = new Map()));
+  let score = byOption.get(option);
   if (score === undefined) {
     score = judge(word, option);
-    if (judged.size >= MAX_JUDGED) judged.clear();
-    judged.set(key, score);
+    if (++judgedCount > MAX_JUDGED) {
+      judged.clear();
+      judgedCount = 0;
+    }
+    byOption.set(option, score);
   }
   return score;
 }
@@ -80,12 +85,16 @@ export function chooseOption(
   taken: ReadonlyArray<{ start: number; end: number }>,
 ): Filled | undefined {
   let best: { option: string; score: number; start: number; end: number } | undefined;
+  // Whether each token is inside a value another parameter took: read once, not per option.
+  const free = tokens.map((token) => !taken.some((t) => token.start < t.end && token.end > t.start));
   for (const option of options) {
     const words = optionWords(option);
     if (words.length === 0) continue;
     for (let i = 0; i + words.length <= tokens.length; i++) {
-      const span = tokens.slice(i, i + words.length);
-      if (taken.some((t) => span[0]!.start < t.end && span.at(-1)!.end > t.start)) continue;
+      let open = true;
+      for (let k = 0; k < words.length && open; k++) open = free[i + k]!;
+      if (!open) continue;
+      const span = words.length === 1 ? [tokens[i]!] : tokens.slice(i, i + words.length);
       let score = 0;
       for (let k = 0; k < words.length; k++) {
         const c = closeness(span[k]!.word, words[k]!);
