@@ -7,12 +7,9 @@ import { guessLanguage, stem, type Language } from './stem.ts';
 import { termsOf, type WordTerms } from './terms.ts';
 import { tokenize, type Token } from './tokens.ts';
 import { editDistance } from './editDistance.ts';
-import { deletions, MIN_PREFIX, type ToolIndex } from './toolIndex.ts';
+import { deletions, MIN_PREFIX, type Posting, type ToolIndex } from './toolIndex.ts';
 
-/** BM25 saturation. */
-const K1 = 1.2;
-/** The most one word can add, per unit of weight: a perfect match saturates here. */
-export const SATURATION = K1 + 1;
+export { SATURATION } from './toolIndex.ts';
 /** How much a synonym-group match counts against an exact stem match. */
 const GROUP_DISCOUNT = 0.6;
 /** How much a word one letter away from a tool's word counts. */
@@ -120,10 +117,6 @@ export function readQuery(text: string): Query {
   return { language, words, folded, question };
 }
 
-function saturate(x: number): number {
-  return (x * SATURATION) / (x + K1);
-}
-
 /**
  * Score the tools of `index` against `query`: the tools that match at least one word (or that
  * the clause names), each once. A word that occurs twice in the clause counts once.
@@ -145,14 +138,16 @@ export function scoreTools(index: ToolIndex, query: Query): ToolScore[] {
     let exact = false;
     for (const term of word.terms.stems) {
       const list = index.postings.get(term);
-      if (list) for (const [position, x] of list) raise(position, saturate(x));
-      if (list) exact = true;
+      if (list) {
+        for (let i = 0; i < list.positions.length; i++) raise(list.positions[i]!, list.saturated[i]!);
+        exact = true;
+      }
     }
     // A synonym of a word that says little adds less than it costs to look up.
     if (word.terms.weight >= 1)
       for (const term of word.terms.groups) {
         const list = index.postings.get(term);
-        if (list) for (const [position, x] of list) raise(position, GROUP_DISCOUNT * saturate(x));
+        if (list) for (let i = 0; i < list.positions.length; i++) raise(list.positions[i]!, GROUP_DISCOUNT * list.saturated[i]!);
       }
     matchFamily(index, word, raise);
     // A name, a date word or quoted text is not a misspelt tool word.
@@ -178,6 +173,11 @@ export function scoreTools(index: ToolIndex, query: Query): ToolScore[] {
   return scores.filter((s): s is ToolScore => s !== undefined);
 }
 
+/** Raise each tool of a posting list to its saturated match, discounted. */
+function raiseAll(list: Posting | undefined, discount: number, raise: (position: number, value: number) => void): void {
+  if (list) for (let i = 0; i < list.positions.length; i++) raise(list.positions[i]!, discount * list.saturated[i]!);
+}
+
 /**
  * Words of one family whose stems differ ("percent" / "percentage", "calendar" / "calendars'"):
  * a stem of {@link MIN_PREFIX} letters or more meets the tools' stems it begins, and those it
@@ -186,10 +186,8 @@ export function scoreTools(index: ToolIndex, query: Query): ToolScore[] {
 function matchFamily(index: ToolIndex, word: QueryWord, raise: (position: number, value: number) => void): void {
   for (const term of word.terms.stems) {
     if (term.length < MIN_PREFIX || term.includes(':')) continue;
-    for (const longer of index.extensions.get(term) ?? [])
-      for (const [position, x] of index.postings.get(longer) ?? []) raise(position, FAMILY_DISCOUNT * saturate(x));
-    for (let k = MIN_PREFIX; k < term.length; k++)
-      for (const [position, x] of index.postings.get(term.slice(0, k)) ?? []) raise(position, FAMILY_DISCOUNT * saturate(x));
+    for (const longer of index.extensions.get(term) ?? []) raiseAll(index.postings.get(longer), FAMILY_DISCOUNT, raise);
+    for (let k = MIN_PREFIX; k < term.length; k++) raiseAll(index.postings.get(term.slice(0, k)), FAMILY_DISCOUNT, raise);
   }
 }
 
@@ -202,7 +200,7 @@ function matchNearWords(index: ToolIndex, word: QueryWord, language: Language, r
     if (candidate === word.token.word || editDistance(candidate, word.token.word, 1) > 1) continue;
     const terms = termsOf(candidate, language) ?? termsOf(candidate, 'en');
     if (!terms) continue;
-    for (const term of terms.stems) for (const [position, x] of index.postings.get(term) ?? []) raise(position, TYPO_DISCOUNT * saturate(x));
+    for (const term of terms.stems) raiseAll(index.postings.get(term), TYPO_DISCOUNT, raise);
   }
 }
 

@@ -164,11 +164,27 @@ function changesWorld(nameWords: readonly string[], description: string): boolea
   return [...nameWords, first].some((word) => WORLD_CHANGING.test(word));
 }
 
+/** BM25 saturation. */
+const K1 = 1.2;
+/** The most one word can add, per unit of weight: a perfect match saturates here. */
+export const SATURATION = K1 + 1;
+
+/** A BM25F pseudo-frequency saturated: what one matched word adds per unit of weight. */
+export function saturate(x: number): number {
+  return (x * SATURATION) / (x + K1);
+}
+
+/** The tools of one term: positions in the index and each one's saturated match, side by side. */
+export interface Posting {
+  positions: readonly number[];
+  saturated: readonly number[];
+}
+
 /** An inverted index over a list of tools. */
 export interface ToolIndex {
   tools: readonly IndexedTool[];
-  /** Term → (position in `tools`, pseudo-frequency). */
-  postings: ReadonlyMap<string, ReadonlyArray<readonly [number, number]>>;
+  /** Term → the tools that have it and their saturated BM25F match. */
+  postings: ReadonlyMap<string, Posting>;
   /** Each word of the tools' texts (5 letters or more) and each of its one-letter deletions → the words: typo look-ups. */
   nearWords: ReadonlyMap<string, readonly string[]>;
   /**
@@ -232,14 +248,14 @@ function sameTools(indexed: readonly IndexedTool[], tools: readonly ToolDefiniti
 export function indexTools(tools: readonly ToolDefinition[]): ToolIndex {
   for (const index of recent) if (sameTools(index.tools, tools)) return index;
   const entries = tools.map(indexTool);
-  const postings = new Map<string, Array<readonly [number, number]>>();
+  const postings = new Map<string, { positions: number[]; saturated: number[] }>();
   const nearWords = new Map<string, string[]>();
   const extensions = new Map<string, string[]>();
   entries.forEach((entry, position) => {
     for (const [term, value] of entry.terms) {
       let list = postings.get(term);
       if (!list) {
-        postings.set(term, (list = []));
+        postings.set(term, (list = { positions: [], saturated: [] }));
         // English stems only: groups (`g:`) and other languages' stems (`fr:`) have families of their own.
         if (!term.includes(':'))
           for (let k = MIN_PREFIX; k < term.length; k++) {
@@ -249,7 +265,8 @@ export function indexTools(tools: readonly ToolDefinition[]): ToolIndex {
             else longer.push(term);
           }
       }
-      list.push([position, value]);
+      list.positions.push(position);
+      list.saturated.push(saturate(value));
     }
     for (const word of entry.words) {
       for (const key of deletions(word)) {
