@@ -184,28 +184,34 @@ export function decide(
   const opening = openingVerb(query);
   const saysAction = (verbs: ReadonlyArray<readonly string[]>) =>
     verbs.length === 0 || !stated || verbs.some((terms) => terms.some((term) => stated.has(term)));
+  // Each tool's evidence: its match, less for a tool with side effects and for one whose action the clause does not ask for.
+  const adjusted: ToolScore[] = [];
+  for (const raw of scores) {
+    if (raw.score <= 0) continue;
+    const { sideEffects, verbs } = tools[raw.position]!;
+    // A tool that changes the world needs more evidence, the more so when the clause only asks a question.
+    let factor = sideEffects ? SIDE_EFFECT_FACTOR * (query.question ? QUESTION_FACTOR : 1) : 1;
+    // A tool whose name's action the clause does not ask for serves another request about the same things.
+    if (!raw.named && !saysAction(verbs)) factor *= OTHER_ACTION_FACTOR;
+    // A clause that opens with an action the tool does not match asks for something else ("print the document", "mute the chat").
+    if (!raw.named && opening !== undefined && !raw.matched.includes(opening)) factor *= UNMATCHED_VERB_FACTOR;
+    adjusted.push(
+      factor === 1 ? raw : { position: raw.position, score: raw.score * factor, matchedWeight: raw.matchedWeight, matched: raw.matched, named: raw.named },
+    );
+  }
   // Only the tools near the top can be chosen or shown: the rest is not worth weighing.
-  const top24 = scores.length > TOP ? topScores(scores, TOP) : scores;
-  const ranked: RankedTool[] = top24
-    .filter((score) => score.score > 0)
-    .map((raw) => {
-      const { tool, sideEffects, verbs } = tools[raw.position]!;
-      // A tool that changes the world needs more evidence, the more so when the clause only asks a question.
-      let factor = sideEffects ? SIDE_EFFECT_FACTOR * (query.question ? QUESTION_FACTOR : 1) : 1;
-      // A tool whose name's action the clause does not ask for serves another request about the same things.
-      if (!raw.named && !saysAction(verbs)) factor *= OTHER_ACTION_FACTOR;
-      // A clause that opens with an action the tool does not match asks for something else ("print the document", "mute the chat").
-      if (!raw.named && opening !== undefined && !raw.matched.includes(opening)) factor *= UNMATCHED_VERB_FACTOR;
-      const score = factor === 1 ? raw : { ...raw, score: raw.score * factor };
-      const coverage = intent > 0 ? Math.min(1, score.matchedWeight / intent) : 0;
-      // Relevance is the share of the clause's informative words the tool matched.
-      const similarity = round(coverage);
-      const preference = round(
-        (weights.similarityWeight * similarity + weights.costWeight * (1 - tool.cost / maxCost) + weights.latencyWeight * (1 - tool.latency / maxLatency)) /
-          weightSum,
-      );
-      return { position: score.position, similarity, preference, score, coverage };
-    });
+  const top24 = adjusted.length > TOP ? topScores(adjusted, TOP) : adjusted;
+  const ranked: RankedTool[] = top24.map((score) => {
+    const { tool } = tools[score.position]!;
+    const coverage = intent > 0 ? Math.min(1, score.matchedWeight / intent) : 0;
+    // Relevance is the share of the clause's informative words the tool matched.
+    const similarity = round(coverage);
+    const preference = round(
+      (weights.similarityWeight * similarity + weights.costWeight * (1 - tool.cost / maxCost) + weights.latencyWeight * (1 - tool.latency / maxLatency)) /
+        weightSum,
+    );
+    return { position: score.position, similarity, preference, score, coverage };
+  });
   const byRelevance = ranked.sort((a, b) => b.score.score - a.score.score || a.position - b.position);
   const top = byRelevance[0];
   if (!top) return { accepted: false, code: 'no_match', message: 'no word of the request matches any tool', ranked: [] };
