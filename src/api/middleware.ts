@@ -166,7 +166,8 @@ export function installSecurityChain(app: OpenAPIHono<ApiEnv>, options: Security
   // A plain condition rather than `hono/combine`'s `except`, which composes its middleware anew
   // on every request (measured: a fifth of the throughput of GET /v1/health).
   const limit = timeout(options.requestTimeoutMs ?? 30_000, () => new HTTPException(504, { message: 'the request took too long' }));
-  app.use('*', (c, next) => (isStream(c) ? next() : limit(c, next)));
+  // Health answers at once from memory: a timer per probe would only cost it (measured: about a tenth of its rate).
+  app.use('*', (c, next) => (isStream(c) || (c.req.method === 'GET' && c.req.path === '/v1/health') ? next() : limit(c, next)));
   const addressOf = (c: Context) => options.clientAddress?.(c) ?? 'unknown';
   // Keyed by who the caller is, never by what it says: a valid token's principal, else its
   // address. (Each unknown token must not get a bucket of its own.)
