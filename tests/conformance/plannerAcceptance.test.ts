@@ -157,6 +157,26 @@ describe('planner: bad input gives a plan or a refusal, never an exception', () 
     expect(plan('add 1 and 2', tools)).toMatchObject({ steps: [], stopReason: 'no_relevant_tool' });
   });
 
+  it('reads words named like Object.prototype members as words, in requests and in parameter names', () => {
+    const tools = new ToolRegistry();
+    tools.register('demo', 'countdown', {
+      description: 'Start a countdown timer.',
+      parameters: z.object({ constructor: z.number().describe('Length').optional(), label: z.string().optional() }),
+      handler: () => 1,
+    });
+    tools.register('demo', 'convert_length', {
+      description: 'Convert a length between units.',
+      parameters: z.object({ value: z.number(), from: z.enum(['km', 'm']), to: z.enum(['km', 'm']) }),
+      handler: () => 1,
+    });
+    for (const goal of ['start a countdown called constructor toString valueOf __proto__', 'convert 3 constructor to hasOwnProperty', 'constructor']) {
+      const p = plan(goal, tools);
+      // Every value a plan holds is plain data: JSON keeps it whole.
+      expect(JSON.parse(JSON.stringify(p))).toEqual(p);
+      for (const step of p.steps) for (const value of Object.values(step.input)) expect(typeof value).not.toBe('function');
+    }
+  });
+
   it('never throws on any string (property)', () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 300, unit: 'binary' }), (goal) => {

@@ -258,12 +258,17 @@ export function translate(word: string, language: Language): string | undefined 
 
 /** The English stem a word of any of the lexicon's languages translates to. */
 export function translateAny(word: string): string | undefined {
-  for (const language of foreignOf.keys()) {
-    const found = translate(word, language);
-    if (found !== undefined) return found;
-  }
-  return undefined;
+  const known = anyLanguage.get(word);
+  if (known !== undefined) return known === '' ? undefined : known;
+  let found: string | undefined;
+  for (const language of foreignOf.keys()) if ((found = translate(word, language)) !== undefined) break;
+  if (anyLanguage.size >= 20_000) anyLanguage.clear();
+  anyLanguage.set(word, found ?? '');
+  return found;
 }
+
+/** Words already looked up in every language (memoised, bounded); '' for none. */
+const anyLanguage = new Map<string, string>();
 
 /** The groups (named by stems) an English stem belongs to; empty when none. */
 export function groups(englishStem: string): readonly string[] {

@@ -14,6 +14,7 @@ export interface Token {
   end: number;
 }
 
+const ELISION = /^(?:l|d|j|c|n|m|s|t|qu|dell|all|nell|sull|un)['’](?=\p{L}{2})/u;
 const WORD = /[\p{L}\p{M}\p{N}]+(?:['’][\p{L}]+)?/gu;
 const MARKS = /\p{M}+/gu;
 
@@ -48,13 +49,15 @@ export function tokenize(text: string): Token[] {
   for (const match of source.matchAll(WORD)) {
     let raw = match[0].toLowerCase();
     let start = match.index;
+    const apostrophe = raw.includes("'") || raw.includes('’');
     // French and Italian elide articles and pronouns into the next word: "l'air", "d'un", "dell'anno".
-    const elided = /^(?:l|d|j|c|n|m|s|t|qu|dell|all|nell|sull|un)['’](?=\p{L}{2})/u.exec(raw);
+    const elided = apostrophe ? ELISION.exec(raw) : null;
     if (elided) {
       start += elided[0].length;
       raw = raw.slice(elided[0].length);
     }
-    tokens.push({ word: fold(raw).replace(/’/g, "'"), raw, start, end: match.index + match[0].length });
+    const word = fold(raw);
+    tokens.push({ word: apostrophe ? word.replace(/’/g, "'") : word, raw, start, end: match.index + match[0].length });
   }
   return tokens;
 }

@@ -9,6 +9,7 @@ import { translateAny } from '../ranking/synonyms.ts';
 import { fold, type Token } from '../ranking/tokens.ts';
 import { convertMeasure, durations } from './numbers.ts';
 import type { Filled, Mention, Param } from './types.ts';
+import { wordTable } from '../wordTable.ts';
 
 const REFERENCE =
   /\b(?:result|it|that|this|previous|answer|output|sum|product|total|difference|quotient|le résultat|el resultado|das ergebnis|o resultado|il risultato)\b/i;
@@ -25,7 +26,7 @@ const LOWER_BOUND =
 const MAX_WORDS = /^(max|maximum|most|limit|budget|upto|cap|ceiling|highest)$/;
 const MIN_WORDS = /^(min|minimum|least|lowest|floor)$/;
 
-const TIME_UNITS: Readonly<Record<string, number>> = {
+const TIME_UNITS: Readonly<Record<string, number>> = wordTable({
   seconds: 1,
   secs: 1,
   sec: 1,
@@ -38,7 +39,7 @@ const TIME_UNITS: Readonly<Record<string, number>> = {
   ms: 0.001,
   milliseconds: 0.001,
   days: 86400,
-};
+});
 
 const described = new WeakMap<Param, Map<string, ReadonlySet<string>>>();
 

@@ -7,9 +7,19 @@
 import type { Language } from '../ranking/stem.ts';
 import { fold } from '../ranking/tokens.ts';
 import { overlaps, type Mention } from './types.ts';
+import { wordTable } from '../wordTable.ts';
 
-const CURRENCY_SYMBOLS: Readonly<Record<string, string>> = { $: 'USD', '€': 'EUR', '£': 'GBP', '¥': 'JPY', '₹': 'INR', '₩': 'KRW', r$: 'BRL', chf: 'CHF' };
-const CURRENCY_WORDS: Readonly<Record<string, string>> = {
+const CURRENCY_SYMBOLS: Readonly<Record<string, string>> = wordTable({
+  $: 'USD',
+  '€': 'EUR',
+  '£': 'GBP',
+  '¥': 'JPY',
+  '₹': 'INR',
+  '₩': 'KRW',
+  r$: 'BRL',
+  chf: 'CHF',
+});
+const CURRENCY_WORDS: Readonly<Record<string, string>> = wordTable({
   dollar: 'USD',
   dollars: 'USD',
   usd: 'USD',
@@ -44,9 +54,9 @@ const CURRENCY_WORDS: Readonly<Record<string, string>> = {
   pesos: 'MXN',
   cny: 'CNY',
   yuan: 'CNY',
-};
+});
 
-const WORDS: Readonly<Record<string, number>> = {};
+const WORDS: Readonly<Record<string, number>> = wordTable<number>();
 {
   const lists: ReadonlyArray<readonly string[]> = [
     'zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen'.split(' '),
@@ -65,7 +75,7 @@ const WORDS: Readonly<Record<string, number>> = {};
   Object.assign(table, { dozen: 12, hundred: 100, thousand: 1000, million: 1_000_000 });
 }
 /** Words that say "times N" rather than a number; used only when no number is written. */
-const MULTIPLIERS: Readonly<Record<string, number>> = { double: 2, twice: 2, triple: 3, thrice: 3, halve: 2, half: 2, quadruple: 4 };
+const MULTIPLIERS: Readonly<Record<string, number>> = wordTable({ double: 2, twice: 2, triple: 3, thrice: 3, halve: 2, half: 2, quadruple: 4 });
 
 const DIGITS =
   /(?<![\p{L}\p{N}_.,:])([-−+]?)(\d{1,3}(?:(?:,\d{3})+|(?:\.\d{3})+|(?:[  ]\d{3})+)(?:[.,]\d+)?|\d+(?:[.,]\d+)?)(?:\s?([kK]|M(?!\p{L}))(?![\p{L}]))?(?![\p{N}_]|[.,:]\d|(?:st|nd|rd|th|am|pm|h|er)\b|\p{L}+\d)/gu;
@@ -237,79 +247,81 @@ export function durations(text: string, numbers: readonly Mention[]): Duration[]
 }
 
 /** Units of measure by dimension, as a factor of the dimension's base unit (ml, g, m). */
-const MEASURES: ReadonlyArray<[string, Readonly<Record<string, number>>]> = [
+const MEASURES: ReadonlyArray<[string, Readonly<Record<string, number>>]> = (
   [
-    'volume',
-    {
-      ml: 1,
-      milliliter: 1,
-      milliliters: 1,
-      cl: 10,
-      dl: 100,
-      l: 1000,
-      liter: 1000,
-      liters: 1000,
-      litre: 1000,
-      litres: 1000,
-      litros: 1000,
-      liter_: 1000,
-      gallon: 3785.41,
-      gallons: 3785.41,
-      cup: 240,
-      cups: 240,
-    },
-  ],
-  [
-    'mass',
-    {
-      mg: 0.001,
-      g: 1,
-      gram: 1,
-      grams: 1,
-      gramos: 1,
-      kg: 1000,
-      kilo: 1000,
-      kilos: 1000,
-      kilogram: 1000,
-      kilograms: 1000,
-      lb: 453.592,
-      lbs: 453.592,
-      pound: 453.592,
-      pounds: 453.592,
-      oz: 28.3495,
-      ounce: 28.3495,
-      ounces: 28.3495,
-    },
-  ],
-  [
-    'length',
-    {
-      mm: 0.001,
-      cm: 0.01,
-      centimeter: 0.01,
-      centimeters: 0.01,
-      m: 1,
-      meter: 1,
-      meters: 1,
-      metre: 1,
-      metres: 1,
-      metros: 1,
-      km: 1000,
-      kilometer: 1000,
-      kilometers: 1000,
-      kilometres: 1000,
-      mi: 1609.34,
-      mile: 1609.34,
-      miles: 1609.34,
-      ft: 0.3048,
-      feet: 0.3048,
-      foot: 0.3048,
-      in: 0.0254,
-      inch: 0.0254,
-      inches: 0.0254,
-    },
-  ],
-];
+    [
+      'volume',
+      {
+        ml: 1,
+        milliliter: 1,
+        milliliters: 1,
+        cl: 10,
+        dl: 100,
+        l: 1000,
+        liter: 1000,
+        liters: 1000,
+        litre: 1000,
+        litres: 1000,
+        litros: 1000,
+        liter_: 1000,
+        gallon: 3785.41,
+        gallons: 3785.41,
+        cup: 240,
+        cups: 240,
+      },
+    ],
+    [
+      'mass',
+      {
+        mg: 0.001,
+        g: 1,
+        gram: 1,
+        grams: 1,
+        gramos: 1,
+        kg: 1000,
+        kilo: 1000,
+        kilos: 1000,
+        kilogram: 1000,
+        kilograms: 1000,
+        lb: 453.592,
+        lbs: 453.592,
+        pound: 453.592,
+        pounds: 453.592,
+        oz: 28.3495,
+        ounce: 28.3495,
+        ounces: 28.3495,
+      },
+    ],
+    [
+      'length',
+      {
+        mm: 0.001,
+        cm: 0.01,
+        centimeter: 0.01,
+        centimeters: 0.01,
+        m: 1,
+        meter: 1,
+        meters: 1,
+        metre: 1,
+        metres: 1,
+        metros: 1,
+        km: 1000,
+        kilometer: 1000,
+        kilometers: 1000,
+        kilometres: 1000,
+        mi: 1609.34,
+        mile: 1609.34,
+        miles: 1609.34,
+        ft: 0.3048,
+        feet: 0.3048,
+        foot: 0.3048,
+        in: 0.0254,
+        inch: 0.0254,
+        inches: 0.0254,
+      },
+    ],
+  ] as Array<[string, Record<string, number>]>
+).map(([dimension, units]) => [dimension, wordTable(units)]);
 
 /**
  * `value` written in `unit`, converted to `target` when both are units of one dimension
