@@ -172,3 +172,11 @@ describe('the code_analyzer tool', () => {
     expect(tool.parameters.safeParse({ source: 1 }).success).toBe(false);
   });
 });
+
+describe('code analyzer: module names that are Object.prototype members', () => {
+  it('reports an import of "constructor" or "toString" as a plain import, with a valid severity', async () => {
+    const report = await analyzeCode("import a from 'constructor';\nconst b = require('toString');\nimport c from 'hasOwnProperty';");
+    expect(report.findings.map((f) => f.rule)).not.toContain('process_access');
+    for (const finding of report.findings) expect(['info', 'low', 'medium', 'high', 'critical']).toContain(finding.severity);
+  });
+});

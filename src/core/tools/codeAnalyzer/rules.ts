@@ -60,7 +60,8 @@ function moduleName(specifier: string): string {
 function moduleFindings(node: AstNode, specifier: string): Finding[] {
   const name = moduleName(specifier);
   const found = [findingAt(node, 'module_import', 'info', `imports "${specifier}"`)];
-  const processSeverity = PROCESS_MODULES[name];
+  // Own keys only: a module named "constructor" must not find Object.prototype's.
+  const processSeverity = Object.hasOwn(PROCESS_MODULES, name) ? PROCESS_MODULES[name] : undefined;
   if (processSeverity) found.push(findingAt(node, 'process_access', processSeverity, `loads "${specifier}", which reaches the process`));
   if (FS_MODULES.has(name)) found.push(findingAt(node, 'filesystem_access', 'high', `loads "${specifier}" (file system)`));
   if (NETWORK_MODULES.has(name)) found.push(findingAt(node, 'network_access', 'high', `loads "${specifier}" (network)`));
