@@ -1,4 +1,5 @@
 import { ConflictError, CugarError, NotFoundError, PolicyViolationError, ResourceError, SystemError, ValidationError, toCugarError } from '../core/index.ts';
+import { lookupTable } from '../core/lookupTable.ts';
 
 /** A {@link CugarError} as it crosses a Durable Object call (RPC keeps an error's message, not its class). */
 export type ErrorRecord = ReturnType<CugarError['toJSON']>;
@@ -6,14 +7,14 @@ export type ErrorRecord = ReturnType<CugarError['toJSON']>;
 /** What an object method answers: its value, or the typed error it failed with. */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: ErrorRecord };
 
-const ERROR_CLASSES: Record<string, new (message: string, options: { code: string; details?: unknown; retryable?: boolean }) => CugarError> = {
+const ERROR_CLASSES: Record<string, new (message: string, options: { code: string; details?: unknown; retryable?: boolean }) => CugarError> = lookupTable({
   ValidationError,
   NotFoundError,
   ConflictError,
   PolicyViolationError,
   ResourceError,
   SystemError,
-};
+});
 
 /** The typed error an {@link ErrorRecord} describes: its class by name, else a {@link CugarError} with the same code and failure mode. */
 export function reviveError(record: ErrorRecord): CugarError {

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { ValidationError } from '../errors.ts';
+import { lookupTable } from '../lookupTable.ts';
 
 // ---- reading OTLP/HTTP JSON from any producer
 
@@ -93,7 +94,7 @@ function plainValue(value: unknown): unknown {
 
 const attributesOf = (list: ReadonlyArray<{ key: string; value?: unknown }> | undefined) =>
   Object.fromEntries((list ?? []).map((a) => [a.key, plainValue(a.value)]));
-const STATUS_CODES: Record<string, number> = { STATUS_CODE_UNSET: 0, STATUS_CODE_OK: 1, STATUS_CODE_ERROR: 2 };
+const STATUS_CODES: Record<string, number> = lookupTable({ STATUS_CODE_UNSET: 0, STATUS_CODE_OK: 1, STATUS_CODE_ERROR: 2 });
 
 /**
  * Read an OTLP/HTTP JSON `ExportTraceServiceRequest` (from CUGAr or any OpenTelemetry

@@ -1,4 +1,5 @@
 import { ValidationError } from '../errors.ts';
+import { lookupTable } from '../lookupTable.ts';
 
 /** Largest document accepted, in UTF-16 code units (about 10 MB of text). */
 export const MAX_DOCUMENT_CHARS = 10 * 1024 * 1024;
@@ -6,7 +7,7 @@ export const MAX_DOCUMENT_CHARS = 10 * 1024 * 1024;
 /** The document formats ingest understands, by extension. */
 export const DOCUMENT_EXTENSIONS = ['.txt', '.md', '.markdown', '.html', '.htm', '.json'] as const;
 
-const ENTITIES: Readonly<Record<string, string>> = {
+const ENTITIES: Readonly<Record<string, string>> = lookupTable({
   amp: '&',
   lt: '<',
   gt: '>',
@@ -42,7 +43,7 @@ const ENTITIES: Readonly<Record<string, string>> = {
   deg: '°',
   middot: '·',
   bull: '•',
-};
+});
 
 function decodeEntities(text: string): string {
   return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (match, body: string) => {

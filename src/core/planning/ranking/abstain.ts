@@ -8,7 +8,7 @@ import type { PlanRefusalCode } from '../../schema/plan.ts';
 import type { Query, ToolScore } from './bm25f.ts';
 import { termsOf } from './terms.ts';
 import { DISTINCTIVE_VERB, GENERIC_ACTION, type ToolIndex } from './toolIndex.ts';
-import { wordTable } from '../wordTable.ts';
+import { lookupTable } from '../../lookupTable.ts';
 
 /** Thresholds of the decision; the defaults were set on the development half of the labelled set. */
 export interface EvidenceThresholds {
@@ -132,7 +132,7 @@ const ALSO_NOUNS =
   /^(text|record|archive|order|rate|review|like|call|mark|log|return|charge|store|post|email|set|start|stop|switch|close|open|empty|clear|book)$/;
 
 /** Verbs that state another tool verb's action: "text Jake" sends, "record a run" logs, "add an event" creates it. */
-const ACTION_ALSO: Readonly<Record<string, readonly string[]>> = wordTable({
+const ACTION_ALSO: Readonly<Record<string, readonly string[]>> = lookupTable({
   text: ['send'],
   message: ['send'],
   record: ['log'],

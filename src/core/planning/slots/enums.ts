@@ -7,10 +7,10 @@ import { isStopWord, stem } from '../ranking/stem.ts';
 import { groups } from '../ranking/synonyms.ts';
 import { fold, tokenize, type Token } from '../ranking/tokens.ts';
 import type { Filled } from './types.ts';
-import { wordTable } from '../wordTable.ts';
+import { lookupTable } from '../../lookupTable.ts';
 
 /** Units as people write them → the short forms enums use. */
-const UNITS: Readonly<Record<string, string>> = wordTable<string>();
+const UNITS: Readonly<Record<string, string>> = lookupTable<string>();
 for (const line of [
   'ft feet foot pieds pies fuss',
   'in inch inches pouces pulgadas zoll',

@@ -9,7 +9,7 @@ import { translateAny } from '../ranking/synonyms.ts';
 import { fold, type Token } from '../ranking/tokens.ts';
 import { convertMeasure, durations } from './numbers.ts';
 import type { Filled, Mention, Param } from './types.ts';
-import { wordTable } from '../wordTable.ts';
+import { lookupTable } from '../../lookupTable.ts';
 
 const REFERENCE =
   /\b(?:result|it|that|this|previous|answer|output|sum|product|total|difference|quotient|le résultat|el resultado|das ergebnis|o resultado|il risultato)\b/i;
@@ -26,7 +26,7 @@ const LOWER_BOUND =
 const MAX_WORDS = /^(max|maximum|most|limit|budget|upto|cap|ceiling|highest)$/;
 const MIN_WORDS = /^(min|minimum|least|lowest|floor)$/;
 
-const TIME_UNITS: Readonly<Record<string, number>> = wordTable({
+const TIME_UNITS: Readonly<Record<string, number>> = lookupTable({
   seconds: 1,
   secs: 1,
   sec: 1,

@@ -7,9 +7,9 @@
 import type { Language } from '../ranking/stem.ts';
 import { fold } from '../ranking/tokens.ts';
 import { overlaps, type Mention } from './types.ts';
-import { wordTable } from '../wordTable.ts';
+import { lookupTable } from '../../lookupTable.ts';
 
-const CURRENCY_SYMBOLS: Readonly<Record<string, string>> = wordTable({
+const CURRENCY_SYMBOLS: Readonly<Record<string, string>> = lookupTable({
   $: 'USD',
   '€': 'EUR',
   '£': 'GBP',
@@ -19,7 +19,7 @@ const CURRENCY_SYMBOLS: Readonly<Record<string, string>> = wordTable({
   r$: 'BRL',
   chf: 'CHF',
 });
-const CURRENCY_WORDS: Readonly<Record<string, string>> = wordTable({
+const CURRENCY_WORDS: Readonly<Record<string, string>> = lookupTable({
   dollar: 'USD',
   dollars: 'USD',
   usd: 'USD',
@@ -56,7 +56,7 @@ const CURRENCY_WORDS: Readonly<Record<string, string>> = wordTable({
   yuan: 'CNY',
 });
 
-const WORDS: Readonly<Record<string, number>> = wordTable<number>();
+const WORDS: Readonly<Record<string, number>> = lookupTable<number>();
 {
   const lists: ReadonlyArray<readonly string[]> = [
     'zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen'.split(' '),
@@ -75,7 +75,7 @@ const WORDS: Readonly<Record<string, number>> = wordTable<number>();
   Object.assign(table, { dozen: 12, hundred: 100, thousand: 1000, million: 1_000_000 });
 }
 /** Words that say "times N" rather than a number; used only when no number is written. */
-const MULTIPLIERS: Readonly<Record<string, number>> = wordTable({ double: 2, twice: 2, triple: 3, thrice: 3, halve: 2, half: 2, quadruple: 4 });
+const MULTIPLIERS: Readonly<Record<string, number>> = lookupTable({ double: 2, twice: 2, triple: 3, thrice: 3, halve: 2, half: 2, quadruple: 4 });
 
 const DIGITS =
   /(?<![\p{L}\p{N}_.,:])([-−+]?)(\d{1,3}(?:(?:,\d{3})+|(?:\.\d{3})+|(?:[  ]\d{3})+)(?:[.,]\d+)?|\d+(?:[.,]\d+)?)(?:\s?([kK]|M(?!\p{L}))(?![\p{L}]))?(?![\p{N}_]|[.,:]\d|(?:st|nd|rd|th|am|pm|h|er)\b|\p{L}+\d)/gu;
@@ -321,7 +321,7 @@ const MEASURES: ReadonlyArray<[string, Readonly<Record<string, number>>]> = (
       },
     ],
   ] as Array<[string, Record<string, number>]>
-).map(([dimension, units]) => [dimension, wordTable(units)]);
+).map(([dimension, units]) => [dimension, lookupTable(units)]);
 
 /**
  * `value` written in `unit`, converted to `target` when both are units of one dimension

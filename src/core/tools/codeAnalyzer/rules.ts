@@ -1,11 +1,12 @@
 import { findingAt, type Finding, type Severity } from './finding.ts';
 import type { collectScopes } from './scope.ts';
 import { isNode, isReference, memberName, staticString, type AstNode, type NodePath } from './walk.ts';
+import { lookupTable } from '../../lookupTable.ts';
 
 type Scopes = ReturnType<typeof collectScopes>;
 
 /** Modules whose import gives a program the process: children, workers, vm, inspector. */
-const PROCESS_MODULES: Readonly<Record<string, Severity>> = {
+const PROCESS_MODULES: Readonly<Record<string, Severity>> = lookupTable({
   child_process: 'critical',
   worker_threads: 'critical',
   cluster: 'critical',
@@ -15,7 +16,7 @@ const PROCESS_MODULES: Readonly<Record<string, Severity>> = {
   process: 'high',
   os: 'high',
   v8: 'high',
-};
+});
 const FS_MODULES = new Set(['fs', 'fs/promises']);
 const NETWORK_MODULES = new Set(['http', 'https', 'http2', 'net', 'tls', 'dgram', 'dns', 'dns/promises', 'undici', 'axios', 'node-fetch', 'ws']);
 const NETWORK_GLOBALS = new Set(['fetch', 'XMLHttpRequest', 'WebSocket', 'EventSource', 'importScripts', 'WebTransport', 'RTCPeerConnection']);

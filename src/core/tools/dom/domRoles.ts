@@ -1,7 +1,8 @@
 import { collapseWhitespace, cssString, isElement, isHiddenElement, TEXT_NODE, type DomElementLike } from './domNodes.ts';
+import { lookupTable } from '../../lookupTable.ts';
 
 /** Implicit ARIA roles of HTML elements (HTML-AAM), for the elements a page's forms and text use. */
-const TAG_ROLES: Record<string, string> = {
+const TAG_ROLES: Record<string, string> = lookupTable({
   ARTICLE: 'article',
   ASIDE: 'complementary',
   BUTTON: 'button',
@@ -34,9 +35,9 @@ const TAG_ROLES: Record<string, string> = {
   TEXTAREA: 'textbox',
   LEGEND: 'legend',
   LABEL: 'label',
-};
+});
 
-const INPUT_ROLES: Record<string, string> = {
+const INPUT_ROLES: Record<string, string> = lookupTable({
   button: 'button',
   submit: 'button',
   reset: 'button',
@@ -46,7 +47,7 @@ const INPUT_ROLES: Record<string, string> = {
   range: 'slider',
   number: 'spinbutton',
   search: 'searchbox',
-};
+});
 
 /** Roles whose accessible name comes from their content. */
 const NAME_FROM_CONTENT = new Set(['button', 'link', 'heading', 'option', 'cell', 'columnheader', 'listitem', 'tab', 'menuitem', 'legend', 'label', 'term']);

@@ -1,4 +1,5 @@
 import { DEFAULT_HTML_LIMITS, preflightHtml, type HtmlLimits } from './htmlPreflight.ts';
+import { lookupTable } from '../../lookupTable.ts';
 
 /** The few DOM members the extractor uses: the same on linkedom and a native DOM. */
 interface DomElement {
@@ -43,7 +44,7 @@ const NEGATIVE =
   /(^|[\s_-])(comments?|share|sharing|social|cookies?|consent|banner|sidebar|footer|menu|nav|navbar|navigation|breadcrumbs?|promo|advert|ads?|sponsored|related|subscribe|newsletter|popup|modal|masthead|skip|pagination|pager|signup|toolbar|widget|outbrain|disqus)($|[\s_-])/i;
 /** Class and id words of content containers, which a negative word does not remove. */
 const POSITIVE = /(^|[\s_-])(article|content|main|post|entry|story|body|text|prose)($|[\s_-])/i;
-const BLOCKS: Record<string, TextBlock['kind']> = {
+const BLOCKS: Record<string, TextBlock['kind']> = lookupTable({
   H1: 'heading',
   H2: 'heading',
   H3: 'heading',
@@ -59,7 +60,7 @@ const BLOCKS: Record<string, TextBlock['kind']> = {
   FIGCAPTION: 'paragraph',
   TD: 'paragraph',
   TH: 'paragraph',
-};
+});
 /** Containers whose own loose text counts as a paragraph. */
 const LOOSE_TEXT = new Set(['DIV', 'SECTION', 'ARTICLE', 'MAIN', 'BODY', 'TD']);
 
