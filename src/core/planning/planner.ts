@@ -102,7 +102,7 @@ export class Planner {
     const minSimilarity = preferences.minSimilarity ?? this.#minSimilarity;
 
     const excluded = new Set(request.exclude ?? []);
-    const all = request.registry.definitions(request.profile);
+    const all = request.registry.sortedDefinitions(request.profile);
     const tools = excluded.size === 0 ? all : all.filter((tool) => !excluded.has(tool.name));
     const now = request.now ?? this.#clock?.now();
     const planned = this.#patternPlan(request.goal, tools) ?? this.#rankedPlan(request.goal, tools, preferences, minSimilarity, now);

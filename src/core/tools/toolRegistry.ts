@@ -41,7 +41,7 @@ function sameDefinition(a: ToolDefinition, b: ToolDefinition): boolean {
 export class ToolRegistry {
   #profiles = new Map<string, Map<string, ToolDefinition>>();
   /** Each profile's tools sorted by name, kept until the profile's tools change (the planner asks on every plan). */
-  #sorted = new Map<Map<string, ToolDefinition>, { size: number; tools: ToolDefinition[] }>();
+  #sorted = new Map<Map<string, ToolDefinition>, { size: number; tools: readonly ToolDefinition[] }>();
 
   /** Register `name` in `profile`. Throws `ValidationError` for a bad spec, `ConflictError` for a taken name. */
   register<S extends z.ZodType>(profile: string, name: string, spec: ToolSpec<S>): ToolDefinition {
@@ -132,14 +132,22 @@ export class ToolRegistry {
 
   /** The tools of `profile`, sorted by name. Throws `NotFoundError` for an unknown profile. */
   definitions(profile: string): ToolDefinition[] {
+    return [...this.sortedDefinitions(profile)];
+  }
+
+  /**
+   * The same list, shared and frozen: the same array while the profile's tools are unchanged, so
+   * a caller that plans often (the planner) can keep what it derived from it.
+   */
+  sortedDefinitions(profile: string): readonly ToolDefinition[] {
     const tools = this.#requireProfile(profile);
     let sorted = this.#sorted.get(tools);
     // Tools are only ever added (a name is never replaced), so the count tells whether the sorted list is current.
     if (!sorted || sorted.size !== tools.size) {
-      sorted = { size: tools.size, tools: [...tools.values()].sort((a, b) => (a.name < b.name ? -1 : 1)) };
+      sorted = { size: tools.size, tools: Object.freeze([...tools.values()].sort((a, b) => (a.name < b.name ? -1 : 1))) };
       this.#sorted.set(tools, sorted);
     }
-    return [...sorted.tools];
+    return sorted.tools;
   }
 
   /** The tools of `profile` as callers see them, each with its JSON Schema. */

@@ -194,6 +194,8 @@ export interface ToolIndex {
   extensions: ReadonlyMap<string, readonly string[]>;
   /** A tool name's letters run together (`sendmessage`) → the tools so named: a clause can name them outright. */
   byJoinedName: ReadonlyMap<string, readonly number[]>;
+  /** The list it was last asked for: the same array (a registry's shared list) is its own answer. */
+  source: readonly ToolDefinition[];
   /** The highest cost and latency among the tools (1 when all are 0), for preference weights. */
   maxCost: number;
   maxLatency: number;
@@ -246,7 +248,12 @@ function sameTools(indexed: readonly IndexedTool[], tools: readonly ToolDefiniti
 
 /** The index of `tools`, reused while the same tool definitions are asked for again. */
 export function indexTools(tools: readonly ToolDefinition[]): ToolIndex {
-  for (const index of recent) if (sameTools(index.tools, tools)) return index;
+  for (const index of recent) if (index.source === tools) return index;
+  for (const index of recent)
+    if (sameTools(index.tools, tools)) {
+      index.source = tools;
+      return index;
+    }
   const entries = tools.map(indexTool);
   const postings = new Map<string, { positions: number[]; saturated: number[] }>();
   const nearWords = new Map<string, string[]>();
@@ -286,7 +293,7 @@ export function indexTools(tools: readonly ToolDefinition[]): ToolIndex {
     if (list) list.push(position);
     else byJoinedName.set(joined, [position]);
   });
-  const index: ToolIndex = { tools: entries, postings, nearWords, extensions, byJoinedName, maxCost, maxLatency };
+  const index: ToolIndex = { tools: entries, source: tools, postings, nearWords, extensions, byJoinedName, maxCost, maxLatency };
   recent.unshift(index);
   if (recent.length > RECENT_LIMIT) recent.pop();
   return index;
