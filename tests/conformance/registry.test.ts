@@ -45,6 +45,22 @@ describe('ToolRegistry', () => {
     expect('handler' in info!).toBe(false);
   });
 
+  it('shares one frozen sorted list per profile until a tool is added, and copies it for definitions()', () => {
+    const registry = new ToolRegistry();
+    registry.register('demo', 'zeta', add);
+    registry.register('demo', 'alpha', add);
+    const shared = registry.sortedDefinitions('demo');
+    expect(shared.map((t) => t.name)).toEqual(['alpha', 'zeta']);
+    expect(Object.isFrozen(shared)).toBe(true);
+    expect(registry.sortedDefinitions('demo')).toBe(shared);
+    const copy = registry.definitions('demo');
+    expect(copy).not.toBe(shared);
+    copy.pop();
+    expect(registry.sortedDefinitions('demo')).toHaveLength(2);
+    registry.register('demo', 'mid', add);
+    expect(registry.sortedDefinitions('demo').map((t) => t.name)).toEqual(['alpha', 'mid', 'zeta']);
+  });
+
   it('treats an identical registration as a no-op and a different one as a conflict that changes nothing', () => {
     const registry = new ToolRegistry();
     registry.register('demo', 'add', add);
