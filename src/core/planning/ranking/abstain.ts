@@ -87,6 +87,7 @@ export function intentWeight(query: Query): number {
   return intent > 0 ? intent : all;
 }
 
+/** What a tool keeps of its score when the clause opens with an action verb it does not match ("print the document" for a file search). */
 const UNMATCHED_VERB_FACTOR = 0.4;
 /** Verbs that ask for an action of their own, beyond the tool verbs: a tool that matches none of a clause's opening verb serves another request. */
 const ACTION_VERBS = new Set(
