@@ -48,7 +48,16 @@ describe('a delegating run in the dashboard', () => {
       await page.goto(`${server.url}/#token=${server.localToken}`);
       await page.goto(`${server.url}/#/runs/${encodeURIComponent(started.runId)}`);
       const waiting = page.getByRole('status').filter({ hasText: 'Waiting for its sub-run' });
-      await waiting.waitFor();
+      try {
+        await waiting.waitFor();
+      } catch (error) {
+        // Say what the page and the API showed instead, so a failure under load can be read from the log.
+        const shown = (await page.locator('body').innerText()).slice(0, 2000);
+        const summary = await (
+          await fetch(`${server.url}/v1/runs/${encodeURIComponent(started.runId)}`, { headers: { authorization: `Bearer ${server.localToken}` } })
+        ).text();
+        throw new Error(`no "Waiting for its sub-run" on the run page.\nPage: ${shown}\nRun: ${summary.slice(0, 2000)}`, { cause: error });
+      }
       expect(await axeViolations(page)).toEqual([]);
       await page.screenshot({ path: `${shots}/parent-waiting.png` });
       await waiting.getByRole('link', { name: child }).click();
