@@ -5,7 +5,7 @@
  * (asks for approval, or is not safe to repeat) needs more of each.
  */
 import type { PlanRefusalCode } from '../../schema/plan.ts';
-import type { Query, ToolScore } from './bm25f.ts';
+import type { Query, QueryWord, ToolScore } from './bm25f.ts';
 import { termsOf } from './terms.ts';
 import { DISTINCTIVE_VERB, GENERIC_ACTION, type ToolIndex } from './toolIndex.ts';
 import { lookupTable } from '../../lookupTable.ts';
@@ -103,7 +103,7 @@ const ACTION_VERBS = new Set(
 /** The verb a clause opens with (after a preamble), when it is one of {@link ACTION_VERBS}; English only. */
 function openingVerb(query: Query): string | undefined {
   if (query.language !== 'en' || query.question) return undefined;
-  const first = query.words.find((w) => w.token.end > w.token.start && !PREAMBLE.test(w.token.word));
+  const first = openingWord(query);
   if (!first || first.value || !ACTION_VERBS.has(first.token.word)) return undefined;
   // A phrasal verb means something else ("send back" returns).
   const next = query.folded[query.folded.indexOf(first.token.word) + 1];
@@ -124,6 +124,11 @@ function topScores(scores: readonly ToolScore[], count: number): ToolScore[] {
     kept[at] = score;
   }
   return kept;
+}
+
+/** The clause's first content word past a preamble ("I'd like to", "please"): where its verb stands, if it opens with one. */
+function openingWord(query: Query): QueryWord | undefined {
+  return query.words.find((w) => w.token.end > w.token.start && !PREAMBLE.test(w.token.word));
 }
 
 /** Words before the verb of a request ("I'd like to", "please", "can you"). */
@@ -157,7 +162,7 @@ const ACTION_ALSO: Readonly<Record<string, readonly string[]>> = lookupTable({
  * is a distinctive verb and not a common noun; undefined otherwise.
  */
 function statedAction(query: Query): ReadonlySet<string> | undefined {
-  const first = query.words.find((w) => w.token.end > w.token.start && !PREAMBLE.test(w.token.word));
+  const first = openingWord(query);
   if (!first || first.value || !DISTINCTIVE_VERB.test(first.token.word) || GENERIC_ACTION.test(first.token.word)) return undefined;
   if (ALSO_NOUNS.test(first.token.word) && first.token.start > 0) return undefined;
   const terms = new Set([...first.terms.stems, ...first.terms.groups]);
