@@ -46,6 +46,9 @@ describe('a delegating run in the dashboard', () => {
 
       const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
       await page.goto(`${server.url}/#token=${server.localToken}`);
+      // The app reads the token from the address on its first render, which may come after 'load':
+      // changing the address before then leaves the tab without a token (the sign-in form).
+      await page.getByRole('heading', { name: 'Runs' }).waitFor();
       await page.goto(`${server.url}/#/runs/${encodeURIComponent(started.runId)}`);
       const waiting = page.getByRole('status').filter({ hasText: 'Waiting for its sub-run' });
       try {
