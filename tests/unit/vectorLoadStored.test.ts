@@ -57,4 +57,32 @@ describe('loading stored rows into an index', () => {
     expect(() => index.loadStored(['b'], Float32Array.from([0, 1]))).toThrow(expect.objectContaining({ code: 'index_not_empty' }));
     expect(index.ids()).toEqual(['a']);
   });
+
+  it('keeps the stored rows as its storage across several chunks, and stays the index they came from through deletes and writes', () => {
+    const dim = 4;
+    const count = 2_500; // more than two chunks of 1,024 rows
+    const records = Array.from({ length: count }, (_, i) => ({ id: `r${i}`, vector: Float32Array.from([i % 7, (i % 5) - 2, 1, i / count]) }));
+    for (const kind of ['exact', 'approximate'] as const) {
+      const original = createVectorIndex(dim, { index: kind }, count);
+      original.upsert(records);
+      const ids = original.ids();
+      const vectors = new Float32Array(ids.length * dim);
+      ids.forEach((id, row) => vectors.set(original.get(id)!.vector, row * dim));
+      const loaded = createVectorIndex(dim, { index: kind }, count);
+      loaded.loadStored(ids, vectors);
+      // No copy: a write to a loaded row lands in the buffer handed over.
+      loaded.upsert([{ id: ids[2_049]!, vector: Float32Array.from([0, 0, 0, 1]) }]);
+      expect([...vectors.subarray(2_049 * dim, 2_050 * dim)]).toEqual([0, 0, 0, 1]);
+      original.upsert([{ id: ids[2_049]!, vector: Float32Array.from([0, 0, 0, 1]) }]);
+      const gone = ids.filter((_, i) => i % 3 === 0);
+      expect(loaded.delete(gone)).toBe(original.delete(gone));
+      const added = [{ id: 'new', vector: Float32Array.from([1, 1, 1, 1]) }];
+      loaded.upsert(added);
+      original.upsert(added);
+      expect(loaded.ids().sort()).toEqual(original.ids().sort());
+      for (const id of loaded.ids()) expect(loaded.get(id)).toEqual(original.get(id));
+      const query = Float32Array.from([3, -1, 1, 0.5]);
+      expect(loaded.search(query, { k: 10, exact: true })).toEqual(original.search(query, { k: 10, exact: true }));
+    }
+  });
 });
