@@ -70,7 +70,7 @@ describe('KeywordIndex snapshots', () => {
     expect(KeywordIndex.fromSnapshot(otherVersion, OPTIONS, none)).toBeUndefined();
     expect(KeywordIndex.fromSnapshot(bytes.subarray(0, bytes.length - 4), OPTIONS, none)).toBeUndefined();
     const badRow = bytes.slice();
-    new DataView(badRow.buffer).setUint32(badRow.length - 20, 99, true); // the last posting's row (four postings, then four frequencies)
+    new DataView(badRow.buffer).setUint16(badRow.length - 6, 99, true); // the last posting's row (four u16 rows, then four u8 frequencies)
     expect(KeywordIndex.fromSnapshot(badRow, OPTIONS, none)).toBeUndefined();
     expect(KeywordIndex.fromSnapshot(new Uint8Array(3), OPTIONS, none)).toBeUndefined();
     // Bytes at an odd offset of a shared buffer (as a database may hand them over) still load.
@@ -78,4 +78,60 @@ describe('KeywordIndex snapshots', () => {
     shifted.set(bytes, 1);
     expect(KeywordIndex.fromSnapshot(shifted.subarray(1), OPTIONS, none)?.search('bee')).toEqual(index.search('bee'));
   });
+
+  it('stores rows and frequencies as narrow as they fit, and still reads version 1 snapshots (every number in four bytes)', () => {
+    const index = new KeywordIndex(OPTIONS);
+    index.upsert('a', 'bee hive', {});
+    index.upsert('b', `tea ${'sun '.repeat(300)}`, {});
+    const bytes = index.toSnapshot();
+    const header = headerOf(bytes);
+    expect([header['docBytes'], header['tfBytes']]).toEqual([2, 2]); // two documents; "sun" 300 times
+    const wide = version1(bytes);
+    const loaded = KeywordIndex.fromSnapshot(wide, OPTIONS, () => undefined);
+    for (const query of ['bee', 'sun tea', 'hive sun']) expect(loaded?.search(query)).toEqual(index.search(query));
+  });
+
+  it('widens rows past 65,536 documents', () => {
+    const index = new KeywordIndex(OPTIONS);
+    for (let i = 0; i <= 0x10000; i++) index.upsert(`d${i}`, i % 1000 === 0 ? 'bee hive' : 'tea', {});
+    const bytes = index.toSnapshot();
+    expect([headerOf(bytes)['docBytes'], headerOf(bytes)['tfBytes']]).toEqual([4, 1]);
+    expect(KeywordIndex.fromSnapshot(bytes, OPTIONS, () => undefined)?.search('bee', 100)).toEqual(index.search('bee', 100));
+  });
 });
+
+function headerOf(bytes: Uint8Array): Record<string, unknown> {
+  const view = new DataView(bytes.buffer, bytes.byteOffset);
+  return JSON.parse(new TextDecoder().decode(bytes.subarray(12, 12 + view.getUint32(8, true)))) as Record<string, unknown>;
+}
+
+/** The same snapshot in version 1's layout: no widths in the header, every number a u32. */
+function version1(bytes: Uint8Array): Uint8Array {
+  const header = headerOf(bytes);
+  const { docBytes, tfBytes, ...rest } = header as { docBytes: number; tfBytes: number; postings: number; ids: string[]; terms: string[] };
+  const words = rest.ids.length + rest.terms.length + 1;
+  const postings = rest.postings;
+  const align = (n: number) => (n + 3) & ~3;
+  const start = align(12 + new DataView(bytes.buffer, bytes.byteOffset).getUint32(8, true));
+  const docsAt = start + 4 * words;
+  const tfsAt = align(docsAt + docBytes * postings);
+  const read = (width: number, at: number) =>
+    width === 1
+      ? new Uint8Array(bytes.buffer, at, postings)
+      : width === 2
+        ? new Uint16Array(bytes.buffer, at, postings)
+        : new Uint32Array(bytes.buffer, at, postings);
+  const text = new TextEncoder().encode(JSON.stringify(rest));
+  const newStart = align(12 + text.length);
+  const out = new Uint8Array(newStart + 4 * (words + 2 * postings));
+  const view = new DataView(out.buffer);
+  view.setUint32(0, 0x4b575343, true);
+  view.setUint32(4, 1, true);
+  view.setUint32(8, text.length, true);
+  out.set(text, 12);
+  const u32 = new Uint32Array(out.buffer, newStart);
+  u32.set(new Uint32Array(bytes.buffer, start, words), 0);
+  u32.set(read(docBytes, docsAt), words);
+  u32.set(read(tfBytes, tfsAt), words + postings);
+  return out;
+}
