@@ -52,6 +52,21 @@ export interface SecurityOptions {
    * server's fast path). A host that says so must set them on every response.
    */
   secureHeadersBy?: 'middleware' | 'host';
+  /**
+   * Who sets `X-Request-Id` on every answer: Hono's `requestId()` middleware (the default), or the
+   * host, which writes it on its sockets with {@link requestIdFor} (a valid id the client sent,
+   * else a new UUID): then no header object is built per request, and an answer with no other
+   * header of its own (health) stays on the server's fast path.
+   */
+  requestIdBy?: 'middleware' | 'host';
+}
+
+/**
+ * The request id of an answer, as Hono's `requestId()` chooses it: the client's `X-Request-Id`
+ * when it is at most 255 word characters, `-` or `=`, else a new UUID.
+ */
+export function requestIdFor(sent: string | undefined): string {
+  return sent && sent.length <= 255 && !/[^\w\-=]/.test(sent) ? sent : crypto.randomUUID();
 }
 
 /**
@@ -132,7 +147,7 @@ const isPublic = (c: Context) => c.req.method === 'OPTIONS' || PUBLIC_ROUTES.has
  */
 export function installSecurityChain(app: OpenAPIHono<ApiEnv>, options: SecurityOptions): void {
   const authenticate = createAuthenticator(options.tokens);
-  app.use('*', requestId());
+  if (options.requestIdBy !== 'host') app.use('*', requestId());
   if (options.secureHeadersBy !== 'host') app.use('*', secureHeaders());
   const corsHeaders = cors({
     origin: (origin) => (options.corsOrigins?.includes(origin) ? origin : null),

@@ -23,7 +23,7 @@ import {
   type WebToolsSettingsInput,
 } from '../core/index.ts';
 import { createApp } from '../api/app.ts';
-import { SECURE_HEADERS } from '../api/middleware.ts';
+import { SECURE_HEADERS, requestIdFor } from '../api/middleware.ts';
 import { babelParser } from '../api/codeParser.ts';
 import { otlpSettingsFromEnv, type OtlpSettingsInput } from '../api/otlpExport.ts';
 import { hostModels } from '../api/models.ts';
@@ -268,6 +268,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     log,
     // The server writes the secure headers on every answer itself (see `serve` below).
     secureHeadersBy: 'host',
+    requestIdBy: 'host',
     ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
     ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
     // The socket's peer; X-Forwarded-For only behind a proxy the operator says it trusts.
@@ -286,11 +287,13 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   for (const root of staticDirs) app.use('/*', serveStatic({ root }));
 
   const server: ServerType = await new Promise((resolveServer, rejectServer) => {
-    // Every answer carries the secure headers, written on the socket before the app answers:
+    // Every answer carries the secure headers and a request id, written on the socket before the app answers:
     // Node merges them with the app's own, and no header object is built for them per request.
     const createServer: typeof createHttpServer = ((serverOptions: Parameters<typeof createHttpServer>[0], listener: Parameters<typeof createHttpServer>[1]) =>
       createHttpServer(serverOptions ?? {}, (request, response) => {
         for (const [name, value] of SECURE_HEADERS) response.setHeader(name, value);
+        const sent = request.headers['x-request-id'];
+        response.setHeader('X-Request-Id', requestIdFor(typeof sent === 'string' ? sent : undefined));
         listener?.(request, response);
       })) as typeof createHttpServer;
     const s = serve({ fetch: app.fetch, port, hostname, createServer }, () => resolveServer(s));

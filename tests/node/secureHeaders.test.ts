@@ -5,13 +5,15 @@ import { join } from 'node:path';
 import { Hono } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SECURE_HEADERS } from '../../src/api/middleware.ts';
+import { requestId } from 'hono/request-id';
+import { SECURE_HEADERS, requestIdFor } from '../../src/api/middleware.ts';
 import { parseTokenMap } from '../../src/api/tokens.ts';
 import { generateSigningKey } from '../../src/core/signing.ts';
 import { startServer, type RunningServer } from '../../src/edge/nodeServer.ts';
 
 // The Node host writes the secure headers on its sockets instead of through Hono's middleware
-// (no header object per request): every answer must still carry exactly what secureHeaders() sets.
+// (no header object per request): every answer must still carry exactly what secureHeaders() sets,
+// and a request id chosen as Hono's requestId() chooses it.
 
 const TOKEN = 'secure-headers-token-0123456789abcdef';
 const dir = mkdtempSync(join(tmpdir(), 'cugar-secure-headers-'));
@@ -77,5 +79,28 @@ describe('secure headers on the Node host', () => {
         expect(sent, name).toEqual([[name.toLowerCase(), value]]);
       }
     }
+  });
+
+  it('carry one request id each: the client’s when it is valid, else a new UUID, as Hono’s requestId() chooses', async () => {
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+    const hono = new Hono().use(requestId()).get('/', (c) => c.text('x'));
+    for (const sent of ['abc-123_DEF=', 'a'.repeat(255), 'a'.repeat(256), 'has space', 'semi;colon', 'ünï', '']) {
+      const fromHono = (await hono.request('/', { headers: sent ? { 'x-request-id': sent } : {} })).headers.get('x-request-id')!;
+      const ours = requestIdFor(sent || undefined);
+      if (fromHono === sent) expect(ours).toBe(sent);
+      else expect([uuid.test(fromHono), uuid.test(ours)]).toEqual([true, true]);
+    }
+    const answers = await Promise.all([
+      rawHeaders(`${server.url}/v1/health`),
+      rawHeaders(`${server.url}/v1/health`, { 'x-request-id': 'probe-42' }),
+      rawHeaders(`${server.url}/v1/health`, { 'x-request-id': 'not valid!' }),
+      rawHeaders(`${server.url}/v1/runs/nope`, { authorization: `Bearer ${TOKEN}`, 'x-request-id': 'trace=7' }),
+      rawHeaders(`${server.url}/hello.txt`),
+    ]);
+    const ids = answers.map(({ lines }) => lines.filter(([name]) => name === 'x-request-id').map(([, value]) => value));
+    for (const sent of ids) expect(sent).toHaveLength(1);
+    expect([ids[1]![0], ids[3]![0]]).toEqual(['probe-42', 'trace=7']);
+    for (const i of [0, 2, 4]) expect(ids[i]![0]).toMatch(uuid);
+    expect(new Set([ids[0]![0], ids[2]![0], ids[4]![0]]).size).toBe(3);
   });
 });
