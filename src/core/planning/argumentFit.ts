@@ -9,9 +9,8 @@ import type { ToolDefinition } from '../tools/tool.ts';
 import type { ClauseDecision, RankedTool } from './ranking/abstain.ts';
 import type { Query } from './ranking/bm25f.ts';
 import { isStopWord } from './ranking/stem.ts';
-import { fold, identifierWords, tokenize } from './ranking/tokens.ts';
-import { termsOf } from './ranking/terms.ts';
-import type { ToolIndex } from './ranking/toolIndex.ts';
+import { fold } from './ranking/tokens.ts';
+import type { IndexedTool, ToolIndex } from './ranking/toolIndex.ts';
 import { fillArguments, type FillResult } from './slots/fill.ts';
 import { isRequestVerb } from './slots/verbs.ts';
 import { openingIndex } from './slots/fillStrings.ts';
@@ -54,9 +53,8 @@ export interface FitContext {
  * its examples: an example request holds values ("kitchen" matched in "apaga las luces de la
  * cocina" is the room to fill, not the action asked for).
  */
-export function intentWords(query: Query, matched: readonly string[], tool?: ToolDefinition): Set<string> {
+export function intentWords(query: Query, matched: readonly string[], tool?: IndexedTool): Set<string> {
   const values = new Set(query.words.filter((w) => w.value).map((w) => w.token.word));
-  const onlyInExamples = tool ? exampleTerms(tool) : undefined;
   const byWord = new Map(query.words.map((w) => [w.token.raw, w]));
   const words = new Set<string>();
   for (const raw of matched) {
@@ -64,58 +62,19 @@ export function intentWords(query: Query, matched: readonly string[], tool?: Too
     if (values.has(word)) continue;
     const terms = byWord.get(raw)?.terms;
     // A word the examples have and the tool's own texts do not (by any stem or synonym) is a value of an example.
-    if (onlyInExamples?.size && terms?.stems.some((t) => onlyInExamples.has(t))) {
-      const own = ownTerms(tool!);
-      if (!terms.stems.some((t) => own.has(t)) && !terms.groups.some((g) => own.has(g))) continue;
+    if (tool?.exampleOnly.size && terms?.stems.some((t) => tool.exampleOnly.has(t))) {
+      const own = (term: string) => tool.terms.has(term) && !tool.exampleOnly.has(term);
+      if (!terms.stems.some(own) && !terms.groups.some(own)) continue;
     }
     words.add(word);
   }
   return words;
 }
 
-const owns = new WeakMap<ToolDefinition, ReadonlySet<string>>();
-const examples = new WeakMap<ToolDefinition, ReadonlySet<string>>();
-
-/** The stems and synonym groups of a tool's texts other than its examples: name, description, parameters. */
-function ownTerms(tool: ToolDefinition): ReadonlySet<string> {
-  let terms = owns.get(tool);
-  if (!terms) {
-    const properties = (tool.inputSchema['properties'] ?? {}) as Record<string, Record<string, unknown>>;
-    const texts = [identifierWords(tool.name).join(' '), tool.description, ...(tool.aliases ?? [])];
-    for (const [name, schema] of Object.entries(properties)) {
-      texts.push(identifierWords(name).join(' '));
-      if (typeof schema?.['description'] === 'string') texts.push(schema['description']);
-      if (Array.isArray(schema?.['enum'])) texts.push(schema['enum'].filter((v) => typeof v === 'string').join(' '));
-    }
-    owns.set(tool, (terms = termSet(texts)));
-  }
-  return terms;
-}
-
-/** The stems of a tool's examples that none of its other texts has. */
-function exampleTerms(tool: ToolDefinition): ReadonlySet<string> {
-  let terms = examples.get(tool);
-  if (!terms) {
-    const own = ownTerms(tool);
-    terms = new Set([...termSet(tool.examples ?? [])].filter((t) => !own.has(t)));
-    examples.set(tool, terms);
-  }
-  return terms;
-}
-
-function termSet(texts: readonly string[]): Set<string> {
-  const found = new Set<string>();
-  for (const text of texts)
-    for (const token of tokenize(text)) {
-      const read = termsOf(token.word, 'en');
-      if (read) for (const term of [...read.stems, ...read.groups]) found.add(term);
-    }
-  return found;
-}
-
 /** Fill `tool`'s arguments from the clause and measure how much of the request they account for. */
-export function fitOf(tool: ToolDefinition, ranked: RankedTool, context: FitContext, fills?: Map<string, FillAndFit>): Fitted {
-  const toolWords = intentWords(context.query, ranked.score.matched, tool);
+export function fitOf(entry: IndexedTool, ranked: RankedTool, context: FitContext, fills?: Map<string, FillAndFit>): Fitted {
+  const { tool } = entry;
+  const toolWords = intentWords(context.query, ranked.score.matched, entry);
   // Tools with the same parameters, matched by the same words, fill alike (regional or tiered copies of one tool): filled once per clause.
   const key = fills ? fillKey(tool, toolWords) : '';
   let known = fills?.get(key);
@@ -223,7 +182,7 @@ export function fitArguments(
   minEvidence: (sideEffects: boolean) => number,
 ): Fitted {
   const fills = new Map<string, FillAndFit>();
-  const first = fitOf(index.tools[decision.best.position]!.tool, decision.best, context, fills);
+  const first = fitOf(index.tools[decision.best.position]!, decision.best, context, fills);
   const floor = CLOSE * decision.best.score.score;
   let chosen = first;
   let weighed = 1;
@@ -237,7 +196,7 @@ export function fitArguments(
     weighed++;
     // Nor one whose required parameters the clause cannot fill, whatever the filling, brings it below that.
     if (ranked.score.score * MISSING_FACTOR ** surelyMissing(entry.tool, context) <= chosen.weight) continue;
-    const other = fitOf(entry.tool, ranked, context, fills);
+    const other = fitOf(entry, ranked, context, fills);
     if (other.weight > chosen.weight) chosen = other;
   }
   return chosen;

@@ -47,6 +47,12 @@ export interface IndexedTool {
    * them asks for another action on the same things.
    */
   verbs: ReadonlyArray<readonly string[]>;
+  /**
+   * The terms of the tool's examples that none of its own texts (name, aliases, description,
+   * parameters) has: a request word matched only there is a value of an example ("kitchen" in
+   * "apaga las luces de la cocina"), not what the tool does.
+   */
+  exampleOnly: ReadonlySet<string>;
 }
 
 type JsonSchema = Record<string, unknown>;
@@ -99,6 +105,8 @@ export function indexTool(tool: ToolDefinition): IndexedTool {
       .flatMap((w) => segment(w, vocabulary))
       .join(' '),
   ];
+  const own = new Set<string>();
+  const inExamples = new Set<string>();
   for (const field of Object.keys(FIELDS) as FieldName[]) {
     const { weight, typicalLength } = FIELDS[field];
     for (const text of texts[field]) {
@@ -107,6 +115,7 @@ export function indexTool(tool: ToolDefinition): IndexedTool {
       const language = field === 'examples' || field === 'aliases' ? guessLanguage(text, tokenize(text)) : 'en';
       const length = fieldTerms(text, language, tf);
       if (length === 0) continue;
+      for (const term of tf.keys()) (field === 'examples' ? inExamples : own).add(term);
       const norm = 1 - B + (B * length) / typicalLength;
       for (const [term, count] of tf) {
         const value = (weight * Math.min(count, 3)) / norm;
@@ -137,6 +146,7 @@ export function indexTool(tool: ToolDefinition): IndexedTool {
     verbs,
     terms,
     nameWords,
+    exampleOnly: new Set([...inExamples].filter((term) => !own.has(term))),
     sideEffects: tool.requiresApproval || (!tool.idempotent && changesWorld(nameWords, tool.description)),
   };
   indexed.set(tool, entry);
