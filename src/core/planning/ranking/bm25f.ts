@@ -139,16 +139,12 @@ export function scoreTools(index: ToolIndex, query: Query): ToolScore[] {
     for (const term of word.terms.stems) {
       const list = index.postings.get(term);
       if (list) {
-        for (let i = 0; i < list.positions.length; i++) raise(list.positions[i]!, list.saturated[i]!);
+        raiseAll(list, 1, raise);
         exact = true;
       }
     }
     // A synonym of a word that says little adds less than it costs to look up.
-    if (word.terms.weight >= 1)
-      for (const term of word.terms.groups) {
-        const list = index.postings.get(term);
-        if (list) for (let i = 0; i < list.positions.length; i++) raise(list.positions[i]!, GROUP_DISCOUNT * list.saturated[i]!);
-      }
+    if (word.terms.weight >= 1) for (const term of word.terms.groups) raiseAll(index.postings.get(term), GROUP_DISCOUNT, raise);
     matchFamily(index, word, raise);
     // A name, a date word or quoted text is not a misspelt tool word.
     if (!exact && !word.value) matchNearWords(index, word, query.language, raise);
