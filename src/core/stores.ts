@@ -48,6 +48,7 @@ export {
   type VectorRows,
   type VectorSnapshots,
 } from './store/persistedVectors.ts';
+export { SNAPSHOT_PART_BYTES, type SnapshotBytes } from './store/vectorSnapshot.ts';
 export { FactRecordSchema, InMemoryMemoryStore, filterFacts, type FactQuery, type FactRecord, type MemoryStore } from './memory/memoryStore.ts';
 export { JournalHeadSchema, isWellFormed, type JournalHead } from './journal/journal.ts';
 export { ZERO_USAGE, addUsage } from './planning/planningAuthority.ts';

@@ -2,7 +2,7 @@ import { SystemError, ValidationError } from '../errors.ts';
 import { parseOrThrow } from '../schema/validate.ts';
 import { createVectorIndex, type InMemoryVectorOptions, type VectorPartition } from '../vector/flatVectorIndex.ts';
 import { IvfVectorIndex } from '../vector/ivfVectorIndex.ts';
-import { SnapshotMetadata, decodeVectorSnapshot, encodeVectorSnapshot } from './vectorSnapshot.ts';
+import { SnapshotMetadata, decodeVectorSnapshot, encodeVectorSnapshot, joinedBytes, type SnapshotBytes } from './vectorSnapshot.ts';
 import {
   VectorProfileSchema,
   VectorSearchOptionsSchema,
@@ -32,7 +32,11 @@ export interface GenerationChange {
 
 /** A snapshot as stored: its bytes, the generation they were made at, and the profile's generation now (read together). */
 export interface StoredSnapshot {
-  bytes: Uint8Array;
+  /**
+   * The bytes as written: one buffer, or (storage that keeps a large snapshot in parts) its parts
+   * in order, unjoined, so that a vector snapshot's chunks stay where they were read.
+   */
+  bytes: SnapshotBytes;
   generation: number;
   current: number;
 }
@@ -180,7 +184,7 @@ export class PersistedVectorBackend implements VectorBackend, VectorSnapshots {
     const lazy = decoded && new SnapshotMetadata(decoded);
     if (decoded && lazy?.consistent) {
       const flat = createVectorIndex(dim, this.#options, decoded.ids.length);
-      flat.loadStored(decoded.ids, decoded.vectors);
+      flat.loadStored(decoded.ids, decoded.chunks);
       await this.#restoreIvf(profile, flat);
       this.#generations.set(profile, stored!.current);
       return { index: flat, lazy };
@@ -241,7 +245,7 @@ export class PersistedVectorBackend implements VectorBackend, VectorSnapshots {
     const generation = await this.snapshotGeneration(profile);
     if (generation === undefined || !this.#rows.readSnapshot) return undefined;
     const stored = await this.#rows.readSnapshot(profile, name);
-    return stored && stored.generation === stored.current && stored.current === generation ? stored.bytes : undefined;
+    return stored && stored.generation === stored.current && stored.current === generation ? joinedBytes(stored.bytes) : undefined;
   }
 
   async writeSnapshot(profile: string, name: string, generation: number, bytes: Uint8Array): Promise<boolean> {
@@ -283,7 +287,7 @@ export class PersistedVectorBackend implements VectorBackend, VectorSnapshots {
     const stored = await this.#rows.readSnapshot(profile, IVF_SNAPSHOT);
     if (!stored) return;
     try {
-      index.restore(stored.bytes);
+      index.restore(joinedBytes(stored.bytes));
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
     }

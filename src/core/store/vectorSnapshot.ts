@@ -2,12 +2,29 @@
  * A profile's vectors as one snapshot: ids, Float32 values and metadata JSON in a single
  * buffer, so a restart reads one value instead of a row per record, and parses a record's
  * metadata only when it is asked for.
+ *
+ * Version 2 puts the vectors first and a fixed trailer last. Storage that keeps a large snapshot
+ * in parts of {@link SNAPSHOT_PART_BYTES} may hand the parts back unjoined: the index's chunks of
+ * {@link CHUNK_ROWS} rows then start on part boundaries (at 256 dimensions a chunk is a part; at
+ * any power-of-two dimension none straddles two), and the index keeps the parts as its storage.
+ * Joining 21 MB of parts into one buffer was a quarter of the first query after a restart at 10k
+ * documents, most of it the cost of touching fresh memory. Version 1 snapshots are still read.
  */
+import { CHUNK_ROWS } from '../vector/chunkedRows.ts';
 
-/** Format version; a snapshot of another version is ignored (the rows are read instead), never misread. */
-const VERSION = 1;
+/** The size of the parts storage keeps a large snapshot in (the SQLite store's). */
+export const SNAPSHOT_PART_BYTES = 1 << 20;
+
 const MAGIC = 0x56534331; // "1CSV" little-endian: CUGAr vector snapshot
-const FIXED = 20;
+/** Version 1: magic, version, dimension, count, ids length (u32 each), ids JSON, padding, vectors, offsets, metadata. */
+const V1 = 1;
+const V1_FIXED = 20;
+/** Version 2: vectors, offsets, ids JSON, metadata, then ids length, metadata length, count, dimension, version, magic (u32 each). */
+const V2 = 2;
+const TRAILER = 24;
+
+/** A snapshot's bytes: one buffer, or its parts in order. */
+export type SnapshotBytes = Uint8Array | readonly Uint8Array[];
 
 /** One record as a snapshot holds it: the stored vector and its metadata as JSON text (UTF-8). */
 export interface SnapshotRecord {
@@ -16,29 +33,26 @@ export interface SnapshotRecord {
   metadataJson: Uint8Array;
 }
 
-/** A decoded snapshot: views into its buffer, nothing parsed but the ids. */
+/** A decoded snapshot: views into its bytes where they can be, nothing parsed but the ids. */
 export interface DecodedVectors {
   ids: string[];
-  /** `ids.length × dimension` values. */
-  vectors: Float32Array;
-  /** Record `i`'s metadata JSON is `metadata[offsets[i] … offsets[i + 1])`. */
-  offsets: Uint32Array;
-  metadata: Uint8Array;
+  /** The vectors, `CHUNK_ROWS` rows per chunk (the last may hold fewer). */
+  chunks: Float32Array[];
+  /** Record `row`'s metadata JSON. */
+  metadata(row: number): Uint8Array;
 }
 
-/** Encode `records` of `dimension` values: magic, version, dimension, count, ids length (u32 each), ids JSON, padding, vectors, offsets, metadata. */
+/** Encode `records` of `dimension` values (version 2). */
 export function encodeVectorSnapshot(dimension: number, records: readonly SnapshotRecord[]): Uint8Array {
   const ids = new TextEncoder().encode(JSON.stringify(records.map((r) => r.id)));
-  const vectorsAt = align(FIXED + ids.length);
-  const offsetsAt = vectorsAt + records.length * dimension * 4;
-  const metadataAt = offsetsAt + (records.length + 1) * 4;
+  const count = records.length;
+  const offsetsAt = count * dimension * 4;
+  const idsAt = offsetsAt + (count + 1) * 4;
+  const metadataAt = idsAt + ids.length;
   const metadataLength = records.reduce((n, r) => n + r.metadataJson.length, 0);
-  const bytes = new Uint8Array(metadataAt + metadataLength);
-  const view = new DataView(bytes.buffer);
-  [MAGIC, VERSION, dimension, records.length, ids.length].forEach((value, i) => view.setUint32(i * 4, value, true));
-  bytes.set(ids, FIXED);
-  const vectors = new Float32Array(bytes.buffer, vectorsAt, records.length * dimension);
-  const offsets = new Uint32Array(bytes.buffer, offsetsAt, records.length + 1);
+  const bytes = new Uint8Array(metadataAt + metadataLength + TRAILER);
+  const vectors = new Float32Array(bytes.buffer, 0, count * dimension);
+  const offsets = new Uint32Array(bytes.buffer, offsetsAt, count + 1);
   let at = 0;
   records.forEach((record, i) => {
     vectors.set(record.vector, i * dimension);
@@ -46,37 +60,157 @@ export function encodeVectorSnapshot(dimension: number, records: readonly Snapsh
     bytes.set(record.metadataJson, metadataAt + at);
     at += record.metadataJson.length;
   });
-  offsets[records.length] = at;
+  offsets[count] = at;
+  bytes.set(ids, idsAt);
+  const trailer = new DataView(bytes.buffer, bytes.length - TRAILER);
+  [ids.length, metadataLength, count, dimension, V2, MAGIC].forEach((value, i) => trailer.setUint32(i * 4, value, true));
   return bytes;
 }
 
 /** Decode a snapshot of `dimension`-value vectors; undefined for another version or dimension, or damaged bytes. */
-export function decodeVectorSnapshot(input: Uint8Array, dimension: number): DecodedVectors | undefined {
-  const bytes = input.byteOffset % 4 === 0 ? input : new Uint8Array(input);
-  if (bytes.length < FIXED) return undefined;
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const [magic, version, dim, count, idsLength] = [0, 1, 2, 3, 4].map((i) => view.getUint32(i * 4, true)) as [number, number, number, number, number];
-  if (magic !== MAGIC || version !== VERSION || dim !== dimension || FIXED + idsLength > bytes.length) return undefined;
+export function decodeVectorSnapshot(input: SnapshotBytes, dimension: number): DecodedVectors | undefined {
+  const bytes = new Segments(input);
+  if (bytes.length >= 8) {
+    const head = bytes.view(0, 8);
+    // A version 2 snapshot opens with a float of a unit vector, never with these bits (≈ 5.8e13).
+    if (head.getUint32(0, true) === MAGIC && head.getUint32(4, true) === V1) return decodeV1(bytes, dimension);
+  }
+  if (bytes.length < TRAILER) return undefined;
+  const trailer = bytes.view(bytes.length - TRAILER, bytes.length);
+  const [idsLength, metadataLength, count, dim, version, magic] = [0, 1, 2, 3, 4, 5].map((i) => trailer.getUint32(i * 4, true)) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  if (magic !== MAGIC || version !== V2 || dim !== dimension) return undefined;
+  const offsetsAt = count * dimension * 4;
+  const idsAt = offsetsAt + (count + 1) * 4;
+  const metadataAt = idsAt + idsLength;
+  if (metadataAt + metadataLength + TRAILER !== bytes.length) return undefined;
+  return decoded(bytes, dimension, count, 0, offsetsAt, [idsAt, idsLength], metadataAt, metadataLength);
+}
+
+function decodeV1(bytes: Segments, dimension: number): DecodedVectors | undefined {
+  if (bytes.length < V1_FIXED) return undefined;
+  const view = bytes.view(0, V1_FIXED);
+  const [dim, count, idsLength] = [2, 3, 4].map((i) => view.getUint32(i * 4, true)) as [number, number, number];
+  if (dim !== dimension || V1_FIXED + idsLength > bytes.length) return undefined;
+  const vectorsAt = (V1_FIXED + idsLength + 3) & ~3;
+  const offsetsAt = vectorsAt + count * dimension * 4;
+  const metadataAt = offsetsAt + (count + 1) * 4;
+  if (metadataAt > bytes.length) return undefined;
+  return decoded(bytes, dimension, count, vectorsAt, offsetsAt, [V1_FIXED, idsLength], metadataAt, bytes.length - metadataAt);
+}
+
+/** The ids, chunks and metadata of a snapshot laid out as given; undefined when its ids or offsets are damaged. */
+function decoded(
+  bytes: Segments,
+  dimension: number,
+  count: number,
+  vectorsAt: number,
+  offsetsAt: number,
+  [idsAt, idsLength]: [number, number],
+  metadataAt: number,
+  metadataLength: number,
+): DecodedVectors | undefined {
   let ids: unknown;
   try {
-    ids = JSON.parse(new TextDecoder().decode(bytes.subarray(FIXED, FIXED + idsLength)));
+    ids = JSON.parse(new TextDecoder().decode(bytes.range(idsAt, idsAt + idsLength)));
   } catch {
     return undefined;
   }
   if (!Array.isArray(ids) || ids.length !== count || !ids.every((id) => typeof id === 'string')) return undefined;
-  const vectorsAt = align(FIXED + idsLength);
-  const offsetsAt = vectorsAt + count * dimension * 4;
-  const metadataAt = offsetsAt + (count + 1) * 4;
-  if (metadataAt > bytes.length) return undefined;
-  const offsets = new Uint32Array(bytes.buffer, bytes.byteOffset + offsetsAt, count + 1);
-  const metadata = bytes.subarray(metadataAt);
-  if (offsets[0] !== 0 || offsets[count] !== metadata.length) return undefined;
+  const offsets = bytes.uint32s(offsetsAt, count + 1);
+  if (offsets[0] !== 0 || offsets[count] !== metadataLength) return undefined;
   for (let i = 0; i < count; i++) if (offsets[i]! > offsets[i + 1]!) return undefined;
-  return { ids: ids as string[], vectors: new Float32Array(bytes.buffer, bytes.byteOffset + vectorsAt, count * dimension), offsets, metadata };
+  const chunks: Float32Array[] = [];
+  for (let row = 0; row < count; row += CHUNK_ROWS) chunks.push(bytes.floats(vectorsAt + row * dimension * 4, Math.min(CHUNK_ROWS, count - row) * dimension));
+  return {
+    ids: ids as string[],
+    chunks,
+    metadata: (row) => bytes.range(metadataAt + offsets[row]!, metadataAt + offsets[row + 1]!),
+  };
 }
 
-function align(n: number): number {
-  return (n + 3) & ~3;
+/**
+ * Bytes held in one buffer or in parts, read by range without joining the parts: a range inside
+ * one part is a view of it, one across parts a copy.
+ */
+class Segments {
+  readonly length: number;
+  readonly #parts: readonly Uint8Array[];
+  /** Where each part starts. */
+  readonly #starts: number[] = [];
+
+  constructor(bytes: SnapshotBytes) {
+    this.#parts = bytes instanceof Uint8Array ? [bytes] : bytes;
+    let at = 0;
+    for (const part of this.#parts) {
+      this.#starts.push(at);
+      at += part.length;
+    }
+    this.length = at;
+  }
+
+  /** Bytes [start, end). */
+  range(start: number, end: number): Uint8Array {
+    if (start < 0 || start > end || end > this.length) throw new RangeError(`bytes ${start}…${end} are outside the snapshot's ${this.length}`);
+    let p = this.#partAt(start);
+    let offset = start - this.#starts[p]!;
+    if (offset + end - start <= this.#parts[p]!.length) return this.#parts[p]!.subarray(offset, offset + end - start);
+    const copy = new Uint8Array(end - start);
+    for (let at = 0; at < copy.length; p++, offset = 0) {
+      const part = this.#parts[p]!;
+      const piece = part.subarray(offset, Math.min(part.length, offset + copy.length - at));
+      copy.set(piece, at);
+      at += piece.length;
+    }
+    return copy;
+  }
+
+  view(start: number, end: number): DataView {
+    const bytes = this.range(start, end);
+    return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+
+  /** `count` floats from `start`: a view where they lie in one part at an aligned address. */
+  floats(start: number, count: number): Float32Array {
+    const bytes = this.range(start, start + count * 4);
+    return bytes.byteOffset % 4 === 0 ? new Float32Array(bytes.buffer, bytes.byteOffset, count) : new Float32Array(bytes.slice().buffer);
+  }
+
+  uint32s(start: number, count: number): Uint32Array {
+    const bytes = this.range(start, start + count * 4);
+    return bytes.byteOffset % 4 === 0 ? new Uint32Array(bytes.buffer, bytes.byteOffset, count) : new Uint32Array(bytes.slice().buffer);
+  }
+
+  // The last part that starts at or before `offset` (parts may be empty).
+  #partAt(offset: number): number {
+    let low = 0;
+    let high = this.#parts.length - 1;
+    while (low < high) {
+      const mid = (low + high + 1) >> 1;
+      if (this.#starts[mid]! <= offset) low = mid;
+      else high = mid - 1;
+    }
+    return low;
+  }
+}
+
+/** One buffer holding `bytes` (the buffer itself when it is one already). */
+export function joinedBytes(bytes: SnapshotBytes): Uint8Array {
+  if (bytes instanceof Uint8Array) return bytes;
+  if (bytes.length === 1) return bytes[0]!;
+  const joined = new Uint8Array(bytes.reduce((n, part) => n + part.length, 0));
+  let at = 0;
+  for (const part of bytes) {
+    joined.set(part, at);
+    at += part.length;
+  }
+  return joined;
 }
 
 /**
@@ -123,8 +257,7 @@ export class SnapshotMetadata {
   /** The record's metadata JSON as stored, or undefined when it is not held here. */
   json(id: string): Uint8Array | undefined {
     const row = this.#rows.get(id);
-    if (row === undefined) return undefined;
-    return this.#decoded.metadata.subarray(this.#decoded.offsets[row]!, this.#decoded.offsets[row + 1]!);
+    return row === undefined ? undefined : this.#decoded.metadata(row);
   }
 
   forget(ids: readonly string[]): void {

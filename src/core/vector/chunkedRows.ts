@@ -66,16 +66,25 @@ export class ChunkedRows {
   }
 
   /**
-   * Take `rows` rows already at unit length from `vectors` (row after row) in place of any rows held. The
+   * Take `rows` rows already at unit length from `vectors` (row after row, in one array or in
+   * chunks of {@link CHUNK_ROWS} rows, the last holding the rest) in place of any rows held. The
    * chunks become views of `vectors`, which the caller hands over: a start from a snapshot touches
    * no new memory for its vectors (copying 10 MB into fresh chunks was a sixth of the first query
    * after a restart), and later writes land in it.
    */
-  load(vectors: Float32Array, rows: number): void {
-    // Room made for rows that never came (an index sized for the load) is dropped.
-    this.chunks.length = 0;
+  load(vectors: Float32Array | readonly Float32Array[], rows: number): void {
     const perChunk = CHUNK_ROWS * this.dimension;
     const end = rows * this.dimension;
+    if (!(vectors instanceof Float32Array)) {
+      const last = vectors.length - 1;
+      const whole = vectors.length === Math.ceil(rows / CHUNK_ROWS) && vectors.every((c, i) => c.length === (i < last ? perChunk : end - last * perChunk));
+      if (!whole) throw new RangeError(`${rows} rows do not fill chunks of ${CHUNK_ROWS} rows as given`);
+      this.chunks.length = 0;
+      this.chunks.push(...vectors);
+      return;
+    }
+    // Room made for rows that never came (an index sized for the load) is dropped.
+    this.chunks.length = 0;
     for (let start = 0; start < end; start += perChunk) this.chunks.push(vectors.subarray(start, Math.min(end, start + perChunk)));
   }
 

@@ -79,8 +79,8 @@ export class FlatVectorIndex {
     }
   }
 
-  /** Fill this empty index with rows stored normalised (a snapshot of an index), as they are; the index keeps `vectors` as its storage (no copy). */
-  loadStored(ids: readonly string[], vectors: Float32Array): void {
+  /** Fill this empty index with rows stored normalised (a snapshot of an index), as they are (in one array or in chunks of `CHUNK_ROWS` rows); the index keeps `vectors` as its storage (no copy). */
+  loadStored(ids: readonly string[], vectors: Float32Array | readonly Float32Array[]): void {
     ({ ids: this.#ids, rows: this.#rows, metadata: this.#metadata } = loadStoredRows(ids, vectors, this.#data, this.size));
   }
 

@@ -1,6 +1,6 @@
 import { ValidationError } from '../errors.ts';
 import { parseOrThrow } from '../schema/validate.ts';
-import type { ChunkedRows } from './chunkedRows.ts';
+import { CHUNK_ROWS, type ChunkedRows } from './chunkedRows.ts';
 import { RecordIdSchema, type VectorRecord } from './vectorBackend.ts';
 
 /** Metadata of records stored without any: one shared object instead of one per row. */
@@ -37,14 +37,19 @@ export interface StoredRows {
 
 /**
  * Fill the empty `data` with vectors already stored normalised — a snapshot of an index, row
- * after row — as they are: no second normalisation, no record objects. The ids must be distinct
+ * after row, in one array or in chunks of `CHUNK_ROWS` rows — as they are: no second
+ * normalisation, no record objects. The ids must be distinct
  * valid record ids and every value finite; returns the rows' ids, positions and (empty) metadata.
  */
-export function loadStoredRows(ids: readonly string[], vectors: Float32Array, data: ChunkedRows, size: number): StoredRows {
+export function loadStoredRows(ids: readonly string[], vectors: Float32Array | readonly Float32Array[], data: ChunkedRows, size: number): StoredRows {
   const dimension = data.dimension;
   if (size !== 0) throw new ValidationError('stored rows load only into an empty index', { code: 'index_not_empty' });
-  if (vectors.length !== ids.length * dimension)
-    throw new ValidationError(`${ids.length} stored rows need ${ids.length * dimension} values, not ${vectors.length}`, { code: 'dimension_mismatch' });
+  const chunks = vectors instanceof Float32Array ? [vectors] : vectors;
+  const values = chunks.reduce((n, chunk) => n + chunk.length, 0);
+  if (values !== ids.length * dimension)
+    throw new ValidationError(`${ids.length} stored rows need ${ids.length * dimension} values, not ${values}`, { code: 'dimension_mismatch' });
+  if (!(vectors instanceof Float32Array) && chunks.some((chunk, i) => i < chunks.length - 1 && chunk.length !== CHUNK_ROWS * dimension))
+    throw new ValidationError(`stored rows in chunks must hold ${CHUNK_ROWS} rows each but the last`, { code: 'dimension_mismatch' });
   const rows = new Map<string, number>();
   for (let row = 0; row < ids.length; row++) {
     const id = ids[row]!;
@@ -54,10 +59,14 @@ export function loadStoredRows(ids: readonly string[], vectors: Float32Array, da
   }
   // A float32 is NaN or ±Infinity exactly when its exponent bits are all ones; testing the bits
   // runs twice as fast as arithmetic on the floats in code this cold (once per start).
-  const bits = new Uint32Array(vectors.buffer, vectors.byteOffset, vectors.length);
-  for (let i = 0; i < bits.length; i++)
-    if ((bits[i]! & 0x7f800000) === 0x7f800000)
-      throw new ValidationError(`stored row ${Math.floor(i / dimension)} has a non-finite value`, { code: 'non_finite_vector' });
+  let before = 0;
+  for (const chunk of chunks) {
+    const bits = new Uint32Array(chunk.buffer, chunk.byteOffset, chunk.length);
+    for (let i = 0; i < bits.length; i++)
+      if ((bits[i]! & 0x7f800000) === 0x7f800000)
+        throw new ValidationError(`stored row ${Math.floor((before + i) / dimension)} has a non-finite value`, { code: 'non_finite_vector' });
+    before += chunk.length;
+  }
   data.load(vectors, ids.length);
   return { ids: [...ids], rows, metadata: ids.map(() => storedMetadata(undefined)) };
 }
