@@ -107,6 +107,8 @@ export default defineConfig(({ mode }) =>
                 name: 'node',
                 environment: 'node',
                 include: ['src/**/*.test.ts', 'tests/unit/**/*.test.ts', 'tests/node/**/*.test.ts', 'tests/e2e/**/*.test.ts', 'tests/conformance/**/*.test.ts'],
+                // Conformance cases of what only a browser has (the origin private file system) run in Chromium alone.
+                exclude: ['tests/conformance/**/*.browser.test.ts'],
                 testTimeout: 60_000,
               },
             },

@@ -125,15 +125,21 @@ export class IndexedDbStore implements HostStore {
   readonly #commits: GroupCommit<AppendBatch>;
   readonly #heads = new HeadCache();
   readonly #signer: HeadLogOptions['signer'];
+  readonly #snapshotFiles: boolean;
   #closedByOtherTab = false;
 
   /**
    * @param options.groupCommit coalesce the appends of one turn into one transaction (default true); false commits each append on its own.
    * @param options.signer a key that signs the log of heads at every checkpoint (the tab holds none: its log is kept unsigned)
+   * @param options.snapshotFiles keep large vector snapshots as files of the origin private file system where the browser has one (default true; never with a given `indexedDB`, whose files would not be these)
    */
-  constructor(name = 'cugar', options: { indexedDB?: IDBFactory; IDBKeyRange?: typeof IDBKeyRange; groupCommit?: boolean } & HeadLogOptions = {}) {
-    const { groupCommit = true, signer, ...dexieOptions } = options;
+  constructor(
+    name = 'cugar',
+    options: { indexedDB?: IDBFactory; IDBKeyRange?: typeof IDBKeyRange; groupCommit?: boolean; snapshotFiles?: boolean } & HeadLogOptions = {},
+  ) {
+    const { groupCommit = true, signer, snapshotFiles = true, ...dexieOptions } = options;
     this.#signer = signer;
+    this.#snapshotFiles = snapshotFiles && dexieOptions.indexedDB === undefined;
     this.db = new CugarDatabase(name, dexieOptions);
     this.db.on('versionchange', () => {
       this.#closedByOtherTab = true;
@@ -305,7 +311,7 @@ export class IndexedDbStore implements HostStore {
 
   /** A {@link VectorBackend} persisted in this database as Float32 bytes. */
   vectors(dimension: number): VectorBackend {
-    return new PersistedVectorBackend(dimension, new IndexedDbVectorRows(this));
+    return new PersistedVectorBackend(dimension, new IndexedDbVectorRows(this, { files: this.#snapshotFiles }));
   }
 
   async close(): Promise<void> {

@@ -1,10 +1,13 @@
 import type { GenerationChange, StoredSnapshot, VectorRow, VectorRows } from '../core/stores.ts';
 import { storageError, type CugarDatabase } from './indexedDbStore.ts';
+import { FILE_SNAPSHOT_BYTES, readSnapshotFile, removeSnapshotFile, snapshotFilesUsable, writeSnapshotFile } from './snapshotFiles.ts';
 
 /** A profile's count of writes to its vectors, bumped in the same transaction as each write. */
 export interface StoredVectorGeneration {
   profile: string;
   generation: number;
+  /** A random id made with the count, stamped on snapshot files: a database made again under the same name has another. */
+  nonce?: string;
 }
 
 /** A snapshot kept beside a profile's vectors, stamped with the generation it was made at. */
@@ -18,13 +21,18 @@ export interface StoredVectorSnapshot {
 /**
  * The `vectors` table as the rows a {@link PersistedVectorBackend} writes through: each write
  * in one transaction with the profile's generation, and snapshots in `vectorSnapshots`, so a
- * snapshot made before a later write is recognised as stale.
+ * snapshot made before a later write is recognised as stale. Snapshots of 256 KiB and more are
+ * kept as files of the origin private file system where the browser has one (see
+ * `snapshotFiles.ts`), stamped with the generation and the profile's nonce.
  */
 export class IndexedDbVectorRows implements VectorRows {
   readonly #store: { readonly db: CugarDatabase; open(): Promise<unknown> };
+  readonly #files: boolean;
 
-  constructor(store: { readonly db: CugarDatabase; open(): Promise<unknown> }) {
+  /** `options.files`: keep large snapshots as files where the browser can (default true). */
+  constructor(store: { readonly db: CugarDatabase; open(): Promise<unknown> }, options: { files?: boolean } = {}) {
     this.#store = store;
+    this.#files = options.files ?? true;
   }
 
   async connect(): Promise<void> {
@@ -73,33 +81,62 @@ export class IndexedDbVectorRows implements VectorRows {
     );
   }
 
-  readSnapshot(profile: string, name: string): Promise<StoredSnapshot | undefined> {
+  async readSnapshot(profile: string, name: string): Promise<StoredSnapshot | undefined> {
     const db = this.#store.db;
-    return this.#guard(() =>
-      db.transaction('r', db.vectorSnapshots, db.vectorGenerations, async () => {
-        const row = await db.vectorSnapshots.get([profile, name]);
-        if (!row) return undefined;
-        return { bytes: new Uint8Array(row.bytes), generation: row.generation, current: (await db.vectorGenerations.get(profile))?.generation ?? 0 };
-      }),
+    const found = await this.#guard(() =>
+      db.transaction('r', db.vectorSnapshots, db.vectorGenerations, async () => ({
+        row: await db.vectorSnapshots.get([profile, name]),
+        generation: await db.vectorGenerations.get(profile),
+      })),
     );
+    const current = found.generation?.generation ?? 0;
+    if (found.row) return { bytes: new Uint8Array(found.row.bytes), generation: found.row.generation, current };
+    const nonce = found.generation?.nonce;
+    if (!this.#files || nonce === undefined) return undefined;
+    const file = await readSnapshotFile(db.name, profile, name);
+    return file && file.nonce === nonce ? { bytes: file.bytes, generation: file.generation, current } : undefined;
   }
 
-  writeSnapshot(profile: string, name: string, generation: number, bytes: Uint8Array): Promise<boolean> {
+  async writeSnapshot(profile: string, name: string, generation: number, bytes: Uint8Array): Promise<boolean> {
     const db = this.#store.db;
+    if (this.#files && bytes.length >= FILE_SNAPSHOT_BYTES && (await snapshotFilesUsable())) {
+      // Checked and stamped in one transaction, which also drops a value of the same name: a file is read only when there is none.
+      const stamp = await this.#guard(() =>
+        db.transaction('rw', db.vectorSnapshots, db.vectorGenerations, async () => {
+          const row = await db.vectorGenerations.get(profile);
+          if ((row?.generation ?? 0) !== generation) return undefined;
+          const nonce = row?.nonce ?? newNonce();
+          if (row?.nonce === undefined) await db.vectorGenerations.put({ profile, generation, nonce });
+          await db.vectorSnapshots.delete([profile, name]);
+          return { generation, nonce };
+        }),
+      );
+      if (!stamp) return false;
+      try {
+        await writeSnapshotFile(db.name, profile, name, stamp, bytes);
+        return true;
+      } catch {
+        // The file system refused (full, or no writable files here): the snapshot is kept as a value instead.
+      }
+    }
     const copy = bytes.slice().buffer as ArrayBuffer;
-    return this.#guard(() =>
+    const stored = await this.#guard(() =>
       db.transaction('rw', db.vectorSnapshots, db.vectorGenerations, async () => {
         if (((await db.vectorGenerations.get(profile))?.generation ?? 0) !== generation) return false;
         await db.vectorSnapshots.put({ profile, name, generation, bytes: copy });
         return true;
       }),
     );
+    // The value is read before any file: an older file of the name only takes room.
+    if (stored && this.#files) await removeSnapshotFile(db.name, profile, name);
+    return stored;
   }
 
-  // Inside a write's transaction: count the write.
+  // Inside a write's transaction: count the write (the first write makes the profile's nonce).
   async #bump(profile: string): Promise<GenerationChange> {
-    const before = (await this.#store.db.vectorGenerations.get(profile))?.generation ?? 0;
-    await this.#store.db.vectorGenerations.put({ profile, generation: before + 1 });
+    const row = await this.#store.db.vectorGenerations.get(profile);
+    const before = row?.generation ?? 0;
+    await this.#store.db.vectorGenerations.put({ profile, generation: before + 1, nonce: row?.nonce ?? newNonce() });
     return { before, after: before + 1 };
   }
 
@@ -110,4 +147,10 @@ export class IndexedDbVectorRows implements VectorRows {
       throw storageError(error);
     }
   }
+}
+
+/** 128 random bits as hex. */
+function newNonce(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }
