@@ -242,9 +242,20 @@ export class PersistedVectorBackend implements VectorBackend, VectorSnapshots {
   }
 
   async readSnapshot(profile: string, name: string): Promise<Uint8Array | undefined> {
-    const generation = await this.snapshotGeneration(profile);
-    if (generation === undefined || !this.#rows.readSnapshot) return undefined;
-    const stored = await this.#rows.readSnapshot(profile, name);
+    if (!this.#rows.readSnapshot) return undefined;
+    // Read while the profile loads (the first query after a restart asks for both): storage that reads
+    // asynchronously overlaps the two, and the stamps are compared once both are in.
+    const rows = this.#rows as Required<Pick<VectorRows, 'readSnapshot'>>;
+    const read = Promise.resolve()
+      .then(() => rows.readSnapshot(profile, name))
+      .then(
+        (stored) => ({ stored }),
+        (error: unknown) => ({ error }),
+      );
+    const [generation, outcome] = await Promise.all([this.snapshotGeneration(profile), read]);
+    if (generation === undefined) return undefined;
+    if ('error' in outcome) throw outcome.error;
+    const { stored } = outcome;
     return stored && stored.generation === stored.current && stored.current === generation ? joinedBytes(stored.bytes) : undefined;
   }
 
