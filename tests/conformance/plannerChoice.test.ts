@@ -179,6 +179,27 @@ describe('planner: abstains when a tool serves only a qualifier of the request',
   });
 });
 
+describe('planner: a word only a parameter’s name has does not choose the tool', () => {
+  const own = new ToolRegistry();
+  own.register('p', 'recent_mail', {
+    description: 'Most recent e-mails in the inbox.',
+    parameters: z.object({ limit: z.number().int().describe('How many to show').optional() }),
+    handler: () => null,
+  });
+  own.register('p', 'speed_test', { description: 'Measure the speed of the internet connection.', parameters: z.object({}), handler: () => null });
+  const ask = (goal: string) => planner.plan({ goal, profile: 'p', registry: own, traceId: 't', runId: 'r', now: NOW });
+
+  it('refuses "the credit limit on my card" rather than listing mail with a limit', () => {
+    const p = ask('what is the credit limit on my card');
+    expect(p.steps).toEqual([]);
+    expect(p.refusals?.[0]).toMatchObject({ code: 'weak_evidence', suggestions: ['recent_mail'] });
+  });
+
+  it('still reads the parameter once the request asks for the tool', () => {
+    expect(first(ask('show my most recent e-mails, limit 3'))).toMatchObject({ tool: 'recent_mail', input: { limit: 3 } });
+  });
+});
+
 describe('planner: lists of options, exclusions and bounds', () => {
   it('fills a list of enum options from day names, "weekdays" and "the weekend"', () => {
     expect(first(plan('set an alarm for 7am on weekdays'))?.input).toEqual({ time: '07:00:00', days: ['mon', 'tue', 'wed', 'thu', 'fri'] });

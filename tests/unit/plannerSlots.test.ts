@@ -101,6 +101,12 @@ describe('filling a schema', () => {
     expect(fill(schema, "stats of 3, 7 and 12, don't shuffle, in metrik").input).toEqual({ numbers: [3, 7, 12], shuffle: false, mode: 'metric' });
     const units = z.object({ value: z.number(), from_unit: z.enum(['ft', 'cm', 'in']), to_unit: z.enum(['ft', 'cm', 'in']) });
     expect(fill(units, '6 feet in centimeters').input).toEqual({ value: 6, from_unit: 'ft', to_unit: 'cm' });
+    // A clipped form of four letters or more; shorter ones are too ambiguous.
+    const section = z.object({ section: z.enum(['world', 'science', 'technology', 'sports']).optional() });
+    const tech = fill(section, 'latest tech news');
+    expect(tech.input).toEqual({ section: 'technology' });
+    expect(tech.sources['section']!.reason).toContain('shortened');
+    expect(fill(section, 'sci news').input).toEqual({});
   });
 
   it('converts durations to the parameter unit and keeps a year out of a count', () => {

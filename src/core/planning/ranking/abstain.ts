@@ -87,6 +87,8 @@ export function intentWeight(query: Query): number {
   return intent > 0 ? intent : all;
 }
 
+/** What a tool keeps of its score when every word it matched is only in its parameters' names ("the speed limit" for a `limit` parameter). */
+const PARAMETER_ONLY_FACTOR = 0.3;
 /** What a tool keeps of its score when the clause opens with an action verb it does not match ("print the document" for a file search). */
 const UNMATCHED_VERB_FACTOR = 0.4;
 /** Verbs that ask for an action of their own, beyond the tool verbs: a tool that matches none of a clause's opening verb serves another request. */
@@ -191,8 +193,32 @@ export function decide(
   const opening = openingVerb(query);
   const saysAction = (verbs: ReadonlyArray<readonly string[]>) =>
     verbs.length === 0 || !stated || verbs.some((terms) => terms.some((term) => stated.has(term)));
+  let termsOfWord: Map<string, QueryWord['terms']> | undefined;
+  // Whether every word a tool matched, by every term it matched, is one only its parameters' names have.
+  const parametersOnly = (raw: ToolScore): boolean => {
+    const { terms, parameterOnly } = tools[raw.position]!;
+    if (parameterOnly.size === 0) return false;
+    termsOfWord ??= new Map(query.words.map((w) => [w.token.raw, w.terms]));
+    for (const word of raw.matched) {
+      const of = termsOfWord.get(word);
+      if (!of) return false;
+      let hit = false;
+      for (const list of [of.stems, of.groups])
+        for (const term of list) {
+          if (!terms.has(term)) continue;
+          if (!parameterOnly.has(term)) return false;
+          hit = true;
+        }
+      if (!hit) return false;
+    }
+    return true;
+  };
   // Each tool's evidence: its match, less for a tool with side effects and for one whose action the clause does not ask for.
   const adjusted: ToolScore[] = [];
+  // A tool this far below the best cannot become the choice: whether it matched only parameter names is not worth reading.
+  let bestRaw = 0;
+  for (const raw of scores) if (raw.score > bestRaw) bestRaw = raw.score;
+  const parameterFloor = PARAMETER_ONLY_FACTOR * bestRaw;
   for (const raw of scores) {
     if (raw.score <= 0) continue;
     const { sideEffects, verbs } = tools[raw.position]!;
@@ -202,6 +228,8 @@ export function decide(
     if (!raw.named && !saysAction(verbs)) factor *= OTHER_ACTION_FACTOR;
     // A clause that opens with an action the tool does not match asks for something else ("print the document", "mute the chat").
     if (!raw.named && opening !== undefined && !raw.matched.includes(opening)) factor *= UNMATCHED_VERB_FACTOR;
+    // A tool matched only by the names of its parameters is not what the clause asks for.
+    if (!raw.named && raw.score >= parameterFloor && parametersOnly(raw)) factor *= PARAMETER_ONLY_FACTOR;
     adjusted.push(
       factor === 1 ? raw : { position: raw.position, score: raw.score * factor, matchedWeight: raw.matchedWeight, matched: raw.matched, named: raw.named },
     );

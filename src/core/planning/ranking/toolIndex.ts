@@ -53,6 +53,12 @@ export interface IndexedTool {
    * "apaga las luces de la cocina"), not what the tool does.
    */
   exampleOnly: ReadonlySet<string>;
+  /**
+   * The terms only the tool's parameter names have (not its name, aliases, description,
+   * parameter descriptions, enum values or examples): a request that matches nothing else ("the
+   * speed limit" for a `limit` parameter) speaks of a value the tool takes, not of what it does.
+   */
+  parameterOnly: ReadonlySet<string>;
 }
 
 type JsonSchema = Record<string, unknown>;
@@ -107,6 +113,8 @@ export function indexTool(tool: ToolDefinition): IndexedTool {
   ];
   const own = new Set<string>();
   const inExamples = new Set<string>();
+  const inParameters = new Set<string>();
+  const identity = new Set<string>();
   for (const field of Object.keys(FIELDS) as FieldName[]) {
     const { weight, typicalLength } = FIELDS[field];
     for (const text of texts[field]) {
@@ -115,7 +123,10 @@ export function indexTool(tool: ToolDefinition): IndexedTool {
       const language = field === 'examples' || field === 'aliases' ? guessLanguage(text, tokenize(text)) : 'en';
       const length = fieldTerms(text, language, tf);
       if (length === 0) continue;
-      for (const term of tf.keys()) (field === 'examples' ? inExamples : own).add(term);
+      for (const term of tf.keys()) {
+        (field === 'examples' ? inExamples : own).add(term);
+        (field === 'parameterNames' ? inParameters : identity).add(term);
+      }
       const norm = 1 - B + (B * length) / typicalLength;
       for (const [term, count] of tf) {
         const value = (weight * Math.min(count, 3)) / norm;
@@ -147,6 +158,7 @@ export function indexTool(tool: ToolDefinition): IndexedTool {
     terms,
     nameWords,
     exampleOnly: new Set([...inExamples].filter((term) => !own.has(term))),
+    parameterOnly: new Set([...inParameters].filter((term) => !identity.has(term))),
     sideEffects: tool.requiresApproval || (!tool.idempotent && changesWorld(nameWords, tool.description)),
   };
   indexed.set(tool, entry);

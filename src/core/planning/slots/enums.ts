@@ -1,6 +1,7 @@
 /**
  * Enum values by closeness to the request's words: the same word, the same stem, the same
- * synonym group, or one edit apart (typos) for words of five letters or more.
+ * synonym group, one edit apart (typos) for words of five letters or more, or a clipped form
+ * of four letters or more ("tech" for technology).
  */
 import { editDistance } from '../ranking/editDistance.ts';
 import { isStopWord, stem } from '../ranking/stem.ts';
@@ -37,7 +38,7 @@ const judged = new Map<string, Map<string, number>>();
 let judgedCount = 0;
 const MAX_JUDGED = 20_000;
 
-/** How close a request word is to an option word: 3 same, 2 same stem, 1.5 typo, 1 same group, 0 none. */
+/** How close a request word is to an option word: 3 same, 2 same stem, 1.5 typo, 1.25 clipped, 1 same group, 0 none. */
 function closeness(word: string, option: string): number {
   let byOption = judged.get(word);
   if (!byOption) judged.set(word, (byOption = new Map()));
@@ -60,6 +61,8 @@ function judge(word: string, option: string): number {
   const b = stem(option);
   if (a === b) return 2;
   if (option.length >= 5 && word.length >= 5 && editDistance(word, option, 1) <= 1) return 1.5;
+  // A clipped form ("tech" for technology, "info" for information).
+  if (word.length >= 4 && option.length >= word.length + 2 && option.startsWith(word)) return 1.25;
   const ga = groups(a);
   if (ga.length && groups(b).some((g) => ga.includes(g))) return 1;
   return 0;
@@ -121,7 +124,9 @@ export function chooseOption(
           ? 'same word stem'
           : best.score >= 1.5
             ? 'one letter off'
-            : 'a synonym';
+            : best.score >= 1.25
+              ? 'a shortened form'
+              : 'a synonym';
   return { value: best.option, start: offset + best.start, end: offset + best.end, reason: `enum value ${JSON.stringify(best.option)}: ${how}` };
 }
 
