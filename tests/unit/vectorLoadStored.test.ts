@@ -52,6 +52,15 @@ describe('loading stored rows into an index', () => {
     expect(() => index.loadStored(['a'], new Float32Array(3))).toThrow(expect.objectContaining({ code: 'dimension_mismatch' }));
     expect(() => index.loadStored(['a', 'b'], Float32Array.from([1, 0, Number.NaN, 1]))).toThrow(expect.objectContaining({ code: 'non_finite_vector' }));
     expect(() => index.loadStored(['a'], Float32Array.from([Number.POSITIVE_INFINITY, 0]))).toThrow(expect.objectContaining({ code: 'non_finite_vector' }));
+    // Chunks must hold 1,024 rows each but the last, and be as many as the rows need.
+    const rows = Array.from({ length: 1_030 }, (_, i) => `r${i}`);
+    expect(() => index.loadStored(rows, [new Float32Array(1_000 * 2), new Float32Array(30 * 2)])).toThrow(
+      expect.objectContaining({ code: 'dimension_mismatch' }),
+    );
+    expect(() => index.loadStored(rows.slice(0, 1_024), [new Float32Array(1_024 * 2), new Float32Array(0)])).toThrow(
+      expect.objectContaining({ code: 'dimension_mismatch' }),
+    );
+    expect(() => index.loadStored(['a'], [Float32Array.from([Number.NaN, 0])])).toThrow(expect.objectContaining({ code: 'non_finite_vector' }));
     expect(index.size).toBe(0);
     index.loadStored(['a'], Float32Array.from([1, 0]));
     expect(() => index.loadStored(['b'], Float32Array.from([0, 1]))).toThrow(expect.objectContaining({ code: 'index_not_empty' }));
@@ -69,10 +78,17 @@ describe('loading stored rows into an index', () => {
       const vectors = new Float32Array(ids.length * dim);
       ids.forEach((id, row) => vectors.set(original.get(id)!.vector, row * dim));
       const loaded = createVectorIndex(dim, { index: kind }, count);
+      // Handed over in one array, or in chunks of 1,024 rows as a snapshot read in parts gives them.
+      const chunks = [0, 1, 2].map((c) => vectors.slice(c * 1_024 * dim, Math.min(count, (c + 1) * 1_024) * dim));
+      const fromChunks = createVectorIndex(dim, { index: kind }, count);
+      fromChunks.loadStored(ids, chunks);
       loaded.loadStored(ids, vectors);
       // No copy: a write to a loaded row lands in the buffer handed over.
       loaded.upsert([{ id: ids[2_049]!, vector: Float32Array.from([0, 0, 0, 1]) }]);
+      fromChunks.upsert([{ id: ids[2_049]!, vector: Float32Array.from([0, 0, 0, 1]) }]);
       expect([...vectors.subarray(2_049 * dim, 2_050 * dim)]).toEqual([0, 0, 0, 1]);
+      expect([...chunks[2]!.subarray(1 * dim, 2 * dim)]).toEqual([0, 0, 0, 1]);
+      for (const id of ids.slice(0, 50)) expect(fromChunks.get(id)).toEqual(loaded.get(id));
       original.upsert([{ id: ids[2_049]!, vector: Float32Array.from([0, 0, 0, 1]) }]);
       const gone = ids.filter((_, i) => i % 3 === 0);
       expect(loaded.delete(gone)).toBe(original.delete(gone));

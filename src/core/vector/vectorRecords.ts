@@ -48,7 +48,10 @@ export function loadStoredRows(ids: readonly string[], vectors: Float32Array | r
   const values = chunks.reduce((n, chunk) => n + chunk.length, 0);
   if (values !== ids.length * dimension)
     throw new ValidationError(`${ids.length} stored rows need ${ids.length * dimension} values, not ${values}`, { code: 'dimension_mismatch' });
-  if (!(vectors instanceof Float32Array) && chunks.some((chunk, i) => i < chunks.length - 1 && chunk.length !== CHUNK_ROWS * dimension))
+  if (
+    !(vectors instanceof Float32Array) &&
+    (chunks.length !== Math.ceil(ids.length / CHUNK_ROWS) || chunks.some((chunk, i) => i < chunks.length - 1 && chunk.length !== CHUNK_ROWS * dimension))
+  )
     throw new ValidationError(`stored rows in chunks must hold ${CHUNK_ROWS} rows each but the last`, { code: 'dimension_mismatch' });
   const rows = new Map<string, number>();
   for (let row = 0; row < ids.length; row++) {
