@@ -52,7 +52,8 @@ let usable: Promise<boolean> | undefined;
 export function snapshotFilesUsable(): Promise<boolean> {
   usable ??= (async () => {
     const dir = await directory(true);
-    return dir !== undefined && typeof (FileSystemFileHandle.prototype as { createWritable?: unknown }).createWritable === 'function';
+    const handle = (globalThis as { FileSystemFileHandle?: { prototype: { createWritable?: unknown } } }).FileSystemFileHandle;
+    return dir !== undefined && typeof handle?.prototype.createWritable === 'function';
   })();
   return usable;
 }
