@@ -215,10 +215,6 @@ export function decide(
   };
   // Each tool's evidence: its match, less for a tool with side effects and for one whose action the clause does not ask for.
   const adjusted: ToolScore[] = [];
-  // A tool this far below the best cannot become the choice: whether it matched only parameter names is not worth reading.
-  let bestRaw = 0;
-  for (const raw of scores) if (raw.score > bestRaw) bestRaw = raw.score;
-  const parameterFloor = PARAMETER_ONLY_FACTOR * bestRaw;
   for (const raw of scores) {
     if (raw.score <= 0) continue;
     const { sideEffects, verbs } = tools[raw.position]!;
@@ -228,14 +224,19 @@ export function decide(
     if (!raw.named && !saysAction(verbs)) factor *= OTHER_ACTION_FACTOR;
     // A clause that opens with an action the tool does not match asks for something else ("print the document", "mute the chat").
     if (!raw.named && opening !== undefined && !raw.matched.includes(opening)) factor *= UNMATCHED_VERB_FACTOR;
-    // A tool matched only by the names of its parameters is not what the clause asks for.
-    if (!raw.named && raw.score >= parameterFloor && parametersOnly(raw)) factor *= PARAMETER_ONLY_FACTOR;
     adjusted.push(
       factor === 1 ? raw : { position: raw.position, score: raw.score * factor, matchedWeight: raw.matchedWeight, matched: raw.matched, named: raw.named },
     );
   }
   // Only the tools near the top can be chosen or shown: the rest is not worth weighing.
   const top24 = adjusted.length > TOP ? topScores(adjusted, TOP) : adjusted;
+  // A tool matched only by the names of its parameters is not what the clause asks for. Read for
+  // the tools near the top only: one this far below the best cannot become the choice.
+  let topScore = 0;
+  for (const score of top24) if (score.score > topScore) topScore = score.score;
+  for (const [i, score] of top24.entries())
+    if (!score.named && score.score >= PARAMETER_ONLY_FACTOR * topScore && parametersOnly(score))
+      top24[i] = { ...score, score: score.score * PARAMETER_ONLY_FACTOR };
   const ranked: RankedTool[] = top24.map((score) => {
     const { tool } = tools[score.position]!;
     const coverage = intent > 0 ? Math.min(1, score.matchedWeight / intent) : 0;
