@@ -93,8 +93,9 @@ export class IndexedDbVectorRows implements VectorRows {
     if (found.row) return { bytes: new Uint8Array(found.row.bytes), generation: found.row.generation, current };
     const nonce = found.generation?.nonce;
     if (!this.#files || nonce === undefined) return undefined;
-    const file = await readSnapshotFile(db.name, profile, name);
-    return file && file.nonce === nonce ? { bytes: file.bytes, generation: file.generation, current } : undefined;
+    // A file of another generation would be stale: only its header is read.
+    const file = await readSnapshotFile(db.name, profile, name, { generation: current, nonce });
+    return file ? { bytes: file.bytes, generation: file.generation, current } : undefined;
   }
 
   async writeSnapshot(profile: string, name: string, generation: number, bytes: Uint8Array): Promise<boolean> {

@@ -58,25 +58,37 @@ export function snapshotFilesUsable(): Promise<boolean> {
   return usable;
 }
 
-/** Read the snapshot file; undefined when there is none or it is damaged. */
-export async function readSnapshotFile(database: string, profile: string, name: string): Promise<SnapshotFile | undefined> {
+/**
+ * Read the snapshot file; undefined when there is none, it is damaged, or (given `expected`) its
+ * stamp is not that one, in which case only its header is read.
+ */
+export async function readSnapshotFile(
+  database: string,
+  profile: string,
+  name: string,
+  expected?: { generation: number; nonce: string },
+): Promise<SnapshotFile | undefined> {
   const dir = await directory(false);
   if (!dir) return undefined;
-  let buffer: ArrayBuffer;
   try {
     const file = await (await dir.getFileHandle(snapshotFileName(database, profile, name))).getFile();
-    buffer = await file.arrayBuffer();
+    if (file.size < HEADER) return undefined;
+    const stamp = stampOf(await file.slice(0, HEADER).arrayBuffer());
+    if (!stamp || (expected && (stamp.generation !== expected.generation || stamp.nonce !== expected.nonce))) return undefined;
+    return { bytes: new Uint8Array(await file.slice(HEADER).arrayBuffer()), ...stamp };
   } catch {
     return undefined;
   }
-  if (buffer.byteLength < HEADER) return undefined;
-  const view = new DataView(buffer, 0, HEADER);
+}
+
+/** The generation and nonce of a file's header; undefined when it is not one. */
+function stampOf(header: ArrayBuffer): { generation: number; nonce: string } | undefined {
+  const view = new DataView(header);
   const nonceLength = view.getUint32(16, true);
   if (view.getUint32(0, true) !== MAGIC || view.getUint32(4, true) !== VERSION || nonceLength > MAX_NONCE) return undefined;
   const generation = view.getFloat64(8, true);
   if (!Number.isSafeInteger(generation) || generation < 0) return undefined;
-  const nonce = String.fromCharCode(...new Uint8Array(buffer, NONCE_AT, nonceLength));
-  return { bytes: new Uint8Array(buffer, HEADER), generation, nonce };
+  return { generation, nonce: String.fromCharCode(...new Uint8Array(header, NONCE_AT, nonceLength)) };
 }
 
 /** Write the snapshot file stamped with `generation` and `nonce`; it replaces the old file only once it is whole. Throws when the file system refuses. */
