@@ -26,7 +26,7 @@ add sum plus total addition
 subtract minus difference deduct
 multiply times product double triple
 divide quotient ratio halve split
-weather temperature rain sunny climate
+weather temperature rain sunny climate snow storm wind windy cloudy humidity fog hail
 forecast future upcoming coming tomorrow weekend
 flight fly plane airline airfare
 hotel room accommodation lodging stay
