@@ -183,6 +183,12 @@ describe('filling a schema: names around the words that chose the tool', () => {
       city: 'Chicago',
     });
   });
+
+  it('ends a place written in lower case at a day word, spelt out or shortened, for a tool that takes no date', () => {
+    const place = z.object({ location: z.string().describe('City or place') });
+    for (const day of ['tomorrow', 'tmrw', 'tonite'])
+      expect(fill(place, `whats the wether in dublin ${day}`, { toolWords: new Set(['wether']) }).input).toEqual({ location: 'dublin' });
+  });
 });
 
 describe('dates far into a long clause', () => {

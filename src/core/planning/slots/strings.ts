@@ -125,7 +125,7 @@ const BOUNDARIES = new Set(
   (
     "to from in at on for by with about saying says and then but or into near via around before after until when while because so which who that that's which's who's " +
     'under over below above than less more cheaper within without except unter uber ohne sous sans moins sin bajo menos sotto senza sem abaixo ' +
-    'please tomorrow today tonight pour avec dans sur et de à para con en y sobre mit für nach und von bei com e em per su ' +
+    'please tomorrow tmrw tmr today tonight tonite yesterday pour avec dans sur et de à para con en y sobre mit für nach und von bei com e em per su ' +
     'le la les du des au aux el los las del al il lo gli della dal am im um der die das dem den zum zur ao do da no na a o'
   ).split(' '),
 );
