@@ -200,6 +200,28 @@ describe('planner: a word only a parameter’s name has does not choose the tool
   });
 });
 
+describe('planner: a colon introduces the message, and the one name before it the recipient', () => {
+  const own = new ToolRegistry();
+  own.register('p', 'sms', {
+    description: 'Send a text message to a contact or a phone number.',
+    parameters: z.object({ recipient: z.string().describe('Contact name or phone number'), message: z.string().describe('Text to send') }),
+    handler: () => null,
+    requiresApproval: true,
+  });
+  const ask = (goal: string) => planner.plan({ goal, profile: 'p', registry: own, traceId: 't', runId: 'r', now: NOW });
+
+  it('texts Jake "running late", not a message to "running late"', () => {
+    const p = ask('text Jake: running late');
+    expect(first(p)).toMatchObject({ tool: 'sms', input: { recipient: 'Jake', message: 'running late' } });
+    expect(p.steps[0]?.sources?.['recipient']?.reason).toContain('before the colon');
+  });
+
+  it('takes a number before the colon as it is, and guesses no recipient among several words', () => {
+    expect(first(ask('text 555-0142: on my way'))).toMatchObject({ tool: 'sms', input: { recipient: '555-0142', message: 'on my way' } });
+    expect(ask('text my brother Jake: running late').steps).toEqual([]);
+  });
+});
+
 describe('planner: lists of options, exclusions and bounds', () => {
   it('fills a list of enum options from day names, "weekdays" and "the weekend"', () => {
     expect(first(plan('set an alarm for 7am on weekdays'))?.input).toEqual({ time: '07:00:00', days: ['mon', 'tue', 'wed', 'thu', 'fri'] });

@@ -140,6 +140,18 @@ export function fillStrings(
   const target = left[0] ?? optional[0]!;
   const namesOnly = left.length === 0;
   const colon = /(?<!\d):|:(?!\d)/.exec(clause)?.index ?? -1;
+  // What follows a colon is the message when there is one to write ("text Jake: running late"), and the one name before it the recipient.
+  const message = left.find((p) => roleOf(p) === 'text');
+  if (!namesOnly && colon >= 0 && message && message !== target && clause.slice(colon + 1).trim()) {
+    const start = colon + 1 + (clause.slice(colon + 1).length - clause.slice(colon + 1).trimStart().length);
+    const value = clause.slice(start).trimEnd();
+    set(message, from({ start, end: start + value.length }, value, 'the text after the colon'));
+    const before = tokens.filter((t, i) => t.end <= colon && !tokenTaken(i) && !context.toolWords.has(t.word) && !isStopWord(t.word, context.language));
+    const name = before.at(-1);
+    if (name && before.length === 1 && roleOf(target) === 'person' && /^[\p{Lu}\p{N}+]/u.test(clause.slice(name.start)))
+      set(target, from(name, clause.slice(name.start, name.end), 'the name before the colon'));
+    return;
+  }
   if (!namesOnly && colon >= 0 && clause.slice(colon + 1).trim()) {
     const start = colon + 1 + (clause.slice(colon + 1).length - clause.slice(colon + 1).trimStart().length);
     // Up to the next value another parameter took; a name or title also ends at a comma ("contact: Laura Chen, 415-555-0199").
