@@ -140,10 +140,11 @@ export function fillStrings(
   const target = left[0] ?? optional[0]!;
   const namesOnly = left.length === 0;
   const colon = /(?<!\d):|:(?!\d)/.exec(clause)?.index ?? -1;
+  // Where the text after the colon starts, past its spaces.
+  const start = colon + 1 + (clause.slice(colon + 1).length - clause.slice(colon + 1).trimStart().length);
   // What follows a colon is the message when there is one to write ("text Jake: running late"), and the one name before it the recipient.
   const message = left.find((p) => roleOf(p) === 'text');
   if (!namesOnly && colon >= 0 && message && message !== target && clause.slice(colon + 1).trim()) {
-    const start = colon + 1 + (clause.slice(colon + 1).length - clause.slice(colon + 1).trimStart().length);
     const value = clause.slice(start).trimEnd();
     set(message, from({ start, end: start + value.length }, value, 'the text after the colon'));
     const before = tokens.filter((t, i) => t.end <= colon && !tokenTaken(i) && !context.toolWords.has(t.word) && !isStopWord(t.word, context.language));
@@ -153,7 +154,6 @@ export function fillStrings(
     return;
   }
   if (!namesOnly && colon >= 0 && clause.slice(colon + 1).trim()) {
-    const start = colon + 1 + (clause.slice(colon + 1).length - clause.slice(colon + 1).trimStart().length);
     // Up to the next value another parameter took; a name or title also ends at a comma ("contact: Laura Chen, 415-555-0199").
     let end = clause.trimEnd().length;
     for (const t of taken) if (t.start >= start && t.start < end) end = t.start;
