@@ -22,6 +22,15 @@ async function opened(name: string, options: { snapshotFiles?: boolean } = {}): 
   return { store, vectors };
 }
 
+/** A store named anew, holding `input` and a snapshot of it. */
+async function snapshotted(input: ReturnType<typeof records>, options: { snapshotFiles?: boolean } = {}) {
+  const name = `cugar-snapfile-${Date.now()}-${n++}`;
+  const { store, vectors } = await opened(name, options);
+  await vectors.upsert(PROFILE, input);
+  expect(hasVectorSnapshots(vectors) && (await vectors.snapshotVectors(PROFILE))).toBe(true);
+  return { name, store, vectors };
+}
+
 async function reference(input: ReturnType<typeof records>): Promise<VectorBackend> {
   const backend = new InMemoryVectorBackend(DIM);
   await backend.connect();
@@ -43,11 +52,10 @@ function deleteDatabase(name: string): Promise<void> {
 
 describe('vector snapshots as files (IndexedDB in Chromium)', () => {
   it('keeps a large snapshot as a file, not a value, and a reload loads it without the rows', async () => {
-    const name = `cugar-snapfile-${Date.now()}-${n++}`;
     const input = records(1_200);
-    let { store, vectors } = await opened(name);
-    await vectors.upsert(PROFILE, input);
-    expect(hasVectorSnapshots(vectors) && (await vectors.snapshotVectors(PROFILE))).toBe(true);
+    const snapshot = await snapshotted(input);
+    const { name } = snapshot;
+    let { store, vectors } = snapshot;
     expect(await store.db.vectorSnapshots.get([PROFILE, 'vectors'])).toBeUndefined();
     const file = await readSnapshotFile(name, PROFILE, 'vectors');
     expect(file?.bytes.length).toBeGreaterThan(DIM * 4 * 1_200);
@@ -66,11 +74,10 @@ describe('vector snapshots as files (IndexedDB in Chromium)', () => {
   });
 
   it('does not use a file once the rows have moved on, nor a damaged one, and writes a good one again', async () => {
-    const name = `cugar-snapfile-${Date.now()}-${n++}`;
     const input = records(1_000);
-    let { store, vectors } = await opened(name);
-    await vectors.upsert(PROFILE, input);
-    expect(hasVectorSnapshots(vectors) && (await vectors.snapshotVectors(PROFILE))).toBe(true);
+    const snapshot = await snapshotted(input);
+    const { name } = snapshot;
+    let { store, vectors } = snapshot;
     const changed = [{ id: 'r5', vector: vector(5_000), metadata: { path: 'changed.md' } }];
     await vectors.upsert(PROFILE, changed);
     await store.close();
@@ -94,10 +101,9 @@ describe('vector snapshots as files (IndexedDB in Chromium)', () => {
   });
 
   it('never takes the file of a deleted database for that of a new one of the same name', async () => {
-    const name = `cugar-snapfile-${Date.now()}-${n++}`;
-    let { store, vectors } = await opened(name);
-    await vectors.upsert(PROFILE, records(1_000));
-    expect(hasVectorSnapshots(vectors) && (await vectors.snapshotVectors(PROFILE))).toBe(true);
+    const snapshot = await snapshotted(records(1_000));
+    const { name } = snapshot;
+    let { store, vectors } = snapshot;
     await store.close();
     await deleteDatabase(name);
 
@@ -117,10 +123,7 @@ describe('vector snapshots as files (IndexedDB in Chromium)', () => {
   });
 
   it('keeps snapshots as values when files are turned off', async () => {
-    const name = `cugar-snapfile-${Date.now()}-${n++}`;
-    const { store, vectors } = await opened(name, { snapshotFiles: false });
-    await vectors.upsert(PROFILE, records(1_000));
-    expect(hasVectorSnapshots(vectors) && (await vectors.snapshotVectors(PROFILE))).toBe(true);
+    const { name, store } = await snapshotted(records(1_000), { snapshotFiles: false });
     expect((await store.db.vectorSnapshots.get([PROFILE, 'vectors']))?.generation).toBe(1);
     await store.close();
     await deleteDatabase(name);

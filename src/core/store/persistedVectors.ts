@@ -242,20 +242,16 @@ export class PersistedVectorBackend implements VectorBackend, VectorSnapshots {
   }
 
   async readSnapshot(profile: string, name: string): Promise<Uint8Array | undefined> {
-    if (!this.#rows.readSnapshot) return undefined;
+    const rows = this.#rows;
+    if (!rows.readSnapshot) return undefined;
     // Read while the profile loads (the first query after a restart asks for both): storage that reads
     // asynchronously overlaps the two, and the stamps are compared once both are in.
-    const rows = this.#rows as Required<Pick<VectorRows, 'readSnapshot'>>;
-    const read = Promise.resolve()
-      .then(() => rows.readSnapshot(profile, name))
-      .then(
-        (stored) => ({ stored }),
-        (error: unknown) => ({ error }),
-      );
-    const [generation, outcome] = await Promise.all([this.snapshotGeneration(profile), read]);
+    const read = Promise.resolve().then(() => rows.readSnapshot!(profile, name));
+    // Its failure matters only if the profile's generation is known (handled here, rethrown below).
+    read.catch(() => undefined);
+    const generation = await this.snapshotGeneration(profile);
     if (generation === undefined) return undefined;
-    if ('error' in outcome) throw outcome.error;
-    const { stored } = outcome;
+    const stored = await read;
     return stored && stored.generation === stored.current && stored.current === generation ? joinedBytes(stored.bytes) : undefined;
   }
 

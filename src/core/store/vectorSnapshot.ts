@@ -178,13 +178,16 @@ class Segments {
 
   /** `count` floats from `start`: a view where they lie in one part at an aligned address. */
   floats(start: number, count: number): Float32Array {
-    const bytes = this.range(start, start + count * 4);
-    return bytes.byteOffset % 4 === 0 ? new Float32Array(bytes.buffer, bytes.byteOffset, count) : new Float32Array(bytes.slice().buffer);
+    return this.#words(Float32Array, start, count);
   }
 
   uint32s(start: number, count: number): Uint32Array {
+    return this.#words(Uint32Array, start, count);
+  }
+
+  #words<T>(Words: new (buffer: ArrayBufferLike, byteOffset?: number, length?: number) => T, start: number, count: number): T {
     const bytes = this.range(start, start + count * 4);
-    return bytes.byteOffset % 4 === 0 ? new Uint32Array(bytes.buffer, bytes.byteOffset, count) : new Uint32Array(bytes.slice().buffer);
+    return bytes.byteOffset % 4 === 0 ? new Words(bytes.buffer, bytes.byteOffset, count) : new Words(bytes.slice().buffer);
   }
 
   // The last part that starts at or before `offset` (parts may be empty).
