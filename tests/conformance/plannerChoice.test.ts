@@ -96,6 +96,16 @@ function registry(): ToolRegistry {
     z.object({ activity: z.string().describe('Kind of workout'), duration_minutes: z.number().describe('Length in minutes') }),
   );
   add('new_note', 'Create a new note.', z.object({ text: z.string().describe('Text of the note') }));
+  const languages = ['en', 'fr', 'es', 'de', 'it', 'ja'] as const;
+  add(
+    'translate',
+    'Translate text into another language.',
+    z.object({
+      text: z.string().describe('Text to translate'),
+      target_language: z.enum(languages).describe('Language to translate into'),
+      source_language: z.enum(languages).describe('Language of the text').optional(),
+    }),
+  );
   return tools;
 }
 
@@ -252,8 +262,33 @@ describe('planner: asks for missing arguments only when the tool is clearly the 
     expect(p.refusals?.[0]).toMatchObject({ code: 'missing_arguments', suggestions: ['cancel_reservation'] });
   });
 
+  it('refuses a tool that matched only the verb when it takes nothing of what the request acts on', () => {
+    const p = plan('cancel my gym membership');
+    expect(p.stopReason).toBe('no_relevant_tool');
+    expect(p.refusals?.[0]).toMatchObject({ code: 'low_coverage', suggestions: ['cancel_reservation'] });
+    expect(p.refusals?.[0]?.message).toContain('"gym membership"');
+    // The same verb with the tool's own object still asks for the code.
+    expect(plan('cancel my reservation').inputRequired).toMatchObject({ tool: 'cancel_reservation' });
+  });
+
   it('reads "1 hour of yoga" as a length of time, not as a date', () => {
     expect(first(plan('log 1 hour of yoga in my workout diary'))).toMatchObject({ tool: 'workout_log', input: { activity: 'yoga', duration_minutes: 60 } });
+  });
+});
+
+describe('planner: language codes by the names people write', () => {
+  it('fills a language-code enum from the language named, in the request language', () => {
+    const into = plan("translate 'good morning' into Spanish");
+    expect(first(into)).toMatchObject({ tool: 'translate', input: { text: 'good morning', target_language: 'es' } });
+    expect(into.steps[0]?.sources?.['target_language']?.reason).toContain('the language named');
+    expect(first(plan("übersetze 'Guten Appetit' ins Italienische"))?.input).toMatchObject({ target_language: 'it' });
+    expect(first(plan("traduci 'buon appetito' in tedesco"))?.input).toMatchObject({ target_language: 'de' });
+  });
+
+  it('reads "from" as the source, and a code spelt like a function word of the request as that word', () => {
+    expect(first(plan("translate 'Guten Tag' from German to Japanese"))?.input).toMatchObject({ source_language: 'de', target_language: 'ja' });
+    expect(first(plan("translate from German: 'Guten Tag'"))).toMatchObject({ input: { source_language: 'de' }, missing: [{ name: 'target_language' }] });
+    expect(first(plan('traduis « où est la gare » en anglais'))?.input).toEqual({ text: 'où est la gare', target_language: 'en' });
   });
 });
 

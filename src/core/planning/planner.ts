@@ -15,8 +15,8 @@ import type { ToolRegistry } from '../tools/toolRegistry.ts';
 import { clausesOf } from './clauses.ts';
 import { fitArguments, type Fitted } from './argumentFit.ts';
 import { qualifierOnly } from './headWords.ts';
-import { decide, DEFAULT_THRESHOLDS, type ClauseDecision, type Weights } from './ranking/abstain.ts';
-import { readQuery, scoreTools } from './ranking/bm25f.ts';
+import { actionOnlyLeftover, decide, DEFAULT_THRESHOLDS, type ClauseDecision, type Weights } from './ranking/abstain.ts';
+import { readQuery, scoreTools, type Query } from './ranking/bm25f.ts';
 import { indexTools, type ToolIndex } from './ranking/toolIndex.ts';
 import { detectToolCalls } from './toolCallDetector.ts';
 
@@ -207,6 +207,20 @@ export class Planner {
       const filled = fitted.filled;
       if (filled.missing.length > 0) {
         const missing = filled.missing.map((p) => ({ name: p.name, type: p.type, ...(p.description ? { description: p.description } : {}) }));
+        const unserved = actionOnly(fitted, index, query, clause.start);
+        if (unserved) {
+          refusals.push({
+            clause: clauseIndex,
+            text: clause.text.slice(0, 500),
+            code: 'low_coverage',
+            message: `${tool.name} matched only "${unserved.verb}", and what the request acts on ("${unserved.words}") is nothing it matches or takes`.slice(
+              0,
+              1000,
+            ),
+            suggestions: [tool.name],
+          });
+          return;
+        }
         const ask = askable(fitted);
         if (ask && !inputRequired) {
           inputRequired = { clause: clauseIndex, tool: tool.name, input: filled.input, sources: filled.sources, missing };
@@ -296,6 +310,22 @@ const ASK_COVERAGE = 0.75;
 const ASK_EVIDENCE = 8;
 
 /** Whether a tool whose required arguments are not all in the request is clear enough a choice to ask for them. */
+/**
+ * When a tool lacking arguments matched only the clause's opening verb and its filling took none
+ * of the other things the clause names ("cancel my gym membership" for `cancel_flight`): the
+ * verb and those words, for the refusal. The request asks the same action of something else.
+ */
+function actionOnly(fitted: Fitted, index: ToolIndex, query: Query, offset: number): { verb: string; words: string } | undefined {
+  const { score, position } = fitted.ranked;
+  if (score.named) return undefined;
+  const leftover = actionOnlyLeftover(query, score.matched, index.tools[position]!.verbs);
+  if (!leftover) return undefined;
+  const sources = Object.values(fitted.filled.sources);
+  const taken = (start: number, end: number) => sources.some((s) => start + offset >= s.start && end + offset <= s.end);
+  if (leftover.some((w) => taken(w.token.start, w.token.end))) return undefined;
+  return { verb: score.matched.find((raw) => raw !== '?') ?? '', words: leftover.map((w) => w.token.raw).join(' ') };
+}
+
 function askable(fitted: Fitted): boolean {
   const { score, coverage } = fitted.ranked;
   return score.named || coverage >= ASK_COVERAGE || score.score >= ASK_EVIDENCE;

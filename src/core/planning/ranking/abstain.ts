@@ -294,3 +294,23 @@ export function decide(
   }
   return { accepted: true, best, ranked: order, evidence: evidenceText };
 }
+
+/**
+ * The clause's content words a tool left unmatched when all it matched is the clause's opening
+ * verb ("cancel" of "cancel my gym membership" for `cancel_flight`); undefined when it matched
+ * more, or the clause opens with no verb, or names nothing else.
+ */
+export function actionOnlyLeftover(query: Query, matched: readonly string[], verbs: ReadonlyArray<readonly string[]>): QueryWord[] | undefined {
+  const first = openingWord(query);
+  if (!first || first.value) return undefined;
+  if (matched.some((raw) => raw !== first.token.raw && raw !== '?')) return undefined;
+  const word = first.token.word;
+  const isVerb =
+    ACTION_VERBS.has(word) ||
+    DISTINCTIVE_VERB.test(word) ||
+    GENERIC_ACTION.test(word) ||
+    verbs.some((terms) => terms.some((term) => first.terms.stems.includes(term) || first.terms.groups.includes(term)));
+  if (!isVerb) return undefined;
+  const leftover = query.words.filter((w) => w !== first && !w.value && w.token.end > w.token.start && !matched.includes(w.token.raw));
+  return leftover.length > 0 ? leftover : undefined;
+}

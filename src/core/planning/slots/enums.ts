@@ -8,6 +8,8 @@ import { isStopWord, stem } from '../ranking/stem.ts';
 import { groups } from '../ranking/synonyms.ts';
 import { fold, tokenize, type Token } from '../ranking/tokens.ts';
 import type { Filled } from './types.ts';
+import { languageOptions, namedLanguage } from './languageNames.ts';
+import type { Language } from '../ranking/stem.ts';
 import { lookupTable } from '../../lookupTable.ts';
 
 /** Units as people write them → the short forms enums use. */
@@ -87,8 +89,9 @@ export function chooseOption(
   tokens: readonly Token[],
   offset: number,
   taken: ReadonlyArray<{ start: number; end: number }>,
+  language: Language = 'en',
 ): Filled | undefined {
-  let best: { option: string; score: number; start: number; end: number } | undefined;
+  let best: { option: string; score: number; start: number; end: number; named?: boolean } | undefined;
   // Whether each token is inside a value another parameter took: read once, not per option.
   const free = tokens.map((token) => !taken.some((t) => token.start < t.end && token.end > t.start));
   for (const option of options) {
@@ -97,7 +100,8 @@ export function chooseOption(
     for (let i = 0; i + words.length <= tokens.length; i++) {
       let open = true;
       for (let k = 0; k < words.length && open; k++) open = free[i + k]!;
-      if (!open) continue;
+      // A short code written as a function word of the request's language is that word ("en" of "en anglais").
+      if (!open || (words.length === 1 && words[0]!.length <= 2 && language !== 'en' && isStopWord(tokens[i]!.word, language))) continue;
       const span = words.length === 1 ? [tokens[i]!] : tokens.slice(i, i + words.length);
       let score = 0;
       for (let k = 0; k < words.length; k++) {
@@ -114,9 +118,20 @@ export function chooseOption(
       if (score > 0 && (!best || score / words.length > best.score)) best = { option, score: score / words.length, start: span[0]!.start, end };
     }
   }
+  // Language codes by the language's name ("into Spanish" for es), as good as the same stem.
+  const languages = (!best || best.score < 2) && languageOptions(options);
+  if (languages) {
+    for (const [i, token] of tokens.entries()) {
+      const code = free[i] ? namedLanguage(languages, token.word, language) : undefined;
+      if (code === undefined) continue;
+      best = { option: code, score: 2, start: token.start, end: token.end, named: true };
+      break;
+    }
+  }
   if (!best) return undefined;
-  const how =
-    best.score >= 3
+  const how = best.named
+    ? 'the language named'
+    : best.score >= 3
       ? 'written as is'
       : best.score >= 2.5
         ? 'the unit written'

@@ -42,6 +42,9 @@ export interface FillResult {
 
 type JsonSchema = Record<string, unknown>;
 
+/** Words before the one value of a from/to pair of enums that make it the target ("into Spanish", "ins Italienische") or the source ("from German"). */
+const TO_CUE = /^(to|into|in|ins|en|a|al|au|nach|para|per)$/;
+const FROM_CUE = /^(from|de|du|del|von|aus|da|dal|dall)$/;
 const LATER = /^(end|return|out|until|to|checkout|departure_return|back)$/;
 
 /** Fill `inputSchema`'s parameters from `context.clause`. */
@@ -160,16 +163,20 @@ export function fillArguments(inputSchema: JsonSchema, context: FillContext): Fi
   const target = params.find((p) => p.type === 'enum' && p !== source && p.nameWords.some((w) => /^(to|target|dest|destination)$/.test(w)));
   if (source && target && input[source.name] === undefined && input[target.name] === undefined) {
     const spans = () => taken.map((t) => ({ start: t.start, end: t.end }));
-    const first = chooseOption(source.options ?? [], tokens, offset, spans());
+    const first = chooseOption(source.options ?? [], tokens, offset, spans(), language);
     const second = first
-      ? chooseOption(target.options ?? [], tokens, offset, [...spans(), { start: first.start - offset, end: first.end - offset }])
+      ? chooseOption(target.options ?? [], tokens, offset, [...spans(), { start: first.start - offset, end: first.end - offset }], language)
       : undefined;
+    const before = (value: Filled) => tokens.filter((t) => t.end + offset <= value.start).at(-1)?.word ?? '';
     if (first && second) {
       const [early, late] = first.start < second.start ? [first, second] : [second, first];
-      const before = tokens.filter((t) => t.end + offset <= early.start).at(-1)?.word ?? '';
-      const swap = /^(to|into|in|en|a|nach|para|in)$/.test(before);
+      const swap = TO_CUE.test(before(early));
       set(source, swap ? late : early);
       set(target, swap ? early : late);
+    } else if (first) {
+      // One value of the pair: the word before it says which ("into Spanish", "from German").
+      if (TO_CUE.test(before(first))) set(target, first);
+      else if (FROM_CUE.test(before(first))) set(source, first);
     }
   }
   for (const param of params) {
@@ -180,6 +187,7 @@ export function fillArguments(inputSchema: JsonSchema, context: FillContext): Fi
         tokens,
         offset,
         taken.map((t) => ({ start: t.start, end: t.end })),
+        language,
       );
       if (chosen) set(param, chosen);
     } else if (param.type === 'boolean') {
