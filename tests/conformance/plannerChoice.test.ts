@@ -267,6 +267,8 @@ describe('planner: asks for missing arguments only when the tool is clearly the 
     expect(p.stopReason).toBe('no_relevant_tool');
     expect(p.refusals?.[0]).toMatchObject({ code: 'low_coverage', suggestions: ['cancel_reservation'] });
     expect(p.refusals?.[0]?.message).toContain('"gym membership"');
+    // A day the tool has no room for counts as what it acts on too.
+    expect(plan('cancel the yoga class on Friday').refusals?.[0]?.message).toContain('"yoga class friday"');
     // The same verb with the tool's own object still asks for the code.
     expect(plan('cancel my reservation').inputRequired).toMatchObject({ tool: 'cancel_reservation' });
   });

@@ -138,6 +138,15 @@ describe('filling a schema: what a request writes in its own shape', () => {
     expect(fill(contact, 'add a contact called Ana on 2026-03-11').input['phone']).toBeUndefined();
   });
 
+  it('gives a currency parameter only currency words and ISO 4217 codes', () => {
+    const exchange = z.object({ amount: z.number().optional(), from_currency: z.string(), to_currency: z.string() });
+    expect(fill(exchange, '250 NOK to ISK').input).toEqual({ amount: 250, from_currency: 'NOK', to_currency: 'ISK' });
+    expect(fill(exchange, 'convert 40 euros into dollars').input).toEqual({ amount: 40, from_currency: 'EUR', to_currency: 'USD' });
+    const pdf = fill(exchange, 'convert this PDF to Word');
+    expect(pdf.input).toEqual({});
+    expect(pdf.missing.map((p) => p.name)).toEqual(['from_currency', 'to_currency']);
+  });
+
   it('reads a channel written as #name, and the text after a colon that is not a clock time', () => {
     const post = z.object({ channel: z.string(), text: z.string() });
     expect(fill(post, "post 'deploy finished' in #eng").input).toEqual({ channel: '#eng', text: 'deploy finished' });

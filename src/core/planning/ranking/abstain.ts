@@ -296,9 +296,10 @@ export function decide(
 }
 
 /**
- * The clause's content words a tool left unmatched when all it matched is the clause's opening
- * verb ("cancel" of "cancel my gym membership" for `cancel_flight`); undefined when it matched
- * more, or the clause opens with no verb, or names nothing else.
+ * The clause's content words, names and values a tool left unmatched when all it matched is the
+ * clause's opening verb ("cancel" of "cancel my gym membership" for `cancel_flight`, "convert" of
+ * "convert this PDF to Word" for a unit converter); undefined when it matched more, or the clause
+ * opens with no verb, or names nothing else.
  */
 export function actionOnlyLeftover(query: Query, matched: readonly string[], verbs: ReadonlyArray<readonly string[]>): QueryWord[] | undefined {
   const first = openingWord(query);
@@ -311,6 +312,6 @@ export function actionOnlyLeftover(query: Query, matched: readonly string[], ver
     GENERIC_ACTION.test(word) ||
     verbs.some((terms) => terms.some((term) => first.terms.stems.includes(term) || first.terms.groups.includes(term)));
   if (!isVerb) return undefined;
-  const leftover = query.words.filter((w) => w !== first && !w.value && w.token.end > w.token.start && !matched.includes(w.token.raw));
+  const leftover = query.words.filter((w) => w !== first && w.token.end > w.token.start && !matched.includes(w.token.raw));
   return leftover.length > 0 ? leftover : undefined;
 }

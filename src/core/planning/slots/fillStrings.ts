@@ -45,8 +45,16 @@ export function fillStrings(
   set: (param: Param, filled: Filled) => void,
   from: (mention: { start: number; end: number }, value: unknown, reason: string) => Filled,
 ): void {
+  // A currency is a currency word or code, read first; no other reading gives one ("convert this PDF to Word" names none).
+  let currencies = true;
   const open = () =>
-    params.filter((p) => (p.type === 'string' || (p.type === 'array' && p.itemType === 'string')) && input[p.name] === undefined && !dateKind(p));
+    params.filter(
+      (p) =>
+        (p.type === 'string' || (p.type === 'array' && p.itemType === 'string')) &&
+        input[p.name] === undefined &&
+        !dateKind(p) &&
+        (currencies || roleOf(p) !== 'currency'),
+    );
   // A list parameter takes a phrase as its items ("with Ana and Ben").
   const valueFor = (param: Param, text: string): unknown =>
     param.type === 'array' ? text.split(/\s*(?:,|\band\b|&|\bet\b|\by\b|\bund\b)\s*/).filter(Boolean) : text;
@@ -71,6 +79,7 @@ export function fillStrings(
       if (chosen) set(param, from(chosen, currencyCode(clause.slice(chosen.start, chosen.end))!, `currency "${clause.slice(chosen.start, chosen.end)}"`));
     }
   }
+  currencies = false;
   const tryIntroducers = (param: Param, strongOnly: boolean): boolean => {
     const role = roleOf(param);
     for (const at of introducerIndices(tokens, param, role, context.language)) {

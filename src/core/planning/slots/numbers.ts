@@ -205,7 +205,12 @@ export function currencyCode(word: string): string | undefined {
   return CURRENCY_WORDS[folded] ?? CURRENCY_SYMBOLS[folded] ?? (/^[A-Z]{3}$/.test(word) && ISO_CODES.has(word) ? word : undefined);
 }
 
-const ISO_CODES = new Set('USD EUR GBP JPY CHF CAD AUD NZD INR BRL MXN CNY SEK NOK DKK PLN CZK HUF TRY ZAR KRW SGD HKD'.split(' '));
+/** ISO 4217 codes: the engine's own list where it has one (every engine CUGAr runs on), else the common ones. */
+const ISO_CODES: ReadonlySet<string> = new Set(
+  typeof Intl.supportedValuesOf === 'function'
+    ? Intl.supportedValuesOf('currency')
+    : 'USD EUR GBP JPY CHF CAD AUD NZD INR BRL MXN CNY SEK NOK DKK PLN CZK HUF TRY ZAR KRW SGD HKD'.split(' '),
+);
 
 const DURATION_UNITS: ReadonlyArray<[RegExp, number]> = [
   [/^(h|hr|hrs|hours?|heures?|horas?|ore|ora|stunden?|std)$/, 3600],
