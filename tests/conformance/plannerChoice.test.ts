@@ -294,6 +294,24 @@ describe('planner: language codes by the names people write', () => {
   });
 });
 
+describe('planner: currency codes speak of money', () => {
+  const own = new ToolRegistry();
+  own.register('p', 'fx', {
+    description: 'Convert an amount of money from one currency to another.',
+    parameters: z.object({ amount: z.number(), from_currency: z.string().describe('ISO 4217 code'), to_currency: z.string().describe('ISO 4217 code') }),
+    handler: () => null,
+  });
+  own.register('p', 'notes', { description: 'Write a note.', parameters: z.object({ text: z.string() }), handler: () => null });
+  const ask = (goal: string) => planner.plan({ goal, profile: 'p', registry: own, traceId: 't', runId: 'r', now: NOW });
+
+  it('converts "100 CHF to EUR", which names neither money nor converting', () => {
+    expect(first(ask('100 CHF to EUR'))).toMatchObject({ tool: 'fx', input: { amount: 100, from_currency: 'CHF', to_currency: 'EUR' } });
+    expect(first(ask('how much is 50 GBP in USD'))).toMatchObject({ tool: 'fx', input: { amount: 50, from_currency: 'GBP', to_currency: 'USD' } });
+    // Three capitals that are no currency are not money.
+    expect(ask('100 ABC to XYZ').steps).toEqual([]);
+  });
+});
+
 describe('planner: typos', () => {
   it('counts two neighbouring letters swapped as one edit, so "serach" finds a search tool', () => {
     expect(editDistance('serach', 'search', 1)).toBe(1);

@@ -7,6 +7,7 @@ import { guessLanguage, stem, type Language } from './stem.ts';
 import { termsOf, type WordTerms } from './terms.ts';
 import { tokenize, type Token } from './tokens.ts';
 import { editDistance } from './editDistance.ts';
+import { currencyCode } from '../slots/numbers.ts';
 import { deletions, MIN_PREFIX, type Posting, type ToolIndex } from './toolIndex.ts';
 
 export { SATURATION } from './toolIndex.ts';
@@ -104,6 +105,14 @@ export function readQuery(text: string): Query {
     const match = pattern.exec(text);
     const terms = match ? termsOf(word, 'en') : null;
     if (match && terms) words.push({ token: { word, raw: match[0], start: match.index, end: match.index + match[0].length }, terms, value });
+  }
+  // ISO 4217 codes next to an amount, or two of them, speak of money as a symbol does ("100 CHF to EUR").
+  if (!words.some((w) => w.token.word === 'currency')) {
+    const codes = [...text.matchAll(/\b[A-Z]{3}\b/g)].filter((m) => currencyCode(m[0]) !== undefined);
+    const amount = codes.find((m) => /\d\s*$/.test(text.slice(0, m.index)) || /^\s*\d/.test(text.slice(m.index + 3)));
+    const first = amount ?? (codes.length >= 2 ? codes[0] : undefined);
+    const terms = first ? termsOf('currency', 'en') : null;
+    if (first && terms) words.push({ token: { word: 'currency', raw: first[0], start: first.index, end: first.index + 3 }, terms, value: false });
   }
   const folded = tokens.map((t) => t.word);
   const question = /\?\s*$/.test(text) || /^\s*¿/.test(text) || QUESTION_START.test(folded[0] ?? '') || /^\s*(?:tell me about|explain|describe)\b/i.test(text);
