@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Planner, ToolRegistry, type Plan } from '../../src/core/index.ts';
-import { readQuery } from '../../src/core/planning/ranking/bm25f.ts';
+import { readQuery, scoreTools } from '../../src/core/planning/ranking/bm25f.ts';
+import { indexTools } from '../../src/core/planning/ranking/toolIndex.ts';
 import { editDistance } from '../../src/core/planning/ranking/editDistance.ts';
 import { createSequentialIds } from '../../src/core/testing.ts';
 
@@ -313,6 +314,21 @@ describe('planner: currency codes speak of money', () => {
 });
 
 describe('planner: typos', () => {
+  it('weighs a misspelling as the word it stands for: never more than the word itself', () => {
+    const own = new ToolRegistry();
+    own.register('p', 'recipes', {
+      description: 'Recipes by dish; can leave out ingredients.',
+      parameters: z.object({ dish: z.string() }),
+      handler: () => null,
+    });
+    own.register('p', 'weather', { description: 'Current weather at a place.', parameters: z.object({ place: z.string() }), handler: () => null });
+    const index = indexTools(own.sortedDefinitions('p'));
+    const score = (goal: string, tool: string) => scoreTools(index, readQuery(goal)).find((s) => index.tools[s.position]!.tool.name === tool)?.score ?? 0;
+    // "lease" is no tool's word, and one letter from "leave", a common one: it must not count as a rare word would.
+    expect(score('lease', 'recipes')).toBeCloseTo(0.8 * score('leave', 'recipes'), 6);
+    expect(score('wether', 'weather')).toBeCloseTo(0.8 * score('weather', 'weather'), 6);
+  });
+
   it('counts two neighbouring letters swapped as one edit, so "serach" finds a search tool', () => {
     expect(editDistance('serach', 'search', 1)).toBe(1);
     expect(editDistance('recieve', 'receive', 1)).toBe(1);

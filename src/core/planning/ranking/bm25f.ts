@@ -205,7 +205,9 @@ function matchNearWords(index: ToolIndex, word: QueryWord, language: Language, r
     if (candidate === word.token.word || editDistance(candidate, word.token.word, 1) > 1) continue;
     const terms = termsOf(candidate, language) ?? termsOf(candidate, 'en');
     if (!terms) continue;
-    for (const term of terms.stems) raiseAll(index.postings.get(term), TYPO_DISCOUNT, raise);
+    // A misspelling is rarer than any word, so it weighs what the word it stands for weighs ("lease" read as "leave" says little).
+    const discount = TYPO_DISCOUNT * Math.min(1, terms.weight / word.terms.weight);
+    for (const term of terms.stems) raiseAll(index.postings.get(term), discount, raise);
   }
 }
 
