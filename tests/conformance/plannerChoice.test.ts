@@ -313,6 +313,28 @@ describe('planner: currency codes speak of money', () => {
   });
 });
 
+describe('planner: the stock question for the time of day', () => {
+  const own = new ToolRegistry();
+  own.register('p', 'world_clock', {
+    description: 'Current local time in a city.',
+    parameters: z.object({ city: z.string().describe('City name') }),
+    handler: () => null,
+  });
+  own.register('p', 'move_meeting', {
+    description: 'Move a meeting to a new start time.',
+    parameters: z.object({ title: z.string().describe('Meeting title'), start_time: z.string().describe('New start time').meta({ format: 'date-time' }) }),
+    handler: () => null,
+    requiresApproval: true,
+  });
+  const ask = (goal: string) => planner.plan({ goal, profile: 'p', registry: own, traceId: 't', runId: 'r', now: NOW });
+
+  it('asks a clock, in any of the languages read, while a time of something else does not', () => {
+    for (const goal of ['what time is it in Tokyo?', 'que horas são em Lisboa?', 'Wie spät ist es in New York?', 'che ore sono a Sydney?'])
+      expect(first(ask(goal))?.tool, goal).toBe('world_clock');
+    expect(first(ask('what time is the meeting'))?.tool).not.toBe('world_clock');
+  });
+});
+
 describe('planner: typos', () => {
   it('weighs a misspelling as the word it stands for: never more than the word itself', () => {
     const own = new ToolRegistry();

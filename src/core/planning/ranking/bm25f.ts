@@ -100,6 +100,12 @@ export function readQuery(text: string): Query {
     [/[$€£¥₹]\s*\d|\d\s*[$€£¥₹]/, 'currency', false],
     // Arithmetic written out asks for a calculation; a day written as 3/18 and a code as 555-0142 do not.
     [/\d\s*(?:[+*×÷^]|\*\*|\s[-/]\s)\s*\(?\s*\d|(?<![\d/])(?!(?:0?[1-9]|1[0-2])\/(?:0?[1-9]|[12]\d|3[01])(?![\d/]))\d+\/\d/, 'calculate', false],
+    // The stock question for the time of day asks for a clock, in any language ("what time is it in Tokyo?").
+    [
+      /\b(?:what|waht|wat) time is it\b|\b(?:what|waht|wat)(?:'s| is) the time\b|\bque horas s[aã]o\b|\bche ore sono\b|\bwie sp[aä]t ist es\b|\bquelle heure est[- ]il\b|\bqu[eé] hora es\b/i,
+      'clock',
+      false,
+    ],
   ];
   for (const [pattern, word, value] of symbols) {
     const match = pattern.exec(text);
