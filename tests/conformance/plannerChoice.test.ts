@@ -335,6 +335,44 @@ describe('planner: the stock question for the time of day', () => {
   });
 });
 
+describe('planner: a question about a day the tool has no room for', () => {
+  const current = {
+    description: 'Current weather conditions at a place right now: temperature, snow, rain, wind, sky.',
+    parameters: z.object({ place: z.string().describe('City or place') }),
+    handler: () => null,
+  };
+  const own = new ToolRegistry();
+  own.register('p', 'weather_current', current);
+  const forecast = {
+    description: 'Weather outlook for the coming days: highs and lows.',
+    parameters: z.object({ place: z.string().describe('City or place'), day: z.string().describe('Day').meta({ format: 'date' }).optional() }),
+    handler: () => null,
+  };
+  const ask = (registry: ToolRegistry, goal: string) => planner.plan({ goal, profile: 'p', registry, traceId: 't', runId: 'r', now: NOW });
+
+  it('is refused when no relevant tool takes the day, and names it', () => {
+    const p = ask(own, 'what was the weather in Paris on July 14, 1990?');
+    expect(p.stopReason).toBe('no_relevant_tool');
+    expect(p.refusals?.[0]).toMatchObject({ code: 'low_coverage', suggestions: ['weather_current'] });
+    expect(p.refusals?.[0]?.message).toContain('"July 14, 1990"');
+    // Without a day, or when the day is not a question's, the tool is taken.
+    expect(first(ask(own, 'what is the weather in Paris?'))?.tool).toBe('weather_current');
+  });
+
+  it('goes to a less relevant tool that takes the day', () => {
+    const both = new ToolRegistry();
+    both.register('p', 'weather_current', current);
+    both.register('p', 'weather_outlook', forecast);
+    // Two tools that match better and take no day either.
+    const place = z.object({ place: z.string().describe('City or place') });
+    both.register('p', 'weather_alerts', { description: 'Severe weather alerts at a place: snow, storms, floods.', parameters: place, handler: () => null });
+    both.register('p', 'weather_radar', { description: 'Weather radar picture at a place: rain and snow.', parameters: place, handler: () => null });
+    const p = ask(both, 'is it going to snow in Denver on Friday?');
+    expect(first(p)).toMatchObject({ tool: 'weather_outlook', input: { place: 'Denver', day: '2026-03-06' } });
+    expect(p.candidates.find((c) => c.selected)?.reason).toContain('takes the day the request asks about ("on Friday")');
+  });
+});
+
 describe('planner: typos', () => {
   it('weighs a misspelling as the word it stands for: never more than the word itself', () => {
     const own = new ToolRegistry();

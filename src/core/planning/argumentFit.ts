@@ -27,6 +27,8 @@ const MOST = 3;
 const FIT_WEIGHT = 0.35;
 /** How much more a value word counts than another leftover word. */
 const VALUE_WEIGHT = 2;
+/** A tool that places the clause's day may replace one that cannot from this share of its relevance. */
+const DATED_SHARE = 0.4;
 /** What each required parameter the request does not give costs. */
 const MISSING_FACTOR = 0.85;
 
@@ -200,4 +202,39 @@ export function fitArguments(
     if (other.weight > chosen.weight) chosen = other;
   }
   return chosen;
+}
+
+/**
+ * A day the clause states that `tool` has no date or time parameter for and its filled values do
+ * not hold (a length of time a number took, or a day inside a message, is held): the words that
+ * state it, else undefined.
+ */
+export function unplacedDate(tool: ToolDefinition, fitted: Fitted, context: FitContext): string | undefined {
+  if (fitted.ranked.score.named || !mayNameDate(context.clause)) return undefined;
+  if (paramsOf(tool.inputSchema as Record<string, unknown>).some((p) => dateKind(p) !== undefined)) return undefined;
+  const { dates } = readClause(context.clause, context.query.language, context.now, true);
+  const sources = Object.values(fitted.filled.sources);
+  const held = (start: number, end: number) => sources.some((s) => start + context.offset < s.end && end + context.offset > s.start);
+  return dates.filter((d) => d.kind !== 'time' && !held(d.start, d.end)).map((d) => context.clause.slice(d.start, d.end))[0];
+}
+
+/** The first of the decision's other tools that has a parameter for the clause's day, is relevant enough, and places it. */
+export function placeDate(
+  index: ToolIndex,
+  decision: Extract<ClauseDecision, { accepted: true }>,
+  context: FitContext,
+  minEvidence: (sideEffects: boolean) => number,
+): Fitted | undefined {
+  let tried = 0;
+  for (const ranked of decision.ranked) {
+    if (tried >= MOST || ranked.score.score < DATED_SHARE * decision.best.score.score) break;
+    const entry = index.tools[ranked.position]!;
+    if (ranked.score.score < minEvidence(entry.sideEffects)) continue;
+    const dated = paramsOf(entry.tool.inputSchema as Record<string, unknown>).filter((p) => dateKind(p) !== undefined);
+    if (dated.length === 0) continue;
+    tried++;
+    const fitted = fitOf(entry, ranked, context);
+    if (dated.some((p) => fitted.filled.input[p.name] !== undefined)) return fitted;
+  }
+  return undefined;
 }

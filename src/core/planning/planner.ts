@@ -13,7 +13,7 @@ import { parseOrThrow } from '../schema/validate.ts';
 import type { ToolDefinition } from '../tools/tool.ts';
 import type { ToolRegistry } from '../tools/toolRegistry.ts';
 import { clausesOf } from './clauses.ts';
-import { fitArguments, type Fitted } from './argumentFit.ts';
+import { fitArguments, placeDate, unplacedDate, type Fitted } from './argumentFit.ts';
 import { qualifierOnly } from './headWords.ts';
 import { actionOnlyLeftover, decide, DEFAULT_THRESHOLDS, type ClauseDecision, type Weights } from './ranking/abstain.ts';
 import { readQuery, scoreTools, type Query } from './ranking/bm25f.ts';
@@ -181,12 +181,34 @@ export class Planner {
         return;
       }
       const previous = steps.at(-1)?.name;
-      const fitted = fitArguments(
-        index,
-        decision,
-        { clause: clause.text, offset: clause.start, query, ...(now !== undefined ? { now } : {}), ...(previous ? { previousStep: previous } : {}) },
-        (sideEffects) => (sideEffects ? DEFAULT_THRESHOLDS.minEvidenceSideEffects : DEFAULT_THRESHOLDS.minEvidence),
-      );
+      const context = {
+        clause: clause.text,
+        offset: clause.start,
+        query,
+        ...(now !== undefined ? { now } : {}),
+        ...(previous ? { previousStep: previous } : {}),
+      };
+      const minEvidence = (sideEffects: boolean) => (sideEffects ? DEFAULT_THRESHOLDS.minEvidenceSideEffects : DEFAULT_THRESHOLDS.minEvidence);
+      let fitted = fitArguments(index, decision, context, minEvidence);
+      let dayReason: string | undefined;
+      // A question about a day the tool has no room for is another tool's, or none's ("the temperature in Paris on July 14, 1990").
+      const unplaced = query.question ? unplacedDate(index.tools[fitted.ranked.position]!.tool, fitted, context) : undefined;
+      if (unplaced) {
+        const dated = placeDate(index, decision, context, minEvidence);
+        if (!dated) {
+          const name = index.tools[fitted.ranked.position]!.tool.name;
+          refusals.push({
+            clause: clauseIndex,
+            text: clause.text.slice(0, 500),
+            code: 'low_coverage',
+            message: `${name} matched the request, but it asks about "${unplaced}", for which ${name} has no parameter`.slice(0, 1000),
+            suggestions: [name],
+          });
+          return;
+        }
+        fitted = dated;
+        dayReason = `it takes the day the request asks about ("${unplaced}"), which ${index.tools[decision.best.position]!.tool.name} has no room for`;
+      }
       const tool = index.tools[fitted.ranked.position]!.tool;
       const qualifier = fitted.ranked.score.named ? undefined : qualifierOnly(query, fitted, clause.text, clause.start);
       if (qualifier) {
@@ -203,7 +225,14 @@ export class Planner {
         });
         return;
       }
-      if (fitted.ranked !== decision.best) markChosen(candidates, clauseIndex, tool.name, index.tools[decision.best.position]!.tool.name, fitted.fit);
+      if (fitted.ranked !== decision.best)
+        markChosen(
+          candidates,
+          clauseIndex,
+          tool.name,
+          index.tools[decision.best.position]!.tool.name,
+          dayReason ?? `its arguments account for ${Math.round(fitted.fit * 100)}% of the request's values`,
+        );
       const filled = fitted.filled;
       if (filled.missing.length > 0) {
         const missing = filled.missing.map((p) => ({ name: p.name, type: p.type, ...(p.description ? { description: p.description } : {}) }));
@@ -332,14 +361,14 @@ function askable(fitted: Fitted): boolean {
 }
 
 /** The candidates of a clause after its arguments chose `chosen` over `first`: the rows say so. */
-function markChosen(candidates: PlanCandidate[], clause: number, chosen: string, first: string, fit: number): void {
+function markChosen(candidates: PlanCandidate[], clause: number, chosen: string, first: string, why: string): void {
   for (const [i, c] of candidates.entries()) {
     if (c.clause !== clause) continue;
     if (c.tool === chosen)
       candidates[i] = {
         ...c,
         selected: true,
-        reason: `chosen: its arguments account for ${Math.round(fit * 100)}% of the request's values, more than ${first}'s`.slice(0, 1000),
+        reason: `chosen: ${why}${why.startsWith('its arguments') ? `, more than ${first}'s` : ''}`.slice(0, 1000),
       };
     else if (c.tool === first) candidates[i] = { ...c, selected: false, reason: `outscored by ${chosen} once the arguments were read` };
     else if (c.reason.startsWith('outscored by ')) candidates[i] = { ...c, reason: `outscored by ${chosen}` };
