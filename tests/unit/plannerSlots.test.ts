@@ -65,6 +65,8 @@ describe('typed extractors', () => {
     expect(kinds('the 15th of April, 2023')).toEqual(['date:2023-04-15']);
     expect(kinds('transactions since February 1')).toEqual(['date:2026-02-01']);
     expect(kinds('le 12 mai', 'fr')).toEqual(['date:2026-05-12']);
+    // "the week" of "what day of the week" is no week.
+    expect(kinds('what day of the week was July 4, 1976?')).toEqual(['date:1976-07-04']);
     expect(dateMentions('tomorrow', 'en', undefined)).toEqual([]);
     expect(clockTimes('meet at 19:00 or 7.30pm, 10h or 8 Uhr').map((m) => m.value)).toEqual(['19:00', '19:30', '10:00', '08:00']);
   });

@@ -113,6 +113,8 @@ function parseDates(source: string, language: Language, now: number | undefined)
     const end = start + result.text.length;
     // An amount of money ("$150 a night") is not a time.
     if (/[$€£¥₹]\s*$/.test(source.slice(Math.max(0, start - 3), start)) || /^[\s\d]*[$€£¥₹]/.test(result.text)) continue;
+    // "the week" of "what day of the week" names no week: a period needs "this", "next" or "last".
+    if (/^\s*the\s+(?:day|week|month|year)\s*$/i.test(result.text)) continue;
     // A bare number ("4") is not a date; chrono reads some as days or hours.
     if (/^\s*\d{1,4}\s*$/.test(result.text)) continue;
     // "the next 5 days", "a 30 minute run", "1 hour of yoga" are lengths of time, not dates ("in 2 hours" is one).
