@@ -373,6 +373,31 @@ describe('planner: a question about a day the tool has no room for', () => {
   });
 });
 
+describe('planner: stock questions for a definition and a translation', () => {
+  const own = new ToolRegistry();
+  own.register('p', 'define_word', {
+    description: 'Dictionary definition of an English word.',
+    parameters: z.object({ word: z.string().describe('The word') }),
+    handler: () => null,
+  });
+  own.register('p', 'describe_numbers', {
+    description: 'Mean, median and spread of a list of numbers.',
+    parameters: z.object({ numbers: z.array(z.number()).describe('The numbers') }),
+    handler: () => null,
+  });
+  const ask = (goal: string) => planner.plan({ goal, profile: 'p', registry: own, traceId: 't', runId: 'r', now: NOW });
+
+  it('reads "what does X mean?" as asking for a definition, and "the mean of" still as statistics', () => {
+    expect(first(ask("what does 'ubiquitous' mean?"))).toMatchObject({ tool: 'define_word', input: { word: 'ubiquitous' } });
+    expect(first(ask('que veut dire « flâner » ?'))?.tool).toBe('define_word');
+    expect(first(ask('what is the mean of 3, 5 and 9'))?.tool).toBe('describe_numbers');
+  });
+
+  it('reads "how do you say X in Y?" as asking for a translation', () => {
+    expect(first(plan("how do you say 'good night' in Japanese"))).toMatchObject({ tool: 'translate', input: { text: 'good night', target_language: 'ja' } });
+  });
+});
+
 describe('planner: typos', () => {
   it('weighs a misspelling as the word it stands for: never more than the word itself', () => {
     const own = new ToolRegistry();

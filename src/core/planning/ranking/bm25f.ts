@@ -106,6 +106,13 @@ export function readQuery(text: string): Query {
       'clock',
       false,
     ],
+    // "What does X mean?" asks for a definition, and "how do you say X in Y?" for a translation, in any language read.
+    [
+      /\bwhat does\b.{1,60}\bmean\b|\bmeaning of\b|\bque veut dire\b|\bqu[ée] significa\b|\bwas bedeutet\b|\bo que significa\b|\bcosa significa\b|\bche cosa vuol dire\b|\bcosa vuol dire\b/i,
+      'define',
+      false,
+    ],
+    [/\bhow do (?:you|i) say\b|\bcomment (?:dit-on|on dit|dire)\b|\bc[oó]mo se dice\b|\bwie sagt man\b|\bcome si dice\b|\bcomo se diz\b/i, 'translate', false],
   ];
   for (const [pattern, word, value] of symbols) {
     const match = pattern.exec(text);
