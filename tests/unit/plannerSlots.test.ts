@@ -109,6 +109,10 @@ describe('filling a schema', () => {
     expect(tech.input).toEqual({ section: 'technology' });
     expect(tech.sources['section']!.reason).toContain('shortened');
     expect(fill(section, 'sci news').input).toEqual({});
+    // A word for every kind of file names none of them.
+    const files = z.object({ query: z.string(), file_type: z.enum(['pdf', 'docx', 'xlsx', 'any']).optional() });
+    expect(fill(files, 'find the file about taxes').input['file_type']).toBeUndefined();
+    expect(fill(files, 'find the pdf about taxes').input['file_type']).toBe('pdf');
   });
 
   it('converts durations to the parameter unit and keeps a year out of a count', () => {

@@ -40,7 +40,7 @@ price cost fee rate quote cheap expensive
 pay payment transfer wire remit
 balance account funds
 stock share ticker equity
-file document doc folder directory pdf
+file document doc folder directory
 meeting appointment event calendar agenda schedule
 reminder remind alarm alert timer
 remember memorize note save store keep
