@@ -355,6 +355,8 @@ describe('planner: a question about a day the tool has no room for', () => {
     expect(p.stopReason).toBe('no_relevant_tool');
     expect(p.refusals?.[0]).toMatchObject({ code: 'low_coverage', suggestions: ['weather_current'] });
     expect(p.refusals?.[0]?.message).toContain('"July 14, 1990"');
+    // A year alone is a period too.
+    expect(ask(own, 'what was the weather in Oslo in 1987?').refusals?.[0]?.message).toContain('"in 1987"');
     // Without a day, or when the day is not a question's, the tool is taken.
     expect(first(ask(own, 'what is the weather in Paris?'))?.tool).toBe('weather_current');
   });

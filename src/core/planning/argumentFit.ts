@@ -210,12 +210,18 @@ export function fitArguments(
  * state it, else undefined.
  */
 export function unplacedDate(tool: ToolDefinition, fitted: Fitted, context: FitContext): string | undefined {
-  if (fitted.ranked.score.named || !mayNameDate(context.clause)) return undefined;
+  if (fitted.ranked.score.named) return undefined;
   if (paramsOf(tool.inputSchema as Record<string, unknown>).some((p) => dateKind(p) !== undefined)) return undefined;
-  const { dates } = readClause(context.clause, context.query.language, context.now, true);
   const sources = Object.values(fitted.filled.sources);
   const held = (start: number, end: number) => sources.some((s) => start + context.offset < s.end && end + context.offset > s.start);
-  return dates.filter((d) => d.kind !== 'time' && !held(d.start, d.end)).map((d) => context.clause.slice(d.start, d.end))[0];
+  if (mayNameDate(context.clause)) {
+    const { dates } = readClause(context.clause, context.query.language, context.now, true);
+    const day = dates.find((d) => d.kind !== 'time' && !held(d.start, d.end));
+    if (day) return context.clause.slice(day.start, day.end);
+  }
+  // A year alone is a period too ("who won the Oscar in 2020?").
+  const year = /\b(?:in|of|during|im|en|nel|em|del|de)\s+(?:19|20)\d\d\b/iu.exec(context.clause);
+  return year && !held(year.index, year.index + year[0].length) ? year[0] : undefined;
 }
 
 /** The first of the decision's other tools that has a parameter for the clause's day, is relevant enough, and places it. */
