@@ -15,7 +15,7 @@ import { fillArguments, type FillResult } from './slots/fill.ts';
 import { isRequestVerb } from './slots/verbs.ts';
 import { openingIndex } from './slots/fillStrings.ts';
 import { readClause } from './slots/clauseReading.ts';
-import { mayNameDate } from './slots/dates.ts';
+import { dateMentions, mayNameDate } from './slots/dates.ts';
 import { describedPrepositions } from './slots/numberSlots.ts';
 import { dateKind, paramsOf } from './slots/types.ts';
 
@@ -215,8 +215,7 @@ export function unplacedDate(tool: ToolDefinition, fitted: Fitted, context: FitC
   const sources = Object.values(fitted.filled.sources);
   const held = (start: number, end: number) => sources.some((s) => start + context.offset < s.end && end + context.offset > s.start);
   if (mayNameDate(context.clause)) {
-    const { dates } = readClause(context.clause, context.query.language, context.now, true);
-    const day = dates.find((d) => d.kind !== 'time' && !held(d.start, d.end));
+    const day = dateMentions(context.clause, context.query.language, context.now).find((d) => d.kind !== 'time' && !held(d.start, d.end));
     if (day) return context.clause.slice(day.start, day.end);
   }
   // A year alone is a period too ("who won the Oscar in 2020?").

@@ -51,6 +51,15 @@ function namesOf(code: string): string[] {
  * bounded).
  */
 export function languageOptions(options: readonly string[]): Names | null {
+  let known = byList.get(options);
+  if (known === undefined) byList.set(options, (known = namesFor(options)));
+  return known;
+}
+
+/** The same list of options is met plan after plan (a schema's enum): judged once per list. */
+const byList = new WeakMap<readonly string[], Names | null>();
+
+function namesFor(options: readonly string[]): Names | null {
   if (options.length < 2 || options.length > MOST_OPTIONS || !options.every((o) => CODE.test(o))) return null;
   const key = options.join('\u0000');
   let known = byOptions.get(key);
