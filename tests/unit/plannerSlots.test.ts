@@ -144,6 +144,15 @@ describe('filling a schema: what a request writes in its own shape', () => {
     expect(fill(contact, 'add a contact called Ana on 2026-03-11').input['phone']).toBeUndefined();
   });
 
+  it('gives the name written before a word that chose the tool to the one name parameter left', () => {
+    const bill = z.object({ payee: z.string().describe('Biller name'), amount: z.number() });
+    const paid = fill(bill, 'pay my Comcast bill of $79.99', { toolWords: new Set(['pay', 'bill']) });
+    expect(paid.input).toEqual({ payee: 'Comcast', amount: 79.99 });
+    expect(paid.sources['payee']!.reason).toContain('the name before "bill"');
+    // Without a capitalised name there, nothing is guessed.
+    expect(fill(bill, 'pay my phone bill of $20', { toolWords: new Set(['pay', 'bill']) }).input['payee']).toBeUndefined();
+  });
+
   it('gives a currency parameter only currency words and ISO 4217 codes', () => {
     const exchange = z.object({ amount: z.number().optional(), from_currency: z.string(), to_currency: z.string() });
     expect(fill(exchange, '250 NOK to ISK').input).toEqual({ amount: 250, from_currency: 'NOK', to_currency: 'ISK' });

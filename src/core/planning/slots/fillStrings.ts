@@ -130,6 +130,21 @@ export function fillStrings(
     const span = { start: tokens[phrase[0]]!.start, end: tokens[named ? noun : phrase[1]]!.end };
     set(param, from(span, clause.slice(span.start, span.end), `the words before "${tokens[phrase[1] + 1]!.raw}"`));
   }
+  // A name written right before a word that chose the tool is what the tool acts on ("my Comcast bill",
+  // "the Netflix subscription"): the value of the one required name parameter left.
+  const names = open().filter((p) => p.required && p.type === 'string' && !['text', 'identifier', 'currency'].includes(roleOf(p)));
+  if (names.length === 1 && context.language !== 'de') {
+    const capital = (i: number) => i > 0 && /^\p{Lu}/u.test(clause.slice(tokens[i]!.start)) && !tokenTaken(i) && !isStopWord(tokens[i]!.word, context.language);
+    const at = tokens.findIndex((t, i) => context.toolWords.has(t.word) && capital(i - 1));
+    if (at > 0) {
+      let first = at - 1;
+      while (first > 1 && at - first < 3 && capital(first - 1)) first--;
+      // A possessive is the name's ("Maria's phone number").
+      const end = tokens[at - 1]!.end - (/['’]s$/iu.test(tokens[at - 1]!.raw) ? 2 : 0);
+      const span = { start: tokens[first]!.start, end };
+      set(names[0]!, from(span, clause.slice(span.start, span.end), `the name before "${tokens[at]!.raw}"`));
+    }
+  }
   // Quoted text left over goes to the parameter named right beside it ("my 'Focus' playlist"), else to the
   // first open text parameter, required ones first.
   for (const quote of texts.filter((m) => m.kind === 'quoted' && !overlaps(m.start, m.end, taken))) {
