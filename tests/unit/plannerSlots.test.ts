@@ -153,6 +153,14 @@ describe('filling a schema: what a request writes in its own shape', () => {
     expect(fill(bill, 'pay my phone bill of $20', { toolWords: new Set(['pay', 'bill']) }).input['payee']).toBeUndefined();
   });
 
+  it('takes for a code only words with digits or all in capitals', () => {
+    const cancel = z.object({ confirmation_code: z.string().describe('Six-character booking reference') });
+    const words = { toolWords: new Set(['cancel']) };
+    expect(fill(cancel, 'cancel XK7P2Q', words).input).toEqual({ confirmation_code: 'XK7P2Q' });
+    expect(fill(cancel, 'cancel UA 88', words).input).toEqual({ confirmation_code: 'UA 88' });
+    expect(fill(cancel, 'cancel the Budget sync meeting', words).missing.map((p) => p.name)).toEqual(['confirmation_code']);
+  });
+
   it('gives a currency parameter only currency words and ISO 4217 codes', () => {
     const exchange = z.object({ amount: z.number().optional(), from_currency: z.string(), to_currency: z.string() });
     expect(fill(exchange, '250 NOK to ISK').input).toEqual({ amount: 250, from_currency: 'NOK', to_currency: 'ISK' });

@@ -278,6 +278,9 @@ export function fillStrings(
   // A name is the person or thing, not its possessive ("Maria's phone number").
   const possessive = !text && /['’]s$/.test(tokens[end]!.raw) ? 2 : 0;
   const span = { start: tokens[begin]!.start, end: tokens[end]!.end - possessive };
+  // A code is made of words with digits or all in capitals ("XK7P2Q", "UA 88"), not of a capitalised phrase ("the Budget sync meeting").
+  const codeWord = (t: Token) => /\d/.test(t.raw) || /^\p{Lu}{2,}$/u.test(clause.slice(t.start, t.end));
+  if (roleOf(target) === 'identifier' && !tokens.slice(begin, end + 1).every(codeWord)) return;
   set(target, from(span, clause.slice(span.start, span.end), 'the rest of the request, past the words that chose the tool'));
 }
 
