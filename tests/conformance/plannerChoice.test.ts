@@ -400,6 +400,20 @@ describe('planner: stock questions for a definition and a translation', () => {
   });
 });
 
+describe('planner: names written run together', () => {
+  it('splits a lower-cased name at the verb it starts with, even when its description never says that verb', () => {
+    const own = new ToolRegistry();
+    const event = z.object({ title: z.string().describe('Title of the event'), new_date: z.string().describe('New day').meta({ format: 'date' }).optional() });
+    // As an MCP tool named calendar.moveEvent is registered: lower-cased, "." made "_".
+    own.register('p', 'calendar_moveevent', { description: 'Reschedule an existing event to a new day.', parameters: event, handler: () => null });
+    own.register('p', 'files_movefile', { description: 'Put a file into another folder.', parameters: z.object({ path: z.string() }), handler: () => null });
+    const index = indexTools(own.sortedDefinitions('p'));
+    expect(index.tools.find((t) => t.tool.name === 'calendar_moveevent')?.nameWords).toEqual(['calendar', 'move', 'event']);
+    const p = planner.plan({ goal: "move 'Design review' to Thursday", profile: 'p', registry: own, traceId: 't', runId: 'r', now: NOW });
+    expect(first(p)).toMatchObject({ tool: 'calendar_moveevent', input: { title: 'Design review', new_date: '2026-03-05' } });
+  });
+});
+
 describe('planner: typos', () => {
   it('weighs a misspelling as the word it stands for: never more than the word itself', () => {
     const own = new ToolRegistry();

@@ -103,7 +103,7 @@ export function indexTool(tool: ToolDefinition): IndexedTool {
   const weights = new Map<string, number>();
   const texts = fieldTexts(tool);
   // A name written run together (`calendar_createevent`) is split by the words of the tool's own texts.
-  const vocabulary = new Set<string>();
+  const vocabulary = new Set<string>(NAME_VERBS);
   for (const field of ['description', 'parameterNames', 'parameterDescriptions', 'aliases'] as const)
     for (const text of texts[field]) for (const token of tokenize(text)) vocabulary.add(token.word);
   texts.name = [
@@ -166,15 +166,22 @@ export function indexTool(tool: ToolDefinition): IndexedTool {
 }
 
 /** Verbs of calls that change something: sending, writing, paying, deleting, booking… */
-const WORLD_CHANGING =
-  /^(send|post|publish|delete|remove|erase|create|add|insert|book|reserve|buy|purchase|order|pay|transfer|cancel|update|edit|modify|set|write|save|store|remember|share|move|rename|upload|apply|lock|unlock|start|stop|turn|switch|log|record|schedule|invite|submit|approve|reject|refund|return|archive|empty|clear|reset|install|uninstall|deploy|restart|shutdown|kill|notify|email|text|call|dial|reply|forward|mark|assign|close|open|enable|disable|subscribe|unsubscribe|follow|unfollow|like|rate|review|charge|withdraw|deposit)$/;
-
+const WORLD_CHANGING_WORDS =
+  'send post publish delete remove erase create add insert book reserve buy purchase order pay transfer cancel update edit modify set write save store remember share move rename upload apply lock unlock start stop turn switch log record schedule invite submit approve reject refund return archive empty clear reset install uninstall deploy restart shutdown kill notify email text call dial reply forward mark assign close open enable disable subscribe unsubscribe follow unfollow like rate review charge withdraw deposit'.split(
+    ' ',
+  );
+const WORLD_CHANGING = new RegExp(`^(${WORLD_CHANGING_WORDS.join('|')})$`);
 /** Verbs of a tool name that say what it does to its object, beyond the world-changing ones. */
-export const DISTINCTIVE_VERB = new RegExp(
-  `${WORLD_CHANGING.source}|^(compare|convert|calculate|compute|translate|track|scale|solve|estimate|play|define|summarize|summarise|compress|extract|generate|find|locate|geocode|check)$`,
-);
+const OTHER_VERB_WORDS =
+  'compare convert calculate compute translate track scale solve estimate play define summarize summarise compress extract generate find locate geocode check'.split(
+    ' ',
+  );
+export const DISTINCTIVE_VERB = new RegExp(`${WORLD_CHANGING.source}|^(${OTHER_VERB_WORDS.join('|')})$`);
 /** Verbs that say only that something is read or shown: any request about the tool's object may use others. */
-export const GENERIC_ACTION = /^(get|list|search|find|show|fetch|lookup|look|read|view|check|set|make|put|give|take|locate)$/;
+const GENERIC_WORDS = 'get list search find show fetch lookup look read view check set make put give take locate'.split(' ');
+export const GENERIC_ACTION = new RegExp(`^(${GENERIC_WORDS.join('|')})$`);
+/** The verbs tool names start with, for splitting a name written run together ("moveevent", "getweather"). */
+const NAME_VERBS: readonly string[] = [...new Set([...WORLD_CHANGING_WORDS, ...OTHER_VERB_WORDS, ...GENERIC_WORDS])];
 
 /**
  * Whether a tool that did not declare itself idempotent changes the world, by its name and the
