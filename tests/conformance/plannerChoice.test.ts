@@ -400,6 +400,32 @@ describe('planner: stock questions for a definition and a translation', () => {
   });
 });
 
+describe('planner: what one asks to be reminded of is content', () => {
+  const own = new ToolRegistry();
+  own.register('p', 'reminder_add', {
+    description: 'Add a reminder.',
+    parameters: z.object({ text: z.string().describe('What to be reminded of'), at: z.string().describe('When').meta({ format: 'date-time' }).optional() }),
+    handler: () => null,
+  });
+  own.register('p', 'email_send', {
+    description: 'Send an e-mail message to a recipient.',
+    parameters: z.object({ to: z.string().describe('Recipient'), body: z.string().describe('Text of the message') }),
+    handler: () => null,
+    requiresApproval: true,
+  });
+  const ask = (goal: string) => planner.plan({ goal, profile: 'p', registry: own, traceId: 't', runId: 'r', now: NOW });
+
+  it('asks for a reminder, not for what it reminds of', () => {
+    for (const goal of [
+      'remind me tomorrow at 9 to send the e-mail message to Bob',
+      "rappelle-moi vendredi à 14h30 d'envoyer le message",
+      'Erinnere mich morgen um 7:30 an die E-Mail an Bob',
+    ])
+      expect(first(ask(goal))?.tool, goal).toBe('reminder_add');
+    expect(first(ask('send an e-mail to Bob saying hi'))?.tool).toBe('email_send');
+  });
+});
+
 describe('planner: names written run together', () => {
   it('splits a lower-cased name at the verb it starts with, even when its description never says that verb', () => {
     const own = new ToolRegistry();

@@ -65,6 +65,10 @@ const VALUE_WORDS = new Set(
 /** The English stems of the value words, which other languages' date words translate to. */
 const VALUE_STEMS: ReadonlySet<string> = new Set([...VALUE_WORDS].map((word) => stem(word)));
 
+/** "Remind me to …" in the six languages: what follows is what to be reminded of. */
+const REMINDED_OF =
+  /\bremind me\b.{0,40}?\b(?:to|about|that|of)\b|\brappelle[- ]moi\b.{0,40}?(?:\bde |\bd'|\bd’|\bque )|\berinnere mich\b.{0,40}?\b(?:an|daran)\b|\brecu[ée]rdame\b.{0,40}?\b(?:que|de)\b|\bricordami\b.{0,40}?(?:\bdi |\bche |\bd')|\blembre-me\b.{0,40}?\b(?:de|que)\b/iu;
+
 /** Spans of quoted text, URLs, e-mail addresses and paths: their words are values, not intent. */
 function valueSpans(text: string): Array<[number, number]> {
   const spans: Array<[number, number]> = [];
@@ -82,6 +86,9 @@ export function readQuery(text: string): Query {
   // What follows "saying …" or a colon (not a clock time's) is the content to send or store, not intent.
   const content = /\b(?:saying|says|that says|disant|diciendo|dizendo|dicendo)\b|(?<!\d):(?!\d)|^\s*[\p{L}]+(?:\s+[\p{L}]+)?\s+that\b/iu.exec(text);
   if (content) spans.push([/^\s*[\p{L}]/u.test(content[0]) && /that$/i.test(content[0]) ? content.index + content[0].length : content.index, text.length]);
+  // What one asks to be reminded of is content too ("remind me to send the quote" asks for a reminder, not a sending).
+  const reminder = REMINDED_OF.exec(text);
+  if (reminder) spans.push([reminder.index + reminder[0].length, text.length]);
   const words: QueryWord[] = [];
   tokens.forEach((token, i) => {
     const terms = termsOf(token.word, language);
