@@ -69,6 +69,16 @@ describe('typed extractors', () => {
     expect(kinds('what day of the week was July 4, 1976?')).toEqual(['date:1976-07-04']);
     expect(dateMentions('tomorrow', 'en', undefined)).toEqual([]);
     expect(clockTimes('meet at 19:00 or 7.30pm, 10h or 8 Uhr').map((m) => m.value)).toEqual(['19:00', '19:30', '10:00', '08:00']);
+    // Halves and quarters in words after an hour, in the other languages; not a quantity ("3 y media tazas").
+    const words = (text: string) => clockTimes(text).map((m) => m.value);
+    expect(['a las 7 y media', 'às 8 e meia', 'alle 9 e mezza', 'à 7h et quart', 'a las 8 menos cuarto'].map(words)).toEqual([
+      ['07:30'],
+      ['08:30'],
+      ['09:30'],
+      ['07:15'],
+      ['07:45'],
+    ]);
+    expect(words('añade 3 y media tazas de harina')).toEqual([]);
   });
 
   it('finds quoted text but not apostrophes inside words, and URLs, e-mails and paths', () => {

@@ -12,6 +12,7 @@ import * as it from 'chrono-node/it';
 import * as nl from 'chrono-node/nl';
 import * as pt from 'chrono-node/pt';
 import type { Language } from '../ranking/stem.ts';
+import { fold } from '../ranking/tokens.ts';
 import type { Mention } from './types.ts';
 
 type Parser = typeof en.casual;
@@ -172,5 +173,26 @@ export function clockTimes(text: string): Mention[] {
     if (match[0].includes('.') && !match[3]) continue;
     found.push({ kind: 'time', value: `${pad(hour)}:${match[2] ?? '00'}`, start: match.index, end: match.index + match[0].length });
   }
+  // Halves and quarters in words after an hour: "a las 7 y media", "às 8 e meia", "alle 9 e mezza", "à 7 heures et quart", "a las 8 menos cuarto".
+  for (const match of text.matchAll(HOUR_AND_PART)) {
+    const hour = Number(match[1]);
+    const part = fold(match[2]!);
+    const minutes = /^(media|meia|mezza|demie)$/.test(part)
+      ? 30
+      : /^(cuarto|quarto|quart|un quarto)$/.test(part)
+        ? match[0].match(/menos|meno|moins/i)
+          ? -15
+          : 15
+        : 0;
+    if (minutes === 0 || hour > 23) continue;
+    const total = (hour * 60 + minutes + 24 * 60) % (24 * 60);
+    // "7h et quart" is one time, not 7:00 and then 7:15.
+    const end = match.index + match[0].length;
+    for (let i = found.length - 1; i >= 0; i--) if (found[i]!.start < end && found[i]!.end > match.index) found.splice(i, 1);
+    found.push({ kind: 'time', value: `${pad(Math.floor(total / 60))}:${pad(total % 60)}`, start: match.index, end: match.index + match[0].length });
+  }
   return found;
 }
+
+const HOUR_AND_PART =
+  /(?<=(?<![\p{L}])(?:a las|a la|las|à|às|as|alle|all'|verso|vers|hacia|sobre|por volta das)\s+)([01]?\d|2[0-3])(?:\s*(?:h|heures?|horas?|ore))?\s+(?:y|e|et|menos|meno|moins(?: le)?)\s+(media|meia|mezza|demie|cuarto|quarto|quart|un quarto)\b/giu;
