@@ -274,6 +274,11 @@ describe('planner: asks for missing arguments only when the tool is clearly the 
     expect(plan('cancel my reservation').inputRequired).toMatchObject({ tool: 'cancel_reservation' });
   });
 
+  it('knows kinds of exercise and the verbs of recording in other languages', () => {
+    expect(first(plan('I swam for 45 minutes yesterday'))?.tool).toBe('workout_log');
+    expect(first(plan('registra 40 minutos de bicicleta'))).toMatchObject({ tool: 'workout_log', input: { duration_minutes: 40 } });
+  });
+
   it('reads "1 hour of yoga" as a length of time, not as a date', () => {
     expect(first(plan('log 1 hour of yoga in my workout diary'))).toMatchObject({ tool: 'workout_log', input: { activity: 'yoga', duration_minutes: 60 } });
   });

@@ -93,11 +93,12 @@ calorie calories nutrition nutrient protein
 statistics stats mean median average deviation
 coordinate coordinates latitude longitude gps geocode
 station airport terminal
+workout exercise training swim swam swimming jog jogging cycling cycled biking biked hike hiked
 `;
 
 /** Foreign word → English word, per language (folded). */
 const FOREIGN: Readonly<Record<Exclude<Language, 'en'>, string>> = {
-  fr: `an=year ans=year personnes=people personne=person nuits=night nuit=night billets=ticket places=seat
+  fr: `enregistre=record enregistrer=record vélo=bike natation=swim nagé=swim an=year ans=year personnes=people personne=person nuits=night nuit=night billets=ticket places=seat
 retard=delay statut=status panier=cart aspirateur=vacuum chauffage=heating thermostat=thermostat degrés=degree degré=degree salon=living chambre=bedroom cuisine=kitchen
 prêt=loan mensualité=payment crédit=loan intérêt=interest taux=rate cours=price bourse=stock facture=bill séance=showtime séances=showtime cinéma=cinema aléatoire=shuffle
 minuteur=timer chronomètre=timer agenda=calendar horaire=schedule gare=station aéroport=airport itinéraire=directions trajet=route pharmacie=pharmacy près=near proche=nearby
@@ -122,7 +123,7 @@ soustraire=subtract multiplier=multiply diviser=divide résumer=summarize compte
 rembourser=refund remboursement=refund livraison=delivery colis=package suivre=track
 traduis=translate traduisez=translate litre=liter litres=liter gallon=gallon gallons=gallon postuler=apply postule=apply candidature=application candidater=apply heures=time salaire=salary gagne=earn gagner=earn déverrouiller=unlock déverrouille=unlock verrouille=lock éteins=off allume=on annule=cancel envoie=send réserve=book achète=buy supprime=delete cherche=search trouve=find affiche=show montre=show calcule=calculate convertis=convert rappelle=remind paie=pay payer=pay dépenses=spending opérations=transaction
 événement=event événements=event prends=take prendre=take prends-moi=take`,
-  es: `año=year años=year personas=people persona=person noches=night noche=night entradas=ticket plazas=seat
+  es: `registra=record registrar=record bicicleta=bike bici=bike natación=swim nadé=swim año=year años=year personas=people persona=person noches=night noche=night entradas=ticket plazas=seat
 retraso=delay estado=status carrito=cart cesta=cart aspiradora=vacuum calefacción=heating termostato=thermostat grados=degree salón=living dormitorio=bedroom cocina=kitchen
 préstamo=loan hipoteca=mortgage cuota=payment interés=interest tasa=rate bolsa=stock factura=bill cine=cinema sesión=showtime aleatorio=shuffle temporizador=timer
 agenda=calendar horario=schedule estación=station aeropuerto=airport ruta=route indicaciones=directions farmacia=pharmacy farmacias=pharmacy cerca=near médico=doctor
@@ -146,7 +147,7 @@ suma=sum sumar=add restar=subtract multiplicar=multiply dividir=divide resumir=s
 paquete=package rastrear=track
 avisos=alert aviso=alert alerta=alert alertas=alert meteorológicos=weather meteorológico=weather meteorológicas=weather envíale=send envía=send envia=send manda=send mándale=send recuérdame=remind recuerdame=remind horas=time salario=salary sueldo=salary desbloquea=unlock bloquea=lock movimientos=transaction gastos=spending traduce=translate tradúceme=translate busca=search encuentra=find muestra=show enséñame=show calcula=calculate convierte=convert paga=pay reserva=book compra=buy borra=delete elimina=delete cancela=cancel enciende=on apaga=off pon=set resultado=score marcador=score
 evento=event eventos=event`,
-  de: `jahr=year jahre=year jahren=year personen=people person=person nächte=night nacht=night karten=ticket plätze=seat
+  de: `registriere=record eintragen=record trage=record fahrrad=bike radfahren=cycling geschwommen=swim schwimmen=swim jahr=year jahre=year jahren=year personen=people person=person nächte=night nacht=night karten=ticket plätze=seat
 verspätung=delay status=status warenkorb=cart korb=cart staubsauger=vacuum heizung=heating thermostat=thermostat grad=degree wohnzimmer=living schlafzimmer=bedroom bad=bathroom
 küche=kitchen kredit=loan darlehen=loan rate=payment zins=interest zinsen=interest aktienkurs=stock börse=stock rechnung=bill kino=cinema vorstellung=showtime zufällig=shuffle
 zufallswiedergabe=shuffle timer=timer stoppuhr=timer kalender=calendar termine=appointment bahnhof=station hauptbahnhof=station flughafen=airport weg=directions route=route
@@ -172,7 +173,7 @@ zahl=number summe=sum addieren=add subtrahieren=subtract multiplizieren=multiply
 zusammenfassen=summarize zählen=count merken=remember rückerstattung=refund lieferung=delivery paket=package verfolgen=track
 spät=time uhr=time umsätze=transaction umsatz=transaction buchungen=transaction ausgaben=spending verriegle=lock verriegeln=lock verriegel=lock entriegeln=unlock entriegle=unlock aufschließen=unlock ungelesene=unread ungelesen=unread ungelesenen=unread e-mails=email mails=email benenne=rename benennen=rename verschiebe=move verschieben=move verbindung=connection verbindungen=connection wegbeschreibung=directions gehalt=salary verdient=earn verdienen=earn tür=door türen=door such=search suche=search zeig=show zeige=show rechne=calculate berechne=calculate buche=book kaufe=buy lösche=delete storniere=cancel schicke=send sende=send erinnere=remind bezahle=pay zahle=pay spiele=play stell=set stelle=set schalte=switch
 veranstaltung=event ereignis=event`,
-  pt: `ano=year anos=year pessoas=people pessoa=person noites=night noite=night bilhetes=ticket lugares=seat
+  pt: `registra=record registrar=record registre=record bicicleta=bike natação=swim nadei=swim ano=year anos=year pessoas=people pessoa=person noites=night noite=night bilhetes=ticket lugares=seat
 atraso=delay estado=status carrinho=cart cesto=cart aspirador=vacuum aquecimento=heating termostato=thermostat graus=degree sala=living quarto=bedroom cozinha=kitchen
 empréstimo=loan hipoteca=mortgage prestação=payment juros=interest taxa=rate bolsa=stock fatura=bill cinema=cinema sessão=showtime aleatório=shuffle temporizador=timer
 agenda=calendar horário=schedule estação=station aeroporto=airport rota=route direções=directions chegar=directions farmácia=pharmacy perto=near médico=doctor dentista=dentist
@@ -196,7 +197,7 @@ palavra=word texto=text número=number soma=sum somar=add subtrair=subtract mult
 contar=count reembolso=refund entrega=delivery pacote=package rastrear=track
 horas=time hora=time destranca=unlock destrancar=unlock tranca=lock trancar=lock salário=salary porta=door luzes=light luz=light acende=on acender=on apaga=off apagar=off traduz=translate traduzir=translate procura=search procurar=search encontra=find mostra=show mostrar=show calcula=calculate converte=convert reserva=book compra=buy apaga=delete cancela=cancel envia=send manda=send lembra=remind paga=pay põe=set coloca=set toca=play
 evento=event eventos=event`,
-  it: `anno=year anni=year persone=people persona=person notti=night notte=night biglietti=ticket posti=seat
+  it: `registra=record registrare=record bicicletta=bike bici=bike nuoto=swim nuotato=swim anno=year anni=year persone=people persona=person notti=night notte=night biglietti=ticket posti=seat
 ritardo=delay stato=status carrello=cart aspirapolvere=vacuum riscaldamento=heating termostato=thermostat gradi=degree soggiorno=living camera=bedroom cucina=kitchen
 prestito=loan mutuo=mortgage rata=payment interesse=interest tasso=rate borsa=stock bolletta=bill fattura=bill cinema=cinema spettacolo=showtime casuale=shuffle timer=timer
 agenda=calendar orario=schedule stazione=station aeroporto=airport percorso=route indicazioni=directions farmacia=pharmacy vicino=near medico=doctor dentista=dentist
