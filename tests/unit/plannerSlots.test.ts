@@ -67,6 +67,8 @@ describe('typed extractors', () => {
     expect(kinds('le 12 mai', 'fr')).toEqual(['date:2026-05-12']);
     // "the week" of "what day of the week" is no week.
     expect(kinds('what day of the week was July 4, 1976?')).toEqual(['date:1976-07-04']);
+    // A number after a comma is the next thing, not a year or an hour.
+    expect(kinds('le 10 mars, 2 nuits', 'fr')).toEqual(['date:2026-03-10']);
     expect(dateMentions('tomorrow', 'en', undefined)).toEqual([]);
     expect(clockTimes('meet at 19:00 or 7.30pm, 10h or 8 Uhr').map((m) => m.value)).toEqual(['19:00', '19:30', '10:00', '08:00']);
     // Halves and quarters in words after an hour, in the other languages; not a quantity ("3 y media tazas").
@@ -123,6 +125,19 @@ describe('filling a schema', () => {
     const files = z.object({ query: z.string(), file_type: z.enum(['pdf', 'docx', 'xlsx', 'any']).optional() });
     expect(fill(files, 'find the file about taxes').input['file_type']).toBeUndefined();
     expect(fill(files, 'find the pdf about taxes').input['file_type']).toBe('pdf');
+  });
+
+  it('ends a stay of N nights N days after the day it starts, and counts no guests from it', () => {
+    const stay = z.object({
+      city: z.string(),
+      check_in: z.string().meta({ format: 'date' }),
+      check_out: z.string().meta({ format: 'date' }),
+      guests: z.number().int().optional(),
+    });
+    const filled = fill(stay, 'a hotel in Rome from May 3 for 4 nights');
+    expect(filled.input).toEqual({ city: 'Rome', check_in: '2026-05-03', check_out: '2026-05-07' });
+    expect(filled.sources['check_out']!.reason).toContain('"4 nights" after 2026-05-03');
+    expect(fill(stay, 'hotel en Madrid el 10 de marzo, 3 noches').input).toMatchObject({ check_in: '2026-03-10', check_out: '2026-03-13' });
   });
 
   it('converts durations to the parameter unit and keeps a year out of a count', () => {

@@ -109,8 +109,12 @@ function parseDates(source: string, language: Language, now: number | undefined)
     return [];
   }
   const found: Mention[] = [];
-  for (const result of results) {
-    const start = from + result.index;
+  for (const read of results) {
+    // A number after a comma is the next thing, not a year or an hour ("10 de marzo, 3 noches", "10 mars, 2 nuits").
+    const stray = /,\s*\d{1,2}$/.exec(read.text);
+    const again = stray ? PARSERS[language].parse(read.text.slice(0, stray.index), { instant, timezone: 0 }, { forwardDate: true })[0] : undefined;
+    const result = again && again.index === 0 ? again : read;
+    const start = from + read.index;
     const end = start + result.text.length;
     // An amount of money ("$150 a night") is not a time.
     if (/[$€£¥₹]\s*$/.test(source.slice(Math.max(0, start - 3), start)) || /^[\s\d]*[$€£¥₹]/.test(result.text)) continue;

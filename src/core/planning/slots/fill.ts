@@ -4,6 +4,7 @@
  * came from and why. Optional parameters stay out unless the request speaks to them; required
  * ones that cannot be found are reported missing (never guessed from the whole clause).
  */
+import { fold } from '../ranking/tokens.ts';
 import type { Language } from '../ranking/stem.ts';
 import { readBoolean } from './booleans.ts';
 import { chooseOption } from './enums.ts';
@@ -45,6 +46,8 @@ type JsonSchema = Record<string, unknown>;
 /** Words before the one value of a from/to pair of enums that make it the target ("into Spanish", "ins Italienische") or the source ("from German"). */
 const TO_CUE = /^(to|into|in|ins|en|a|al|au|nach|para|per)$/;
 const FROM_CUE = /^(from|de|du|del|von|aus|da|dal|dall)$/;
+/** The word after a number that makes it a length of stay, in the six languages. */
+const NIGHTS = /^(nights?|noches?|nuits?|nachte?|notti|notte|noites?)$/;
 const LATER = /^(end|return|out|until|to|checkout|departure_return|back)$/;
 
 /** Fill `inputSchema`'s parameters from `context.clause`. */
@@ -156,6 +159,21 @@ export function fillArguments(inputSchema: JsonSchema, context: FillContext): Fi
     if (param.schema['format'] === 'time') value = `${value}:00`;
     const shown = clause.slice(mention.start, mention.end);
     set(param, from(mention, value, `${kind === 'datetime' ? 'date and time' : kind} "${shown}"`));
+  }
+
+  // A stay of N nights from a day a parameter took ends N days later ("2 nights starting Friday": check-out on Sunday).
+  const stay = numbers.find(
+    (m) => m.kind === 'number' && Number.isInteger(m.value) && (m.value as number) > 0 && (m.value as number) <= 365 && NIGHTS.test(fold(m.unit ?? '')),
+  );
+  const later = stay && dated.find((p) => input[p.name] === undefined && dateKind(p) === 'date' && p.nameWords.some((w) => LATER.test(w)));
+  const first = later && dated.find((p) => p !== later && dateKind(p) === 'date' && typeof input[p.name] === 'string');
+  if (stay && later && first) {
+    const day = Date.parse(`${String(input[first.name])}T00:00:00Z`) + (stay.value as number) * 86_400_000;
+    if (Number.isFinite(day))
+      set(
+        later,
+        from(stay, new Date(day).toISOString().slice(0, 10), `"${clause.slice(stay.start, stay.end)} ${stay.unit ?? ''}" after ${String(input[first.name])}`),
+      );
   }
 
   // 3. Enums and booleans the request speaks to; a from/to pair of enums takes its values in the order written.
