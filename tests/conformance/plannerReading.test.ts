@@ -1,0 +1,192 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { readQuery, scoreTools } from '../../src/core/planning/ranking/bm25f.ts';
+import { indexTools } from '../../src/core/planning/ranking/toolIndex.ts';
+import { firstCall as first, plannerOver, toolsOf, type TestTool } from '../support/plannerTools.ts';
+
+// How the planner reads requests beyond their words: stock questions, codes, the day a question
+// asks about, what one asks to be reminded of, and names written run together. Tools written for
+// these cases (not from the planner's labelled set).
+
+const languages = ['en', 'fr', 'es', 'de', 'it', 'ja'] as const;
+const translate: TestTool = {
+  description: 'Translate text into another language.',
+  parameters: z.object({
+    text: z.string().describe('Text to translate'),
+    target_language: z.enum(languages).describe('Language to translate into'),
+    source_language: z.enum(languages).describe('Language of the text').optional(),
+  }),
+};
+const place = z.object({ place: z.string().describe('City or place') });
+
+describe('planner: language codes by the names people write', () => {
+  const plan = plannerOver(toolsOf({ translate, notes: { description: 'Write a note.', parameters: z.object({ text: z.string() }) } }));
+
+  it('fills a language-code enum from the language named, in the request language', () => {
+    const into = plan("translate 'good morning' into Spanish");
+    expect(first(into)).toMatchObject({ tool: 'translate', input: { text: 'good morning', target_language: 'es' } });
+    expect(into.steps[0]?.sources?.['target_language']?.reason).toContain('the language named');
+    expect(first(plan("übersetze 'Guten Appetit' ins Italienische"))?.input).toMatchObject({ target_language: 'it' });
+    expect(first(plan("traduci 'buon appetito' in tedesco"))?.input).toMatchObject({ target_language: 'de' });
+  });
+
+  it('reads "from" as the source, and a code spelt like a function word of the request as that word', () => {
+    expect(first(plan("translate 'Guten Tag' from German to Japanese"))?.input).toMatchObject({ source_language: 'de', target_language: 'ja' });
+    expect(first(plan("translate from German: 'Guten Tag'"))).toMatchObject({ input: { source_language: 'de' }, missing: [{ name: 'target_language' }] });
+    expect(first(plan('traduis « où est la gare » en anglais'))?.input).toEqual({ text: 'où est la gare', target_language: 'en' });
+  });
+});
+
+describe('planner: currency codes speak of money', () => {
+  const plan = plannerOver(
+    toolsOf({
+      fx: {
+        description: 'Convert an amount of money from one currency to another.',
+        parameters: z.object({ amount: z.number(), from_currency: z.string().describe('ISO 4217 code'), to_currency: z.string().describe('ISO 4217 code') }),
+      },
+      notes: { description: 'Write a note.', parameters: z.object({ text: z.string() }) },
+    }),
+  );
+
+  it('converts "100 CHF to EUR", which names neither money nor converting', () => {
+    expect(first(plan('100 CHF to EUR'))).toMatchObject({ tool: 'fx', input: { amount: 100, from_currency: 'CHF', to_currency: 'EUR' } });
+    expect(first(plan('how much is 50 GBP in USD'))).toMatchObject({ tool: 'fx', input: { amount: 50, from_currency: 'GBP', to_currency: 'USD' } });
+    // Three capitals that are no currency are not money.
+    expect(plan('100 ABC to XYZ').steps).toEqual([]);
+  });
+});
+
+describe('planner: stock questions', () => {
+  it('asks a clock for the time of day, in any of the languages read, while a time of something else does not', () => {
+    const plan = plannerOver(
+      toolsOf({
+        world_clock: { description: 'Current local time in a city.', parameters: z.object({ city: z.string().describe('City name') }) },
+        move_meeting: {
+          description: 'Move a meeting to a new start time.',
+          parameters: z.object({
+            title: z.string().describe('Meeting title'),
+            start_time: z.string().describe('New start time').meta({ format: 'date-time' }),
+          }),
+          requiresApproval: true,
+        },
+      }),
+    );
+    for (const goal of ['what time is it in Tokyo?', 'que horas são em Lisboa?', 'Wie spät ist es in New York?', 'che ore sono a Sydney?'])
+      expect(first(plan(goal))?.tool, goal).toBe('world_clock');
+    expect(first(plan('what time is the meeting'))?.tool).not.toBe('world_clock');
+  });
+
+  it('reads "what does X mean?" as asking for a definition, "the mean of" still as statistics, and "how do you say X in Y?" as a translation', () => {
+    const plan = plannerOver(
+      toolsOf({
+        define_word: { description: 'Dictionary definition of an English word.', parameters: z.object({ word: z.string().describe('The word') }) },
+        describe_numbers: {
+          description: 'Mean, median and spread of a list of numbers.',
+          parameters: z.object({ numbers: z.array(z.number()).describe('The numbers') }),
+        },
+        translate,
+      }),
+    );
+    expect(first(plan("what does 'ubiquitous' mean?"))).toMatchObject({ tool: 'define_word', input: { word: 'ubiquitous' } });
+    expect(first(plan('que veut dire « flâner » ?'))?.tool).toBe('define_word');
+    expect(first(plan('what is the mean of 3, 5 and 9'))?.tool).toBe('describe_numbers');
+    expect(first(plan("how do you say 'good night' in Japanese"))).toMatchObject({ tool: 'translate', input: { text: 'good night', target_language: 'ja' } });
+  });
+});
+
+describe('planner: a question about a day the tool has no room for', () => {
+  const current: TestTool = { description: 'Current weather at a place right now: snow, rain, temperature, sky.', parameters: place };
+  const outlook: TestTool = {
+    description: 'Outlook for the coming days at a place, one line per day: daily highs and lows, chance of precipitation, winds and sunrise.',
+    parameters: z.object({ place: z.string().describe('City or place'), day: z.string().describe('Day').meta({ format: 'date' }).optional() }),
+  };
+
+  it('is refused when no relevant tool takes the day, and names it', () => {
+    const plan = plannerOver(toolsOf({ weather_current: current }));
+    const p = plan('what was the weather in Paris on July 14, 1990?');
+    expect(p.stopReason).toBe('no_relevant_tool');
+    expect(p.refusals?.[0]).toMatchObject({ code: 'low_coverage', suggestions: ['weather_current'] });
+    expect(p.refusals?.[0]?.message).toContain('"July 14, 1990"');
+    // A year alone is a period too.
+    expect(plan('what was the weather in Oslo in 1987?').refusals?.[0]?.message).toContain('"in 1987"');
+    // Without a day the tool is taken.
+    expect(first(plan('what is the weather in Paris?'))?.tool).toBe('weather_current');
+  });
+
+  it('goes to a less relevant tool that takes the day', () => {
+    const plan = plannerOver(
+      toolsOf({
+        weather_current: current,
+        weather_outlook: outlook,
+        // Two tools that match better and take no day either.
+        weather_alerts: { description: 'Severe weather alerts at a place: snow, storms, floods.', parameters: place },
+        weather_radar: { description: 'Weather radar picture at a place: rain and snow.', parameters: place },
+      }),
+    );
+    const p = plan('is it going to snow in Denver on Friday?');
+    expect(first(p)).toMatchObject({ tool: 'weather_outlook', input: { place: 'Denver', day: '2026-03-06' } });
+    expect(p.candidates.find((c) => c.selected)?.reason).toContain('takes the day the request asks about ("on Friday")');
+  });
+});
+
+describe('planner: what one asks to be reminded of is content', () => {
+  it('asks for a reminder, not for what it reminds of', () => {
+    const plan = plannerOver(
+      toolsOf({
+        reminder_add: {
+          description: 'Add a reminder.',
+          parameters: z.object({
+            text: z.string().describe('What to be reminded of'),
+            at: z.string().describe('When').meta({ format: 'date-time' }).optional(),
+          }),
+        },
+        email_send: {
+          description: 'Send an e-mail message to a recipient.',
+          parameters: z.object({ to: z.string().describe('Recipient'), body: z.string().describe('Text of the message') }),
+          requiresApproval: true,
+        },
+      }),
+    );
+    for (const goal of [
+      'remind me tomorrow at 9 to send the e-mail message to Bob',
+      "rappelle-moi vendredi à 14h30 d'envoyer le message",
+      'Erinnere mich morgen um 7:30 an die E-Mail an Bob',
+    ])
+      expect(first(plan(goal))?.tool, goal).toBe('reminder_add');
+    expect(first(plan('send an e-mail to Bob saying hi'))?.tool).toBe('email_send');
+  });
+});
+
+describe('planner: names written run together, and misspellings', () => {
+  it('splits a lower-cased name at the verb it starts with, even when its description never says that verb', () => {
+    // As an MCP tool named calendar.moveEvent is registered: lower-cased, "." made "_".
+    const registry = toolsOf({
+      calendar_moveevent: {
+        description: 'Reschedule an existing event to a new day.',
+        parameters: z.object({
+          title: z.string().describe('Title of the event'),
+          new_date: z.string().describe('New day').meta({ format: 'date' }).optional(),
+        }),
+      },
+      files_movefile: { description: 'Put a file into another folder.', parameters: z.object({ path: z.string() }) },
+    });
+    const index = indexTools(registry.sortedDefinitions('p'));
+    expect(index.tools.find((t) => t.tool.name === 'calendar_moveevent')?.nameWords).toEqual(['calendar', 'move', 'event']);
+    expect(first(plannerOver(registry)("move 'Design review' to Thursday"))).toMatchObject({
+      tool: 'calendar_moveevent',
+      input: { title: 'Design review', new_date: '2026-03-05' },
+    });
+  });
+
+  it('weighs a misspelling as the word it stands for: never more than the word itself', () => {
+    const registry = toolsOf({
+      recipes: { description: 'Recipes by dish; can leave out ingredients.', parameters: z.object({ dish: z.string() }) },
+      weather: { description: 'Current weather at a place.', parameters: place },
+    });
+    const index = indexTools(registry.sortedDefinitions('p'));
+    const score = (goal: string, tool: string) => scoreTools(index, readQuery(goal)).find((s) => index.tools[s.position]!.tool.name === tool)?.score ?? 0;
+    // "lease" is no tool's word, and one letter from "leave", a common one: it must not count as a rare word would.
+    expect(score('lease', 'recipes')).toBeCloseTo(0.8 * score('leave', 'recipes'), 6);
+    expect(score('wether', 'weather')).toBeCloseTo(0.8 * score('weather', 'weather'), 6);
+  });
+});
