@@ -204,6 +204,11 @@ export function fitArguments(
   return chosen;
 }
 
+/** Whether a filled value's span overlaps `[start, end)` (offsets in the goal). */
+export function holds(filled: FillResult, start: number, end: number): boolean {
+  return Object.values(filled.sources).some((s) => start < s.end && end > s.start);
+}
+
 /**
  * A day the clause states that `tool` has no date or time parameter for and its filled values do
  * not hold (a length of time a number took, or a day inside a message, is held): the words that
@@ -212,8 +217,7 @@ export function fitArguments(
 export function unplacedDate(tool: ToolDefinition, fitted: Fitted, context: FitContext): string | undefined {
   if (fitted.ranked.score.named) return undefined;
   if (paramsOf(tool.inputSchema as Record<string, unknown>).some((p) => dateKind(p) !== undefined)) return undefined;
-  const sources = Object.values(fitted.filled.sources);
-  const held = (start: number, end: number) => sources.some((s) => start + context.offset < s.end && end + context.offset > s.start);
+  const held = (start: number, end: number) => holds(fitted.filled, start + context.offset, end + context.offset);
   if (mayNameDate(context.clause)) {
     const day = dateMentions(context.clause, context.query.language, context.now).find((d) => d.kind !== 'time' && !held(d.start, d.end));
     if (day) return context.clause.slice(day.start, day.end);

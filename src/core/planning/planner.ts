@@ -13,7 +13,7 @@ import { parseOrThrow } from '../schema/validate.ts';
 import type { ToolDefinition } from '../tools/tool.ts';
 import type { ToolRegistry } from '../tools/toolRegistry.ts';
 import { clausesOf } from './clauses.ts';
-import { fitArguments, placeDate, unplacedDate, type Fitted } from './argumentFit.ts';
+import { fitArguments, holds, placeDate, unplacedDate, type Fitted } from './argumentFit.ts';
 import { qualifierOnly } from './headWords.ts';
 import { actionOnlyLeftover, decide, DEFAULT_THRESHOLDS, type ClauseDecision, type Weights } from './ranking/abstain.ts';
 import { readQuery, scoreTools, type Query } from './ranking/bm25f.ts';
@@ -231,7 +231,8 @@ export class Planner {
           clauseIndex,
           tool.name,
           index.tools[decision.best.position]!.tool.name,
-          dayReason ?? `its arguments account for ${Math.round(fitted.fit * 100)}% of the request's values`,
+          dayReason ??
+            `its arguments account for ${Math.round(fitted.fit * 100)}% of the request's values, more than ${index.tools[decision.best.position]!.tool.name}'s`,
         );
       const filled = fitted.filled;
       if (filled.missing.length > 0) {
@@ -338,7 +339,6 @@ const ASK_COVERAGE = 0.75;
 /** …or least evidence (a clearly informative word matched in the tool's name). */
 const ASK_EVIDENCE = 8;
 
-/** Whether a tool whose required arguments are not all in the request is clear enough a choice to ask for them. */
 /**
  * When a tool lacking arguments matched only the clause's opening verb and its filling took none
  * of the other things the clause names ("cancel my gym membership" for `cancel_flight`): the
@@ -349,12 +349,11 @@ function actionOnly(fitted: Fitted, index: ToolIndex, query: Query, offset: numb
   if (score.named) return undefined;
   const leftover = actionOnlyLeftover(query, score.matched, index.tools[position]!.verbs);
   if (!leftover) return undefined;
-  const sources = Object.values(fitted.filled.sources);
-  const taken = (start: number, end: number) => sources.some((s) => start + offset >= s.start && end + offset <= s.end);
-  if (leftover.some((w) => taken(w.token.start, w.token.end))) return undefined;
+  if (leftover.some((w) => holds(fitted.filled, w.token.start + offset, w.token.end + offset))) return undefined;
   return { verb: score.matched.find((raw) => raw !== '?') ?? '', words: leftover.map((w) => w.token.raw).join(' ') };
 }
 
+/** Whether a tool whose required arguments are not all in the request is clear enough a choice to ask for them. */
 function askable(fitted: Fitted): boolean {
   const { score, coverage } = fitted.ranked;
   return score.named || coverage >= ASK_COVERAGE || score.score >= ASK_EVIDENCE;
@@ -368,7 +367,7 @@ function markChosen(candidates: PlanCandidate[], clause: number, chosen: string,
       candidates[i] = {
         ...c,
         selected: true,
-        reason: `chosen: ${why}${why.startsWith('its arguments') ? `, more than ${first}'s` : ''}`.slice(0, 1000),
+        reason: `chosen: ${why}`.slice(0, 1000),
       };
     else if (c.tool === first) candidates[i] = { ...c, selected: false, reason: `outscored by ${chosen} once the arguments were read` };
     else if (c.reason.startsWith('outscored by ')) candidates[i] = { ...c, reason: `outscored by ${chosen}` };

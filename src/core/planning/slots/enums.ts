@@ -4,12 +4,11 @@
  * of four letters or more ("tech" for technology).
  */
 import { editDistance } from '../ranking/editDistance.ts';
-import { isStopWord, stem } from '../ranking/stem.ts';
+import { isStopWord, stem, type Language } from '../ranking/stem.ts';
 import { groups } from '../ranking/synonyms.ts';
 import { fold, tokenize, type Token } from '../ranking/tokens.ts';
 import type { Filled } from './types.ts';
 import { languageOptions, namedLanguage } from './languageNames.ts';
-import type { Language } from '../ranking/stem.ts';
 import { lookupTable } from '../../lookupTable.ts';
 
 /** Units as people write them → the short forms enums use. */
