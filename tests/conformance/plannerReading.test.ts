@@ -34,6 +34,8 @@ describe('planner: language codes by the names people write', () => {
     expect(first(plan("translate 'Guten Tag' from German to Japanese"))?.input).toMatchObject({ source_language: 'de', target_language: 'ja' });
     expect(first(plan("translate from German: 'Guten Tag'"))).toMatchObject({ input: { source_language: 'de' }, missing: [{ name: 'target_language' }] });
     expect(first(plan('traduis « où est la gare » en anglais'))?.input).toEqual({ text: 'où est la gare', target_language: 'en' });
+    // English "a" is an article, not "to".
+    expect(first(plan("translate a German text into English: 'Guten Tag'"))?.input).toMatchObject({ source_language: 'de', target_language: 'en' });
   });
 });
 

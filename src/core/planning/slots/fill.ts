@@ -186,14 +186,16 @@ export function fillArguments(inputSchema: JsonSchema, context: FillContext): Fi
       ? chooseOption(target.options ?? [], tokens, offset, [...spans(), { start: first.start - offset, end: first.end - offset }], language)
       : undefined;
     const before = (value: Filled) => tokens.filter((t) => t.end + offset <= value.start).at(-1)?.word ?? '';
+    // English "a" is an article ("a German text"), elsewhere it means "to" ("traduce a inglés").
+    const toward = (value: Filled) => TO_CUE.test(before(value)) && !(language === 'en' && before(value) === 'a');
     if (first && second) {
       const [early, late] = first.start < second.start ? [first, second] : [second, first];
-      const swap = TO_CUE.test(before(early));
+      const swap = toward(early);
       set(source, swap ? late : early);
       set(target, swap ? early : late);
     } else if (first) {
       // One value of the pair: the word before it says which ("into Spanish", "from German").
-      if (TO_CUE.test(before(first))) set(target, first);
+      if (toward(first)) set(target, first);
       else if (FROM_CUE.test(before(first))) set(source, first);
     }
   }
