@@ -15,7 +15,6 @@ const MOST_OPTIONS = 300;
 const CODE = /^[a-z]{2,3}(?:-[A-Za-z]{2,4})?$/;
 
 type Names = ReadonlyMap<string, string>;
-const byOptions = new Map<string, Names | null>();
 let displayNames: Array<{ language: Language; names: Intl.DisplayNames }> | null | undefined;
 
 function namers(): Array<{ language: Language; names: Intl.DisplayNames }> | null {
@@ -47,8 +46,8 @@ function namesOf(code: string): string[] {
 
 /**
  * When every option of an enum is a language code the engine can name, a map from the stems of
- * the one-word names of those languages to their code; null otherwise (cached per option list,
- * bounded).
+ * the one-word names of those languages to their code; null otherwise (judged once per list:
+ * a schema's enum keeps its list).
  */
 export function languageOptions(options: readonly string[]): Names | null {
   let known = byList.get(options);
@@ -61,9 +60,6 @@ const byList = new WeakMap<readonly string[], Names | null>();
 
 function namesFor(options: readonly string[]): Names | null {
   if (options.length < 2 || options.length > MOST_OPTIONS || !options.every((o) => CODE.test(o))) return null;
-  const key = options.join('\u0000');
-  let known = byOptions.get(key);
-  if (known !== undefined) return known;
   const stems = new Map<string, string>();
   for (const code of options) {
     const names = namesOf(code);
@@ -81,10 +77,7 @@ function namesFor(options: readonly string[]): Names | null {
       }
     }
   }
-  known = stems.size > 0 ? stems : null;
-  if (byOptions.size >= 1000) byOptions.clear();
-  byOptions.set(key, known);
-  return known;
+  return stems.size > 0 ? stems : null;
 }
 
 /** The code a request word names among `names` (by its stem in the request's language, or in English), if any. */
