@@ -32,6 +32,11 @@ const STRONG: Readonly<Partial<Record<Role, RegExp>>> = {
   sourceLanguage: /^(from|aus)$/,
 };
 
+/** Whether `token` is written with a capital in `clause` (a name, or a sentence start). */
+function startsCapital(clause: string, token: Token): boolean {
+  return /^\p{Lu}/u.test(clause.slice(token.start));
+}
+
 export function fillStrings(
   params: readonly Param[],
   input: Record<string, unknown>,
@@ -108,7 +113,7 @@ export function fillStrings(
       if (role !== 'text' && body.every((t) => isStopWord(t.word, context.language) || (body === words && context.toolWords.has(t.word)))) continue;
       if (role !== 'text' && !named && body === words && body.some((t) => context.toolWords.has(t.word))) continue;
       // The parameter's own noun written with a capital right before a name is part of it ("the Hotel Artemide").
-      const withNoun = ownName && at + 1 === phrase[0] && named && /^\p{Lu}/u.test(clause.slice(tokens[at]!.start));
+      const withNoun = ownName && at + 1 === phrase[0] && named && startsCapital(clause, tokens[at]!);
       const span = { start: withNoun ? tokens[at]!.start : words[0]!.start, end: words.at(-1)!.end };
       set(param, from(span, valueFor(param, clause.slice(span.start, span.end)), `the words after "${tokens[at]!.raw}"`));
       return true;
@@ -124,7 +129,7 @@ export function fillStrings(
     const phrase = modifierBefore(tokens, param, context.language, tokenTaken);
     if (!phrase) continue;
     // A capitalised name that ends in the parameter's noun keeps it ("Premier League", not "Premier").
-    const capital = (i: number) => /^\p{Lu}/u.test(clause.slice(tokens[i]!.start));
+    const capital = (i: number) => startsCapital(clause, tokens[i]!);
     const noun = phrase[1] + 1;
     const named = context.language !== 'de' && capital(noun) && tokens.slice(phrase[0], noun).every((_, k) => capital(phrase[0] + k));
     const span = { start: tokens[phrase[0]]!.start, end: tokens[named ? noun : phrase[1]]!.end };
@@ -134,7 +139,7 @@ export function fillStrings(
   // "the Netflix subscription"): the value of the one required name parameter left.
   const names = open().filter((p) => p.required && p.type === 'string' && !['text', 'identifier', 'currency'].includes(roleOf(p)));
   if (names.length === 1 && context.language !== 'de') {
-    const capital = (i: number) => i > 0 && /^\p{Lu}/u.test(clause.slice(tokens[i]!.start)) && !tokenTaken(i) && !isStopWord(tokens[i]!.word, context.language);
+    const capital = (i: number) => i > 0 && startsCapital(clause, tokens[i]!) && !tokenTaken(i) && !isStopWord(tokens[i]!.word, context.language);
     const at = tokens.findIndex((t, i) => context.toolWords.has(t.word) && capital(i - 1));
     if (at > 0) {
       let first = at - 1;
@@ -242,27 +247,26 @@ export function fillStrings(
   }
   let end = begin;
   const long = text;
-  const capitals = ['place', 'person', 'creator'].includes(roleOf(target)) && /^\p{Lu}/u.test(clause.slice(tokens[begin]!.start));
+  const capitals = ['place', 'person', 'creator'].includes(roleOf(target)) && startsCapital(clause, tokens[begin]!);
   for (let i = begin + 1; i < tokens.length && !tokenTaken(i); i++) {
-    const capitalWord = /^\p{Lu}/u.test(clause.slice(tokens[i]!.start));
+    const capitalWord = startsCapital(clause, tokens[i]!);
     if (!long && (/[,;!?]/.test(clause.slice(tokens[i - 1]!.end, tokens[i]!.start)) || (isBoundary(tokens[i]!.word) && !capitalWord))) break;
     // The words that chose the tool end a name ("software engineer jobs", "NBA standings"), unless written with
     // capitals inside a capitalised name ("Premier League table").
-    const capitalised = (k: number) => /^\p{Lu}/u.test(clause.slice(tokens[k]!.start));
-    const inName = context.language !== 'de' && capitalWord && capitalised(i - 1) && i + 1 < tokens.length && !tokenTaken(i + 1);
+    const inName = context.language !== 'de' && capitalWord && startsCapital(clause, tokens[i - 1]!) && i + 1 < tokens.length && !tokenTaken(i + 1);
     if (!long && context.toolWords.has(tokens[i]!.word) && !inName) break;
     if (capitals && !/^[\p{Lu}\p{N}]/u.test(clause.slice(tokens[i]!.start))) break;
     end = i;
   }
-  while (end > begin && isStopWord(tokens[end]!.word, context.language) && !/^\p{Lu}/u.test(clause.slice(tokens[end]!.start))) end--;
+  while (end > begin && isStopWord(tokens[end]!.word, context.language) && !startsCapital(clause, tokens[end]!)) end--;
   // A name's capitalised first word may be among those that chose the tool ("book the Hotel Artemide").
   while (
     !text &&
     context.language !== 'de' &&
     begin > 1 &&
     context.toolWords.has(tokens[begin - 1]!.word) &&
-    /^\p{Lu}/u.test(clause.slice(tokens[begin - 1]!.start)) &&
-    /^\p{Lu}/u.test(clause.slice(tokens[begin]!.start)) &&
+    startsCapital(clause, tokens[begin - 1]!) &&
+    startsCapital(clause, tokens[begin]!) &&
     /^\s+$/.test(clause.slice(tokens[begin - 1]!.end, tokens[begin]!.start))
   )
     begin--;

@@ -15,12 +15,12 @@ const MOST_OPTIONS = 300;
 const CODE = /^[a-z]{2,3}(?:-[A-Za-z]{2,4})?$/;
 
 type Names = ReadonlyMap<string, string>;
-let displayNames: Array<{ language: Language; names: Intl.DisplayNames }> | null | undefined;
+let displayNames: Intl.DisplayNames[] | null | undefined;
 
-function namers(): Array<{ language: Language; names: Intl.DisplayNames }> | null {
+function namers(): Intl.DisplayNames[] | null {
   if (displayNames !== undefined) return displayNames;
   try {
-    displayNames = LOCALES.map((language) => ({ language, names: new Intl.DisplayNames([language], { type: 'language', fallback: 'none' }) }));
+    displayNames = LOCALES.map((language) => new Intl.DisplayNames([language], { type: 'language', fallback: 'none' }));
   } catch {
     displayNames = null;
   }
@@ -36,7 +36,7 @@ function namesOf(code: string): string[] {
     if (name && fold(name) !== fold(code)) names.push(fold(name));
   };
   try {
-    for (const { names: namer } of all) add(namer.of(code));
+    for (const namer of all) add(namer.of(code));
     add(new Intl.DisplayNames([code], { type: 'language', fallback: 'none' }).of(code));
   } catch {
     return [];
