@@ -40,6 +40,7 @@ export class SqliteVectorRows implements VectorRows {
   readonly #put: (profile: string, rows: readonly VectorRow[]) => GenerationChange;
   readonly #delete: (profile: string, ids: readonly string[]) => GenerationChange;
   readonly #loadGeneration: (profile: string) => { rows: VectorRow[]; generation: number };
+  readonly #readMetadata: (profile: string, ids: readonly string[]) => Array<Record<string, unknown> | undefined>;
   readonly #readSnapshot: (profile: string, name: string) => StoredSnapshot | undefined;
   readonly #writeSnapshot: (profile: string, name: string, generation: number, bytes: Uint8Array) => boolean;
 
@@ -49,6 +50,7 @@ export class SqliteVectorRows implements VectorRows {
     this.#onWrite = onWrite;
     const statements = {
       load: db.prepare<[string], { id: string; vector: Buffer; metadata: string }>('SELECT id, vector, metadata FROM vectors WHERE profile = ?'),
+      metadata: db.prepare<[string, string], { metadata: string }>('SELECT metadata FROM vectors WHERE profile = ? AND id = ?'),
       put: db.prepare('INSERT OR REPLACE INTO vectors (profile, id, vector, metadata) VALUES (?, ?, ?, ?)'),
       delete: db.prepare('DELETE FROM vectors WHERE profile = ? AND id = ?'),
       generation: db.prepare<[string], { generation: number }>('SELECT generation FROM vector_generations WHERE profile = ?'),
@@ -73,6 +75,12 @@ export class SqliteVectorRows implements VectorRows {
       return { before: after - 1, after };
     };
     this.#loadGeneration = db.transaction((profile: string) => ({ rows: this.load(profile), generation: generation(profile) }));
+    this.#readMetadata = db.transaction((profile: string, ids: readonly string[]) =>
+      ids.map((id) => {
+        const row = statements.metadata.get(profile, id);
+        return row && parseRow<Record<string, unknown>>(row.metadata, `vector ${id}`);
+      }),
+    );
     this.#readSnapshot = db.transaction((profile: string, name: string) => {
       const row = statements.snapshot.get(profile, name);
       return row ? { bytes: snapshotBytes(profile, name, row.bytes), generation: row.generation, current: generation(profile) } : undefined;
@@ -108,6 +116,10 @@ export class SqliteVectorRows implements VectorRows {
     return this.#statements.load
       .all(profile)
       .map((row) => ({ id: row.id, bytes: row.vector, metadata: parseRow<Record<string, unknown>>(row.metadata, `vector ${row.id}`) }));
+  }
+
+  readMetadata(profile: string, ids: readonly string[]): Array<Record<string, unknown> | undefined> {
+    return this.#readMetadata(profile, ids);
   }
 
   put(profile: string, rows: readonly VectorRow[]): GenerationChange {

@@ -44,6 +44,11 @@ export class IndexedDbVectorRows implements VectorRows {
     return rows.map((row) => ({ id: row.id, bytes: row.vector, metadata: row.metadata }));
   }
 
+  async readMetadata(profile: string, ids: readonly string[]): Promise<Array<Record<string, unknown> | undefined>> {
+    const rows = await this.#guard(() => this.#store.db.vectors.bulkGet(ids.map((id) => [profile, id] as [string, string])));
+    return rows.map((row) => row?.metadata);
+  }
+
   loadGeneration(profile: string): Promise<{ rows: VectorRow[]; generation: number }> {
     const db = this.#store.db;
     return this.#guard(() =>

@@ -51,7 +51,7 @@ function deleteDatabase(name: string): Promise<void> {
 }
 
 describe('vector snapshots as files (IndexedDB in Chromium)', () => {
-  it('keeps a large snapshot as a file, not a value, and a reload loads it without the rows', async () => {
+  it('keeps a large snapshot as a file, not a value, and a reload loads it without reading the rows’ vectors', async () => {
     const input = records(1_200);
     const snapshot = await snapshotted(input);
     const { name } = snapshot;
@@ -61,9 +61,10 @@ describe('vector snapshots as files (IndexedDB in Chromium)', () => {
     expect(file?.bytes.length).toBeGreaterThan(DIM * 4 * 1_200);
     await store.close();
 
-    // The rows go behind the store's back: only the file can give the profile back.
+    // The rows' vectors are damaged behind the store's back (reading them would fail): only the
+    // file can give the vectors back; the hits' metadata is read from the rows.
     ({ store } = await opened(name));
-    await store.db.vectors.clear();
+    await store.db.vectors.toCollection().modify({ vector: new ArrayBuffer(0) });
     await store.close();
     ({ store, vectors } = await opened(name));
     const expected = await reference(input);

@@ -44,8 +44,8 @@ function expectSame(decoded: ReturnType<typeof decodeVectorSnapshot>, input: rea
   decoded!.chunks.forEach((chunk, i) =>
     expect(chunk.length).toBe(i < decoded!.chunks.length - 1 ? CHUNK_ROWS * dimension : (input.length - i * CHUNK_ROWS) * dimension),
   );
-  const metadata = new SnapshotMetadata(decoded!);
-  for (const record of input) expect([...metadata.json(record.id)!]).toEqual([...record.metadataJson]);
+  const metadata = new SnapshotMetadata(decoded as Required<NonNullable<typeof decoded>>);
+  for (const record of input) expect([...metadata.json(record.id)!]).toEqual([...record.metadataJson!]);
 }
 
 /** The first format: magic, version 1, dimension, count, ids length, ids JSON, padding, vectors, offsets, metadata. */
@@ -54,7 +54,7 @@ function encodeV1(dimension: number, input: readonly SnapshotRecord[]): Uint8Arr
   const vectorsAt = (20 + ids.length + 3) & ~3;
   const offsetsAt = vectorsAt + input.length * dimension * 4;
   const metadataAt = offsetsAt + (input.length + 1) * 4;
-  const bytes = new Uint8Array(metadataAt + input.reduce((n, r) => n + r.metadataJson.length, 0));
+  const bytes = new Uint8Array(metadataAt + input.reduce((n, r) => n + r.metadataJson!.length, 0));
   const view = new DataView(bytes.buffer);
   [0x56534331, 1, dimension, input.length, ids.length].forEach((value, i) => view.setUint32(i * 4, value, true));
   bytes.set(ids, 20);
@@ -62,8 +62,8 @@ function encodeV1(dimension: number, input: readonly SnapshotRecord[]): Uint8Arr
   input.forEach((record, i) => {
     new Uint8Array(bytes.buffer, vectorsAt + i * dimension * 4, dimension * 4).set(new Uint8Array(record.vector.buffer));
     view.setUint32(offsetsAt + i * 4, at, true);
-    bytes.set(record.metadataJson, metadataAt + at);
-    at += record.metadataJson.length;
+    bytes.set(record.metadataJson!, metadataAt + at);
+    at += record.metadataJson!.length;
   });
   view.setUint32(offsetsAt + input.length * 4, at, true);
   return bytes;
@@ -111,6 +111,28 @@ describe('vector snapshots', () => {
     expectSame(decodeVectorSnapshot(wideParts, 384), wide, 384);
   });
 
+  it('leaves the metadata out on request (version 3): the same ids and vectors, a smaller snapshot, whole or in parts', () => {
+    const input = records(2 * CHUNK_ROWS + 300, 256);
+    const bare = encodeVectorSnapshot(
+      256,
+      input.map(({ id, vector }) => ({ id, vector })),
+      { metadata: false },
+    );
+    expect(bare.length).toBeLessThan(encodeVectorSnapshot(256, input).length);
+    for (const bytes of [bare, cut(bare, [SNAPSHOT_PART_BYTES, 2 * SNAPSHOT_PART_BYTES, 2 * SNAPSHOT_PART_BYTES + 17])]) {
+      const decoded = decodeVectorSnapshot(bytes, 256)!;
+      expect(decoded.ids).toEqual(input.map((r) => r.id));
+      expect(rowsOf(decoded, 256)).toEqual(input.map((r) => r.vector));
+      expect(decoded.metadata).toBeUndefined();
+    }
+    expect(decodeVectorSnapshot(bare.subarray(0, bare.length - 1), 256)).toBeUndefined();
+    expect(decodeVectorSnapshot(bare, 128)).toBeUndefined();
+    const claimsMetadata = bare.slice();
+    new DataView(claimsMetadata.buffer).setUint32(claimsMetadata.length - 20, 5, true);
+    expect(decodeVectorSnapshot(claimsMetadata, 256)).toBeUndefined();
+    expect(() => encodeVectorSnapshot(8, [{ id: 'a', vector: new Float32Array(8) }])).toThrow(TypeError);
+  });
+
   it('reads snapshots of the first format, in one buffer or in parts', () => {
     const input = records(CHUNK_ROWS + 5, 8);
     const v1 = encodeV1(8, input);
@@ -127,6 +149,9 @@ describe('vector snapshots', () => {
     expect(decodeVectorSnapshot(new Uint8Array(0), 8)).toBeUndefined();
     expect(decodeVectorSnapshot(new Uint8Array(23), 8)).toBeUndefined();
     const version = bytes.slice();
+    new DataView(version.buffer).setUint32(version.length - 8, 4, true);
+    expect(decodeVectorSnapshot(version, 8)).toBeUndefined();
+    // Version 2 bytes taken for version 3 (which holds no metadata) do not add up.
     new DataView(version.buffer).setUint32(version.length - 8, 3, true);
     expect(decodeVectorSnapshot(version, 8)).toBeUndefined();
     // Offsets that run backwards, and ids that are not the count's.

@@ -49,6 +49,24 @@ export class RagIndex {
   }
 
   /**
+   * The metadata of the profile's document chunks `ids`, in their order (undefined for a chunk
+   * no longer held): from the keyword index where it keeps it, else (chunks loaded from its
+   * snapshot) from the backend, all in one read.
+   */
+  async metadata(profile: string, ids: readonly string[]): Promise<Array<Record<string, unknown> | undefined>> {
+    const keywords = await this.keywords(profile);
+    const found = ids.map((id) => keywords.metadata(id));
+    const missing = ids.filter((id, i) => !found[i] && keywords.has(id));
+    const backend = this.backend;
+    if (missing.length && hasVectorSnapshots(backend)) {
+      const read = await backend.metadataOf(profile, missing);
+      const byId = new Map(missing.map((id, i) => [id, read[i]]));
+      return ids.map((id, i) => found[i] ?? byId.get(id));
+    }
+    return found;
+  }
+
+  /**
    * Run `write`, which changes the profile's document chunks in the backend and then in the
    * keyword index; a snapshot is never taken while one is half done.
    */
@@ -83,7 +101,8 @@ export class RagIndex {
     const backend = this.backend;
     if (hasVectorSnapshots(backend)) {
       const bytes = await backend.readSnapshot(profile, KEYWORD_SNAPSHOT);
-      const loaded = bytes && KeywordIndex.fromSnapshot(bytes, KEYWORD_OPTIONS, await backend.metadataOf(profile));
+      // Its documents' metadata stays with the backend ({@link metadata}), read for the hits a search returns.
+      const loaded = bytes && KeywordIndex.fromSnapshot(bytes, KEYWORD_OPTIONS);
       if (loaded) return loaded;
     }
     const generation = hasVectorSnapshots(backend) ? await backend.snapshotGeneration(profile) : undefined;

@@ -72,40 +72,47 @@ export class RagRetriever {
     const words = keywords.words(query);
     const depth = mode === 'hybrid' ? Math.max(FUSION_DEPTH, k) : k;
 
-    // Documents only: notes kept in memory share the backend but have no path. The search goes
-    // deep enough that the notes cannot crowd the documents out of the top `depth`.
+    // Documents only (the chunks the keyword index holds): notes kept in memory share the backend
+    // but are no documents. The search goes deep enough that the notes cannot crowd the documents
+    // out of the top `depth`. Metadata is read for the `k` returned only.
     const notes = mode === 'keyword' ? 0 : Math.max(0, (await this.#index.backend.count(profile)) - keywords.size);
     const vectorHits =
       mode === 'keyword'
         ? []
-        : (await this.#index.backend.search(profile, this.#index.embedder.embed(query), { k: Math.min(10_000, depth + notes) }))
-            .filter((h) => h.score > 0 && typeof h.metadata['path'] === 'string')
+        : (await this.#index.backend.search(profile, this.#index.embedder.embed(query), { k: Math.min(10_000, depth + notes), metadata: false }))
+            .filter((h) => h.score > 0 && keywords.has(h.id))
             .slice(0, depth);
     const keywordHits = mode === 'vector' ? [] : keywords.search(query, depth);
 
-    const fused = new Map<string, { score: number; vectorScore?: number; keywordScore?: number; metadata: Record<string, unknown>; matched: string[] }>();
-    const add = (id: string, rank: number, metadata: Record<string, unknown>, patch: { vectorScore?: number; keywordScore?: number; matched?: string[] }) => {
-      const entry = fused.get(id) ?? { score: 0, metadata, matched: [] };
+    const fused = new Map<string, { score: number; vectorScore?: number; keywordScore?: number; matched: string[] }>();
+    const add = (id: string, rank: number, patch: { vectorScore?: number; keywordScore?: number; matched?: string[] }) => {
+      const entry = fused.get(id) ?? { score: 0, matched: [] };
       entry.score += mode === 'hybrid' ? 1 / (RRF_K + rank + 1) : (patch.vectorScore ?? patch.keywordScore ?? 0);
       if (patch.vectorScore !== undefined) entry.vectorScore = patch.vectorScore;
       if (patch.keywordScore !== undefined) entry.keywordScore = patch.keywordScore;
       if (patch.matched) entry.matched = patch.matched;
       fused.set(id, entry);
     };
-    vectorHits.forEach((hit, rank) => add(hit.id, rank, hit.metadata, { vectorScore: hit.score }));
-    keywordHits.forEach((hit, rank) => add(hit.id, rank, hit.metadata, { keywordScore: hit.score, matched: hit.matched }));
+    vectorHits.forEach((hit, rank) => add(hit.id, rank, { vectorScore: hit.score }));
+    keywordHits.forEach((hit, rank) => add(hit.id, rank, { keywordScore: hit.score, matched: hit.matched }));
 
-    return [...fused.entries()]
-      .sort(([a, x], [b, y]) => y.score - x.score || (a < b ? -1 : a > b ? 1 : 0))
-      .slice(0, k)
-      .map(([id, entry]) => {
-        const text = String(entry.metadata['text'] ?? '');
+    const top = [...fused.entries()].sort(([a, x], [b, y]) => y.score - x.score || (a < b ? -1 : a > b ? 1 : 0)).slice(0, k);
+    const metadata = await this.#index.metadata(
+      profile,
+      top.map(([id]) => id),
+    );
+    // A chunk deleted while this search ran has no metadata left: it is not returned.
+    return top
+      .map(([id, entry], i) => ({ id, entry, metadata: metadata[i] }))
+      .filter((hit): hit is typeof hit & { metadata: Record<string, unknown> } => hit.metadata !== undefined)
+      .map(({ id, entry, metadata }) => {
+        const text = String(metadata['text'] ?? '');
         const matched = entry.matched.length ? entry.matched : words.filter((w) => keywords.words(text).includes(w));
         return {
           id,
-          path: String(entry.metadata['path'] ?? ''),
-          chunk: Number(entry.metadata['chunk'] ?? 0),
-          offset: Number(entry.metadata['offset'] ?? 0),
+          path: String(metadata['path'] ?? ''),
+          chunk: Number(metadata['chunk'] ?? 0),
+          offset: Number(metadata['offset'] ?? 0),
           score: Math.round(entry.score * 1e6) / 1e6,
           ...(entry.vectorScore !== undefined ? { vectorScore: Math.round(entry.vectorScore * 1e6) / 1e6 } : {}),
           ...(entry.keywordScore !== undefined ? { keywordScore: Math.round(entry.keywordScore * 1e6) / 1e6 } : {}),

@@ -59,12 +59,15 @@ describe('PersistedVectorBackend', () => {
   });
 });
 
-/** In-memory rows that count writes and keep snapshots, as SQLite and IndexedDB do. */
-function snapshotRows() {
+/**
+ * In-memory rows that count writes and keep snapshots, as SQLite and IndexedDB do; with
+ * `readMetadata`, they also read metadata by id (so vector snapshots hold none), as those two do.
+ */
+function snapshotRows(options: { readMetadata: boolean }) {
   const inner = new InMemoryVectorRows();
   const generations = new Map<string, number>();
   const snapshots = new Map<string, { generation: number; bytes: Uint8Array }>();
-  const calls = { loads: 0 };
+  const calls = { loads: 0, metadataReads: 0 };
   const bump = (profile: string) => {
     const before = generations.get(profile) ?? 0;
     generations.set(profile, before + 1);
@@ -93,11 +96,23 @@ function snapshotRows() {
       snapshots.set(`${profile}/${name}`, { generation, bytes: bytes.slice() });
       return true;
     },
+    ...(options.readMetadata
+      ? {
+          readMetadata: (profile: string, ids: readonly string[]) => {
+            calls.metadataReads++;
+            const held = new Map(inner.load(profile).map((row) => [row.id, row.metadata]));
+            return ids.map((id) => held.get(id));
+          },
+        }
+      : {}),
   };
   return { rows, calls, snapshots };
 }
 
-describe('PersistedVectorBackend snapshots', () => {
+describe.each([
+  { kind: 'with their metadata', readMetadata: false },
+  { kind: 'of vectors only, metadata read from the rows', readMetadata: true },
+])('PersistedVectorBackend snapshots $kind', ({ readMetadata }) => {
   const vector = (seed: number) => Float32Array.from({ length: 8 }, (_, i) => Math.sin(seed * 7 + i * 3));
   const records = Array.from({ length: 30 }, (_, i) => ({ id: `r${i}`, vector: vector(i), metadata: { n: i, text: `record ${i}`, tags: ['a', i] } }));
   const everything = async (backend: PersistedVectorBackend) => [
@@ -106,7 +121,7 @@ describe('PersistedVectorBackend snapshots', () => {
   ];
 
   it('loads a current vector snapshot instead of the rows, with the same records, vectors and metadata', async () => {
-    const { rows, calls } = snapshotRows();
+    const { rows, calls } = snapshotRows({ readMetadata });
     const first = new PersistedVectorBackend(8, rows);
     await first.upsert('p', records);
     await first.delete('p', ['r3']);
@@ -121,12 +136,27 @@ describe('PersistedVectorBackend snapshots', () => {
     await second.delete('p', ['r5']);
     const reference = new PersistedVectorBackend(8, { load: rows.load, put: rows.put, delete: rows.delete });
     expect(await everything(second)).toEqual(await everything(reference));
-    expect((await second.metadataOf('p'))('r4')).toEqual({ n: 'new' });
-    expect((await second.metadataOf('p'))('r6')).toEqual({ n: 6, text: 'record 6', tags: ['a', 6] });
+    expect(await second.metadataOf('p', ['r4', 'r6', 'r5', 'none'])).toEqual([{ n: 'new' }, { n: 6, text: 'record 6', tags: ['a', 6] }, undefined, undefined]);
+    // Hits without metadata, for callers that read it elsewhere: nothing is read for them.
+    const reads = calls.metadataReads;
+    const bare = await new PersistedVectorBackend(8, rows).search('p', vector(1), { k: 3, metadata: false });
+    expect(bare.map((hit) => hit.id)).toEqual((await second.search('p', vector(1), { k: 3 })).map((hit) => hit.id));
+    expect(calls.metadataReads).toBe(reads);
+  });
+
+  it(`keeps ${readMetadata ? 'no' : 'the'} metadata in the vector snapshot`, async () => {
+    const { rows, snapshots } = snapshotRows({ readMetadata });
+    const backend = new PersistedVectorBackend(8, rows);
+    await backend.upsert('p', records);
+    expect(await backend.snapshotVectors('p')).toBe(true);
+    const bytes = snapshots.get('p/vectors')!.bytes;
+    const text = new TextDecoder().decode(bytes);
+    expect(text.includes('record 12')).toBe(!readMetadata);
+    expect(new DataView(bytes.buffer, bytes.byteOffset + bytes.length - 8).getUint32(0, true)).toBe(readMetadata ? 3 : 2);
   });
 
   it('reads the rows when the snapshot is stale or damaged, and snapshots what it read', async () => {
-    const { rows, calls, snapshots } = snapshotRows();
+    const { rows, calls, snapshots } = snapshotRows({ readMetadata });
     const first = new PersistedVectorBackend(8, rows);
     await first.upsert('p', records);
     expect(await first.snapshotVectors('p')).toBe(true);

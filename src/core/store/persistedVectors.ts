@@ -2,7 +2,8 @@ import { SystemError, ValidationError } from '../errors.ts';
 import { parseOrThrow } from '../schema/validate.ts';
 import { createVectorIndex, type InMemoryVectorOptions, type VectorPartition } from '../vector/flatVectorIndex.ts';
 import { IvfVectorIndex } from '../vector/ivfVectorIndex.ts';
-import { SnapshotMetadata, decodeVectorSnapshot, encodeVectorSnapshot, joinedBytes, type SnapshotBytes } from './vectorSnapshot.ts';
+import { RowMetadata, fromSnapshot, type LoadedMetadata } from './rowMetadata.ts';
+import { SnapshotMetadata, decodeVectorSnapshot, encodeVectorSnapshot, joinedBytes, type DecodedVectors, type SnapshotBytes } from './vectorSnapshot.ts';
 import {
   VectorProfileSchema,
   VectorSearchOptionsSchema,
@@ -65,6 +66,15 @@ export interface VectorRows {
   readSnapshot?(profile: string, name: string): Promise<StoredSnapshot | undefined> | StoredSnapshot | undefined;
   /** Store `bytes` as snapshot `name` of `profile` made at `generation`, only if that is still the profile's generation; returns whether it was stored. */
   writeSnapshot?(profile: string, name: string, generation: number, bytes: Uint8Array): Promise<boolean> | boolean;
+  /**
+   * The metadata of the rows of `profile` with these ids, in their order (undefined for an id
+   * without a row). Storage that reads it keeps metadata out of the vector snapshot: a restart
+   * then reads the vectors only, and a query the metadata of its hits.
+   */
+  readMetadata?(
+    profile: string,
+    ids: readonly string[],
+  ): Promise<ReadonlyArray<Record<string, unknown> | undefined>> | ReadonlyArray<Record<string, unknown> | undefined>;
 }
 
 /**
@@ -79,8 +89,8 @@ export interface VectorSnapshots {
   readSnapshot(profile: string, name: string): Promise<Uint8Array | undefined>;
   /** Store snapshot `name` of `profile` made at `generation` (from {@link snapshotGeneration}); false when the records have moved on since. */
   writeSnapshot(profile: string, name: string, generation: number, bytes: Uint8Array): Promise<boolean>;
-  /** A synchronous look-up of a record's metadata, for the profile's records as this backend holds them now. */
-  metadataOf(profile: string): Promise<(id: string) => Record<string, unknown> | undefined>;
+  /** The metadata of the profile's records `ids` as this backend holds them now (undefined for a record it does not hold). */
+  metadataOf(profile: string, ids: readonly string[]): Promise<Array<Record<string, unknown> | undefined>>;
   /** Snapshot the profile's vectors themselves, so the next start reads one value instead of every row; false when storage keeps no snapshots or the records moved on. */
   snapshotVectors(profile: string): Promise<boolean>;
 }
@@ -117,10 +127,10 @@ export const VECTOR_SNAPSHOT = 'vectors';
 /** The name of an approximate index's trained structure ({@link IvfVectorIndex.serialise}). */
 export const IVF_SNAPSHOT = 'ivf';
 
-/** A loaded profile: its index, and the metadata of records loaded from a snapshot (parsed on use). */
+/** A loaded profile: its index, and where the metadata of records loaded from a snapshot is read (on use). */
 interface LoadedProfile {
   index: VectorPartition;
-  lazy: SnapshotMetadata | undefined;
+  lazy: LoadedMetadata | undefined;
 }
 
 /**
@@ -130,7 +140,8 @@ interface LoadedProfile {
  * A profile whose rows fail to load is read again on the next call.
  *
  * When storage keeps snapshots, a profile loads from its vector snapshot while that matches the
- * stored rows (one value to read; metadata parsed only for the records asked for), and from the
+ * stored rows (one value to read; metadata parsed only for the records asked for, and read from
+ * their rows where storage can: then the snapshot holds vectors and ids only), and from the
  * rows otherwise, after which it snapshots them for the next start. A snapshot holds the index's
  * normalised vectors, which the index normalises again on load: a no-op in every case measured
  * (normalising a unit vector in float32 twice gives the same bits as once).
@@ -181,13 +192,11 @@ export class PersistedVectorBackend implements VectorBackend, VectorSnapshots {
     const dim = this.dimension;
     const stored = this.#rows.readSnapshot && this.#rows.loadGeneration ? await this.#rows.readSnapshot(profile, VECTOR_SNAPSHOT) : undefined;
     const decoded = stored && stored.generation === stored.current ? decodeVectorSnapshot(stored.bytes, dim) : undefined;
-    const lazy = decoded && new SnapshotMetadata(decoded);
-    if (decoded && lazy?.consistent) {
-      const flat = createVectorIndex(dim, this.#options, decoded.ids.length);
-      flat.loadStored(decoded.ids, decoded.chunks);
-      await this.#restoreIvf(profile, flat);
+    const index = decoded && this.#fromSnapshot(profile, decoded);
+    if (index) {
+      await this.#restoreIvf(profile, index.index);
       this.#generations.set(profile, stored!.current);
-      return { index: flat, lazy };
+      return index;
     }
     const loaded = this.#rows.loadGeneration ? await this.#rows.loadGeneration(profile) : { rows: await this.#rows.load(profile), generation: undefined };
     const rows = loaded.rows;
@@ -200,6 +209,33 @@ export class PersistedVectorBackend implements VectorBackend, VectorSnapshots {
     // A snapshot is a cache: failing to write one costs the next start time, not correctness.
     await this.#snapshot(profile, state).catch(() => false);
     return state;
+  }
+
+  // The index of a decoded snapshot and where its records' metadata is read; undefined when the
+  // snapshot cannot serve (repeated ids, or no metadata and storage that cannot read it).
+  #fromSnapshot(profile: string, decoded: DecodedVectors): LoadedProfile | undefined {
+    const index = createVectorIndex(this.dimension, this.#options, decoded.ids.length);
+    if (decoded.metadata) {
+      const snapshot = new SnapshotMetadata({ ...decoded, metadata: decoded.metadata });
+      if (!snapshot.consistent) return undefined;
+      index.loadStored(decoded.ids, decoded.chunks);
+      return { index, lazy: fromSnapshot(snapshot) };
+    }
+    const rows = this.#rows;
+    if (!rows.readMetadata) return undefined;
+    try {
+      index.loadStored(decoded.ids, decoded.chunks);
+    } catch (error) {
+      if (error instanceof ValidationError && error.code === 'invalid_record_id') return undefined;
+      throw error;
+    }
+    return {
+      index,
+      lazy: new RowMetadata(
+        (id) => index.has(id),
+        (ids) => rows.readMetadata!(profile, ids),
+      ),
+    };
   }
 
   async upsert(profile: string, records: readonly VectorRecord[]): Promise<void> {
@@ -223,7 +259,7 @@ export class PersistedVectorBackend implements VectorBackend, VectorSnapshots {
     const hits = index.search(query, options);
     // A search that trained the approximate index keeps its structure for the next start (a cache: failing costs time only).
     if (index instanceof IvfVectorIndex && index.quantiser !== trained) await this.#saveIvf(profile, index).catch(() => false);
-    return lazy ? hits.map((hit) => (lazy.has(hit.id) ? { ...hit, metadata: lazy.get(hit.id)! } : hit)) : hits;
+    return options?.metadata === false ? hits : withLoadedMetadata(hits, lazy);
   }
 
   async delete(profile: string, ids: readonly string[]): Promise<number> {
@@ -260,30 +296,35 @@ export class PersistedVectorBackend implements VectorBackend, VectorSnapshots {
     return this.#rows.writeSnapshot(profile, name, generation, bytes);
   }
 
-  async metadataOf(profile: string): Promise<(id: string) => Record<string, unknown> | undefined> {
+  async metadataOf(profile: string, ids: readonly string[]): Promise<Array<Record<string, unknown> | undefined>> {
     const { index, lazy } = await this.#profile(profile);
-    return (id) => lazy?.get(id) ?? index.get(id)?.metadata;
+    const held = ids.filter((id) => index.has(id)).map((id) => ({ id, metadata: index.get(id)!.metadata }));
+    const found = new Map((await withLoadedMetadata(held, lazy)).map((item) => [item.id, item.metadata]));
+    return ids.map((id) => found.get(id));
   }
 
   async snapshotVectors(profile: string): Promise<boolean> {
     return this.#snapshot(profile, await this.#profile(profile));
   }
 
-  // Encode the index as it is now and store it stamped with the generation it reflects. Once
-  // stored, its metadata is read from the snapshot too, so the next snapshot copies it as it is.
+  // Encode the index as it is now and store it stamped with the generation it reflects: vectors
+  // and ids where storage reads metadata from the rows, else with the metadata, which from then
+  // on is read from the snapshot too (so the next snapshot copies it as it is).
   async #snapshot(profile: string, state: LoadedProfile): Promise<boolean> {
     const generation = this.#generations.get(profile);
     if (generation === undefined || !this.#rows.writeSnapshot) return false;
-    const encoder = new TextEncoder();
     const { index, lazy } = state;
-    const records = index.ids().map((id) => {
-      const entry = index.get(id)!;
-      return { id, vector: entry.vector, metadataJson: lazy?.json(id) ?? encoder.encode(JSON.stringify(entry.metadata)) };
-    });
-    const bytes = encodeVectorSnapshot(this.dimension, records);
+    const withMetadata = !this.#rows.readMetadata;
+    const entries = index.ids().map((id) => ({ id, ...index.get(id)! }));
+    const encoder = new TextEncoder();
+    const records = withMetadata
+      ? (await withLoadedMetadata(entries, lazy)).map(({ id, vector, metadata }) => ({ id, vector, metadataJson: encoder.encode(JSON.stringify(metadata)) }))
+      : entries.map(({ id, vector }) => ({ id, vector }));
+    const bytes = encodeVectorSnapshot(this.dimension, records, { metadata: withMetadata });
     if (!(await this.#rows.writeSnapshot(profile, VECTOR_SNAPSHOT, generation, bytes))) return false;
-    const decoded = decodeVectorSnapshot(bytes, this.dimension);
-    if (decoded && this.#generations.get(profile) === generation) state.lazy = new SnapshotMetadata(decoded);
+    const decoded = withMetadata ? decodeVectorSnapshot(bytes, this.dimension) : undefined;
+    if (decoded?.metadata && this.#generations.get(profile) === generation)
+      state.lazy = fromSnapshot(new SnapshotMetadata({ ...decoded, metadata: decoded.metadata }));
     return true;
   }
 
@@ -320,9 +361,17 @@ export class PersistedVectorBackend implements VectorBackend, VectorSnapshots {
 
   async list(profile: string, options: { vectors?: boolean } = {}): Promise<VectorRecord[]> {
     const { index, lazy } = await this.#profile(profile);
-    const records = index.records(options.vectors === true);
-    return lazy ? records.map((record) => (lazy.has(record.id) ? { ...record, metadata: lazy.get(record.id)! } : record)) : records;
+    return withLoadedMetadata(index.records(options.vectors === true), lazy);
   }
+}
+
+/** `items` with the metadata of those loaded from a snapshot read where it is kept (all at once). */
+async function withLoadedMetadata<T extends { id: string; metadata?: Record<string, unknown> }>(items: T[], lazy: LoadedMetadata | undefined): Promise<T[]> {
+  const loaded = lazy ? items.filter((item) => lazy.has(item.id)) : [];
+  if (!lazy || !loaded.length) return items;
+  const metadata = await lazy.read(loaded.map((item) => item.id));
+  const byId = new Map(loaded.map((item, i) => [item.id, metadata[i]!]));
+  return items.map((item) => (byId.has(item.id) ? { ...item, metadata: byId.get(item.id)! } : item));
 }
 
 /** A {@link VectorRows} port kept in memory (copies in, copies out): the in-memory store's, and a reference for adapters. */

@@ -1,7 +1,7 @@
 /**
- * A profile's vectors as one snapshot: ids, Float32 values and metadata JSON in a single
- * buffer, so a restart reads one value instead of a row per record, and parses a record's
- * metadata only when it is asked for.
+ * A profile's vectors as one snapshot: ids, Float32 values and (versions 1 and 2) metadata JSON
+ * in a single buffer, so a restart reads one value instead of a row per record, and parses a
+ * record's metadata only when it is asked for.
  *
  * Version 2 puts the vectors first and a fixed trailer last. Storage that keeps a large snapshot
  * in parts of {@link SNAPSHOT_PART_BYTES} may hand the parts back unjoined: the index's chunks of
@@ -9,6 +9,10 @@
  * any power-of-two dimension none straddles two), and the index keeps the parts as its storage.
  * Joining 21 MB of parts into one buffer was a quarter of the first query after a restart at 10k
  * documents, most of it the cost of touching fresh memory. Version 1 snapshots are still read.
+ *
+ * Version 3 is version 2 without the metadata: storage that can read a record's metadata by id
+ * keeps it only in the rows, and a restart reads half the bytes (at 10k documents of 1 KiB the
+ * metadata, the chunks' text, was 11 of 21 MB, and a query needs that of its few hits).
  */
 import { CHUNK_ROWS } from '../vector/chunkedRows.ts';
 
@@ -21,16 +25,18 @@ const V1 = 1;
 const V1_FIXED = 20;
 /** Version 2: vectors, offsets, ids JSON, metadata, then ids length, metadata length, count, dimension, version, magic (u32 each). */
 const V2 = 2;
+/** Version 3: vectors, ids JSON, then the trailer of version 2 (its metadata length 0). */
+const V3 = 3;
 const TRAILER = 24;
 
 /** A snapshot's bytes: one buffer, or its parts in order. */
 export type SnapshotBytes = Uint8Array | readonly Uint8Array[];
 
-/** One record as a snapshot holds it: the stored vector and its metadata as JSON text (UTF-8). */
+/** One record as a snapshot holds it: the stored vector and (unless the snapshot leaves it out) its metadata as JSON text (UTF-8). */
 export interface SnapshotRecord {
   id: string;
   vector: Float32Array;
-  metadataJson: Uint8Array;
+  metadataJson?: Uint8Array;
 }
 
 /** A decoded snapshot: views into its bytes where they can be, nothing parsed but the ids. */
@@ -38,32 +44,39 @@ export interface DecodedVectors {
   ids: string[];
   /** The vectors, `CHUNK_ROWS` rows per chunk (the last may hold fewer). */
   chunks: Float32Array[];
-  /** Record `row`'s metadata JSON. */
-  metadata(row: number): Uint8Array;
+  /** Record `row`'s metadata JSON; absent when the snapshot holds none (version 3). */
+  metadata?(row: number): Uint8Array;
 }
 
-/** Encode `records` of `dimension` values (version 2). */
-export function encodeVectorSnapshot(dimension: number, records: readonly SnapshotRecord[]): Uint8Array {
+/**
+ * Encode `records` of `dimension` values: with their metadata (version 2), or without it
+ * (`metadata: false`, version 3) for storage that reads a record's metadata from its row.
+ */
+export function encodeVectorSnapshot(dimension: number, records: readonly SnapshotRecord[], options: { metadata?: boolean } = {}): Uint8Array {
+  const withMetadata = options.metadata ?? true;
+  if (withMetadata && records.some((r) => !r.metadataJson)) throw new TypeError('a snapshot with metadata needs the metadata JSON of every record');
   const ids = new TextEncoder().encode(JSON.stringify(records.map((r) => r.id)));
   const count = records.length;
   const offsetsAt = count * dimension * 4;
-  const idsAt = offsetsAt + (count + 1) * 4;
+  const idsAt = withMetadata ? offsetsAt + (count + 1) * 4 : offsetsAt;
   const metadataAt = idsAt + ids.length;
-  const metadataLength = records.reduce((n, r) => n + r.metadataJson.length, 0);
+  const metadataLength = withMetadata ? records.reduce((n, r) => n + r.metadataJson!.length, 0) : 0;
   const bytes = new Uint8Array(metadataAt + metadataLength + TRAILER);
   const vectors = new Float32Array(bytes.buffer, 0, count * dimension);
-  const offsets = new Uint32Array(bytes.buffer, offsetsAt, count + 1);
-  let at = 0;
-  records.forEach((record, i) => {
-    vectors.set(record.vector, i * dimension);
-    offsets[i] = at;
-    bytes.set(record.metadataJson, metadataAt + at);
-    at += record.metadataJson.length;
-  });
-  offsets[count] = at;
+  records.forEach((record, i) => vectors.set(record.vector, i * dimension));
+  if (withMetadata) {
+    const offsets = new Uint32Array(bytes.buffer, offsetsAt, count + 1);
+    let at = 0;
+    records.forEach((record, i) => {
+      offsets[i] = at;
+      bytes.set(record.metadataJson!, metadataAt + at);
+      at += record.metadataJson!.length;
+    });
+    offsets[count] = at;
+  }
   bytes.set(ids, idsAt);
   const trailer = new DataView(bytes.buffer, bytes.length - TRAILER);
-  [ids.length, metadataLength, count, dimension, V2, MAGIC].forEach((value, i) => trailer.setUint32(i * 4, value, true));
+  [ids.length, metadataLength, count, dimension, withMetadata ? V2 : V3, MAGIC].forEach((value, i) => trailer.setUint32(i * 4, value, true));
   return bytes;
 }
 
@@ -85,8 +98,12 @@ export function decodeVectorSnapshot(input: SnapshotBytes, dimension: number): D
     number,
     number,
   ];
-  if (magic !== MAGIC || version !== V2 || dim !== dimension) return undefined;
+  if (magic !== MAGIC || (version !== V2 && version !== V3) || dim !== dimension) return undefined;
   const offsetsAt = count * dimension * 4;
+  if (version === V3) {
+    if (metadataLength !== 0 || offsetsAt + idsLength + TRAILER !== bytes.length) return undefined;
+    return decoded(bytes, dimension, count, 0, undefined, [offsetsAt, idsLength], 0, 0);
+  }
   const idsAt = offsetsAt + (count + 1) * 4;
   const metadataAt = idsAt + idsLength;
   if (metadataAt + metadataLength + TRAILER !== bytes.length) return undefined;
@@ -105,13 +122,13 @@ function decodeV1(bytes: Segments, dimension: number): DecodedVectors | undefine
   return decoded(bytes, dimension, count, vectorsAt, offsetsAt, [V1_FIXED, idsLength], metadataAt, bytes.length - metadataAt);
 }
 
-/** The ids, chunks and metadata of a snapshot laid out as given; undefined when its ids or offsets are damaged. */
+/** The ids, chunks and metadata (none without `offsetsAt`) of a snapshot laid out as given; undefined when its ids or offsets are damaged. */
 function decoded(
   bytes: Segments,
   dimension: number,
   count: number,
   vectorsAt: number,
-  offsetsAt: number,
+  offsetsAt: number | undefined,
   [idsAt, idsLength]: [number, number],
   metadataAt: number,
   metadataLength: number,
@@ -123,11 +140,12 @@ function decoded(
     return undefined;
   }
   if (!Array.isArray(ids) || ids.length !== count || !ids.every((id) => typeof id === 'string')) return undefined;
+  const chunks: Float32Array[] = [];
+  for (let row = 0; row < count; row += CHUNK_ROWS) chunks.push(bytes.floats(vectorsAt + row * dimension * 4, Math.min(CHUNK_ROWS, count - row) * dimension));
+  if (offsetsAt === undefined) return { ids: ids as string[], chunks };
   const offsets = bytes.uint32s(offsetsAt, count + 1);
   if (offsets[0] !== 0 || offsets[count] !== metadataLength) return undefined;
   for (let i = 0; i < count; i++) if (offsets[i]! > offsets[i + 1]!) return undefined;
-  const chunks: Float32Array[] = [];
-  for (let row = 0; row < count; row += CHUNK_ROWS) chunks.push(bytes.floats(vectorsAt + row * dimension * 4, Math.min(CHUNK_ROWS, count - row) * dimension));
   return {
     ids: ids as string[],
     chunks,
@@ -221,12 +239,12 @@ export function joinedBytes(bytes: SnapshotBytes): Uint8Array {
  * deleted since is forgotten here (its metadata then lives with the index).
  */
 export class SnapshotMetadata {
-  readonly #decoded: DecodedVectors;
+  readonly #decoded: Required<DecodedVectors>;
   readonly #rows: Map<string, number>;
   readonly #parsed = new Map<string, Record<string, unknown>>();
   readonly #decoder = new TextDecoder();
 
-  constructor(decoded: DecodedVectors) {
+  constructor(decoded: Required<DecodedVectors>) {
     this.#decoded = decoded;
     this.#rows = new Map(decoded.ids.map((id, row) => [id, row]));
   }

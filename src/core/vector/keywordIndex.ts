@@ -60,10 +60,12 @@ export class KeywordIndex {
 
   /**
    * An index loaded from {@link toSnapshot}'s bytes, its documents' metadata read through
-   * `metadata`; undefined when the bytes are not a snapshot of this version made with the same
-   * options (the caller then builds the index from the documents again).
+   * `metadata` (without it, hits of loaded documents carry `{}` and {@link metadata} knows none:
+   * for callers that keep the metadata themselves); undefined when the bytes are not a snapshot
+   * of this version made with the same options (the caller then builds the index from the
+   * documents again).
    */
-  static fromSnapshot(bytes: Uint8Array, options: KeywordIndexOptions, metadata: KeywordMetadataSource): KeywordIndex | undefined {
+  static fromSnapshot(bytes: Uint8Array, options: KeywordIndexOptions, metadata: KeywordMetadataSource = () => undefined): KeywordIndex | undefined {
     const index = new KeywordIndex(options);
     const packed = decodeKeywordSnapshot(bytes, index.#settings());
     if (!packed) return undefined;
@@ -114,6 +116,22 @@ export class KeywordIndex {
 
   get size(): number {
     return this.#lengths.size + (this.#packed ? this.#packed.ids.length - this.#deadCount : 0);
+  }
+
+  /** Whether the index holds document `id`. */
+  has(id: string): boolean {
+    if (this.#lengths.has(id)) return true;
+    const row = this.#packedRows.get(id);
+    return row !== undefined && !this.#dead[row];
+  }
+
+  /** A copy of document `id`'s metadata; undefined when the index holds no such document or (loaded from a snapshot without a source) does not know it. */
+  metadata(id: string): Record<string, unknown> | undefined {
+    const own = this.#metadata.get(id);
+    if (own) return { ...own };
+    if (!this.has(id)) return undefined;
+    const packed = this.#packedMetadata(id);
+    return packed && { ...packed };
   }
 
   /** The words of `text` as this index sees them (lower-cased, stop words removed). */

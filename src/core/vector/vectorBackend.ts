@@ -25,6 +25,12 @@ export const VectorSearchOptionsSchema = z.object({
   exact: z.boolean().optional(),
   /** Lists an approximate index scans (more: higher recall, slower); exact indexes ignore it. */
   probes: z.number().int().min(1).max(1_000_000).optional(),
+  /**
+   * `false`: the caller reads the hits' metadata elsewhere, and a backend that keeps metadata
+   * apart from the vectors (a persisted one, after a restart) may return `{}` instead of reading
+   * it. Default true.
+   */
+  metadata: z.boolean().optional(),
 });
 export type VectorSearchOptions = z.input<typeof VectorSearchOptionsSchema>;
 
