@@ -85,8 +85,8 @@ export interface VectorRows {
 export interface VectorSnapshots {
   /** The generation of `profile` this backend's records reflect, or undefined when it cannot tell (storage without snapshots, or written by someone else since it loaded). */
   snapshotGeneration(profile: string): Promise<number | undefined>;
-  /** Snapshot `name` of `profile` if it was made at the current generation, which this backend's records also reflect. */
-  readSnapshot(profile: string, name: string): Promise<Uint8Array | undefined>;
+  /** Snapshot `name` of `profile` if it was made at the current generation, which this backend's records also reflect (as storage read it: one buffer or its parts). */
+  readSnapshot(profile: string, name: string): Promise<SnapshotBytes | undefined>;
   /** Store snapshot `name` of `profile` made at `generation` (from {@link snapshotGeneration}); false when the records have moved on since. */
   writeSnapshot(profile: string, name: string, generation: number, bytes: Uint8Array): Promise<boolean>;
   /** The metadata of the profile's records `ids` as this backend holds them now (undefined for a record it does not hold). */
@@ -277,7 +277,7 @@ export class PersistedVectorBackend implements VectorBackend, VectorSnapshots {
     return this.#generations.get(profile);
   }
 
-  async readSnapshot(profile: string, name: string): Promise<Uint8Array | undefined> {
+  async readSnapshot(profile: string, name: string): Promise<SnapshotBytes | undefined> {
     const rows = this.#rows;
     if (!rows.readSnapshot) return undefined;
     // Read while the profile loads (the first query after a restart asks for both): storage that reads
@@ -288,7 +288,7 @@ export class PersistedVectorBackend implements VectorBackend, VectorSnapshots {
     const generation = await this.snapshotGeneration(profile);
     if (generation === undefined) return undefined;
     const stored = await read;
-    return stored && stored.generation === stored.current && stored.current === generation ? joinedBytes(stored.bytes) : undefined;
+    return stored && stored.generation === stored.current && stored.current === generation ? stored.bytes : undefined;
   }
 
   async writeSnapshot(profile: string, name: string, generation: number, bytes: Uint8Array): Promise<boolean> {

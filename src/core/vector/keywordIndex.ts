@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { tokenize } from '../embed/tokenize.ts';
 import { parseOrThrow } from '../schema/validate.ts';
-import { decodeKeywordSnapshot, encodeKeywordSnapshot, type PackedKeywords } from './keywordSnapshot.ts';
+import { decodeKeywordSnapshot, encodeKeywordSnapshot, type PackedKeywords, type Postings } from './keywordSnapshot.ts';
+import type { SnapshotBytes } from './segments.ts';
 import { TopK } from './topK.ts';
 import { RecordIdSchema, type VectorHit } from './vectorBackend.ts';
 
@@ -20,6 +21,8 @@ export type KeywordIndexOptions = z.input<typeof KeywordIndexOptionsSchema>;
 export interface KeywordHit extends VectorHit {
   matched: string[];
 }
+
+const NO_POSTINGS: Postings = { docs: new Uint16Array(0), tfs: new Uint8Array(0) };
 
 /** Where the metadata of documents loaded from a snapshot comes from (snapshots hold postings, not metadata). */
 export type KeywordMetadataSource = (id: string) => Record<string, unknown> | undefined;
@@ -65,7 +68,7 @@ export class KeywordIndex {
    * of this version made with the same options (the caller then builds the index from the
    * documents again).
    */
-  static fromSnapshot(bytes: Uint8Array, options: KeywordIndexOptions, metadata: KeywordMetadataSource = () => undefined): KeywordIndex | undefined {
+  static fromSnapshot(bytes: SnapshotBytes, options: KeywordIndexOptions, metadata: KeywordMetadataSource = () => undefined): KeywordIndex | undefined {
     const index = new KeywordIndex(options);
     const packed = decodeKeywordSnapshot(bytes, index.#settings());
     if (!packed) return undefined;
@@ -106,8 +109,8 @@ export class KeywordIndex {
       terms: [...terms],
       postings: (term, emit) => {
         const t = packed?.terms.get(term);
-        if (t !== undefined)
-          for (let p = packed!.offsets[t]!; p < packed!.offsets[t + 1]!; p++) if (rows[packed!.docs[p]!]! >= 0) emit(rows[packed!.docs[p]!]!, packed!.tfs[p]!);
+        const { docs, tfs } = t === undefined ? NO_POSTINGS : packed!.postings(t);
+        for (let p = 0; p < docs.length; p++) if (rows[docs[p]!]! >= 0) emit(rows[docs[p]!]!, tfs[p]!);
         const posting = this.#postings.get(term);
         if (posting) for (const [id, tf] of posting) emit(rowOf.get(id)!, tf);
       },
@@ -211,20 +214,19 @@ export class KeywordIndex {
     terms.forEach((term, index) => {
       const posting = this.#postings.get(term);
       const t = packed?.terms.get(term);
-      const start = t === undefined ? 0 : packed!.offsets[t]!;
-      const end = t === undefined ? 0 : packed!.offsets[t + 1]!;
+      const { docs, tfs } = t === undefined ? NO_POSTINGS : packed!.postings(t);
       let df = posting?.size ?? 0;
-      for (let p = start; p < end; p++) if (!dead[packed!.docs[p]!]) df++;
+      for (let p = 0; p < docs.length; p++) if (!dead[docs[p]!]) df++;
       if (df === 0) return;
       const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-      for (let p = start; p < end; p++) {
-        const row = packed!.docs[p]!;
+      for (let p = 0; p < docs.length; p++) {
+        const row = docs[p]!;
         if (dead[row]) continue;
         if (!seen[row]) {
           seen[row] = 1;
           touched.push(row);
         }
-        packedScores[row]! += weight(idf, packed!.tfs[p]!, packed!.lengths[row]!);
+        packedScores[row]! += weight(idf, tfs[p]!, packed!.lengths[row]!);
         if (index < 32) packedBits[row]! |= 1 << index;
         else packedExtra.set(row, [...(packedExtra.get(row) ?? []), term]);
       }

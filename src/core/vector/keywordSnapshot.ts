@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { Segments, type SnapshotBytes } from './segments.ts';
 
 /** What a {@link KeywordIndex} snapshot was built with; a snapshot made with other settings is not used. */
 export interface KeywordSettings {
@@ -8,17 +9,26 @@ export interface KeywordSettings {
   stopWords: string[];
 }
 
-/** Documents and postings as a loaded snapshot holds them: row numbers into `ids`, term numbers into `offsets`. */
-export interface PackedKeywords {
-  ids: string[];
-  lengths: Uint32Array;
-  /** term → its number; its postings are `docs`/`tfs` from `offsets[t]` to `offsets[t + 1]`. */
-  terms: Map<string, number>;
-  offsets: Uint32Array;
+/** One term's postings: the rows of the documents holding it and how often each does. */
+export interface Postings {
   /** Rows, as narrow as the number of documents allows. */
   docs: Uint16Array | Uint32Array;
   /** Term frequencies, as narrow as the largest allows. */
   tfs: Uint8Array | Uint16Array | Uint32Array;
+}
+
+/** Documents and postings as a loaded snapshot holds them: row numbers into `ids`, term numbers into {@link postings}. */
+export interface PackedKeywords {
+  ids: string[];
+  lengths: Uint32Array;
+  /** term → its number. */
+  terms: Map<string, number>;
+  /**
+   * Term `t`'s postings, read from the snapshot's bytes the first time they are asked for and
+   * kept: a load reads no posting, a query those of its words. Rows past the documents (a
+   * damaged snapshot) are left out.
+   */
+  postings(t: number): Postings;
   totalLength: number;
 }
 
@@ -42,12 +52,15 @@ const VERSION = 2;
 const MAGIC = 0x4b575343; // "CSWK" little-endian: CUGAr keyword snapshot
 const FIXED = 12;
 
+// The ids and terms are checked in one plain pass: an array schema of strings cost about 10 ms of
+// the first query after a restart at 10k documents (code that runs once, so never optimised).
+const strings = z.custom<string[]>((value) => Array.isArray(value) && value.every((item) => typeof item === 'string'), 'an array of strings');
 const HeaderSchema = z.object({
   k1: z.number(),
   b: z.number(),
   stopWords: z.array(z.string()),
-  ids: z.array(z.string()),
-  terms: z.array(z.string()),
+  ids: strings,
+  terms: strings,
   postings: z.number().int().min(0),
   totalLength: z.number().int().min(0),
   /** Bytes per row and per frequency (version 2). */
@@ -112,21 +125,22 @@ export function encodeKeywordSnapshot(input: KeywordSnapshotInput): Uint8Array {
 }
 
 /**
- * Read snapshot bytes made with `settings`; undefined for anything else: another version or
- * settings, a truncated or inconsistent snapshot (a row or offset out of range), or not a snapshot.
+ * Read snapshot bytes (in one buffer or in the parts storage read them in) made with `settings`;
+ * undefined for anything else: another version or settings, a truncated or inconsistent
+ * snapshot (an offset out of range, lengths that do not add up), or not a snapshot. Postings are
+ * read term by term when a search asks for them ({@link PackedKeywords.postings}).
  */
-export function decodeKeywordSnapshot(input: Uint8Array, settings: KeywordSettings): PackedKeywords | undefined {
-  // Typed views need 4-byte alignment; bytes from a database may sit anywhere in a shared buffer.
-  const bytes = input.byteOffset % 4 === 0 ? input : new Uint8Array(input);
+export function decodeKeywordSnapshot(input: SnapshotBytes, settings: KeywordSettings): PackedKeywords | undefined {
+  const bytes = new Segments(input);
   if (bytes.length < FIXED) return undefined;
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const view = bytes.view(0, FIXED);
   const version = view.getUint32(4, true);
   if (view.getUint32(0, true) !== MAGIC || (version !== 1 && version !== VERSION)) return undefined;
   const headerLength = view.getUint32(8, true);
   if (FIXED + headerLength > bytes.length) return undefined;
   let header: z.infer<typeof HeaderSchema>;
   try {
-    const parsed = HeaderSchema.safeParse(JSON.parse(new TextDecoder().decode(bytes.subarray(FIXED, FIXED + headerLength))));
+    const parsed = HeaderSchema.safeParse(JSON.parse(new TextDecoder().decode(bytes.range(FIXED, FIXED + headerLength))));
     if (!parsed.success) return undefined;
     header = parsed.data;
   } catch {
@@ -143,18 +157,43 @@ export function decodeKeywordSnapshot(input: Uint8Array, settings: KeywordSettin
   const docsAt = start + 4 * (docCount + termCount + 1);
   const tfsAt = version === 1 ? docsAt + 4 * header.postings : align(docsAt + docBytes * header.postings);
   if (bytes.length !== tfsAt + tfBytes * header.postings) return undefined;
-  const words = new Uint32Array(bytes.buffer, bytes.byteOffset + start, docCount + termCount + 1);
-  const lengths = words.subarray(0, docCount);
-  const offsets = words.subarray(docCount, docCount + termCount + 1);
-  const docs = arrayOf(docBytes, bytes.buffer, bytes.byteOffset + docsAt, header.postings) as Uint16Array | Uint32Array;
-  const tfs = arrayOf(tfBytes, bytes.buffer, bytes.byteOffset + tfsAt, header.postings);
+  const lengths = bytes.uint32s(start, docCount);
+  const offsets = bytes.uint32s(start + 4 * docCount, termCount + 1);
   if (offsets[0] !== 0 || offsets[termCount] !== header.postings) return undefined;
   for (let t = 0; t < termCount; t++) if (offsets[t]! > offsets[t + 1]!) return undefined;
-  for (let p = 0; p < docs.length; p++) if (docs[p]! >= docCount) return undefined;
   let sum = 0;
   for (let d = 0; d < docCount; d++) sum += lengths[d]!;
   if (sum !== header.totalLength) return undefined;
-  return { ids: header.ids, lengths, terms: new Map(header.terms.map((term, t) => [term, t])), offsets, docs, tfs, totalLength: header.totalLength };
+  const docsOf = (at: number, count: number) => (docBytes === 2 ? bytes.words(Uint16Array, at, count) : bytes.words(Uint32Array, at, count));
+  const tfsOf = (at: number, count: number) =>
+    tfBytes === 1 ? bytes.words(Uint8Array, at, count) : tfBytes === 2 ? bytes.words(Uint16Array, at, count) : bytes.words(Uint32Array, at, count);
+  const read: Array<Postings | undefined> = new Array(termCount);
+  return {
+    ids: header.ids,
+    lengths,
+    terms: new Map(header.terms.map((term, t) => [term, t])),
+    totalLength: header.totalLength,
+    postings(t) {
+      let postings = read[t];
+      if (!postings) {
+        const from = offsets[t]!;
+        const count = offsets[t + 1]! - from;
+        postings = inRange({ docs: docsOf(docsAt + docBytes * from, count), tfs: tfsOf(tfsAt + tfBytes * from, count) }, docCount);
+        read[t] = postings;
+      }
+      return postings;
+    },
+  };
+}
+
+// `postings` without the rows past `docCount`, which only a damaged snapshot holds.
+function inRange(postings: Postings, docCount: number): Postings {
+  const { docs, tfs } = postings;
+  let kept = 0;
+  for (let p = 0; p < docs.length; p++) if (docs[p]! < docCount) kept++;
+  if (kept === docs.length) return postings;
+  const keep = (_: number, p: number) => docs[p]! < docCount;
+  return { docs: docs.filter(keep), tfs: tfs.filter(keep) };
 }
 
 function align(n: number): number {
