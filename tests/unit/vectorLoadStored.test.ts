@@ -52,6 +52,11 @@ describe('loading stored rows into an index', () => {
     expect(() => index.loadStored(['a'], new Float32Array(3))).toThrow(expect.objectContaining({ code: 'dimension_mismatch' }));
     expect(() => index.loadStored(['a', 'b'], Float32Array.from([1, 0, Number.NaN, 1]))).toThrow(expect.objectContaining({ code: 'non_finite_vector' }));
     expect(() => index.loadStored(['a'], Float32Array.from([Number.POSITIVE_INFINITY, 0]))).toThrow(expect.objectContaining({ code: 'non_finite_vector' }));
+    expect(() => index.loadStored(['a'], Float32Array.from([0, Number.NEGATIVE_INFINITY]))).toThrow(expect.objectContaining({ code: 'non_finite_vector' }));
+    // Any NaN bits (here negative, with a payload) are found, and the error names the row.
+    const odd = new Float32Array(4);
+    new Uint32Array(odd.buffer)[3] = 0xffc01234;
+    expect(() => index.loadStored(['a', 'b'], odd)).toThrow(/stored row 1 has a non-finite value/);
     // Chunks must hold 1,024 rows each but the last, and be as many as the rows need.
     const rows = Array.from({ length: 1_030 }, (_, i) => `r${i}`);
     expect(() => index.loadStored(rows, [new Float32Array(1_000 * 2), new Float32Array(30 * 2)])).toThrow(

@@ -60,14 +60,15 @@ export function loadStoredRows(ids: readonly string[], vectors: Float32Array | r
       throw new ValidationError(`stored row ${row} has an invalid or repeated id`, { code: 'invalid_record_id' });
     rows.set(id, row);
   }
-  // A float32 is NaN or ±Infinity exactly when its exponent bits are all ones; testing the bits
-  // runs twice as fast as arithmetic on the floats in code this cold (once per start).
+  // The engine's own scans (`includes` finds any NaN, and each infinity) check a chunk in native
+  // code: a loop over the values' bits, in code that runs once per start and so never gets
+  // optimised, took twice as long. The loop runs only to name the row of a value found.
   let before = 0;
   for (const chunk of chunks) {
-    const bits = new Uint32Array(chunk.buffer, chunk.byteOffset, chunk.length);
-    for (let i = 0; i < bits.length; i++)
-      if ((bits[i]! & 0x7f800000) === 0x7f800000)
-        throw new ValidationError(`stored row ${Math.floor((before + i) / dimension)} has a non-finite value`, { code: 'non_finite_vector' });
+    if (chunk.includes(NaN) || chunk.includes(Infinity) || chunk.includes(-Infinity)) {
+      const at = chunk.findIndex((value) => !Number.isFinite(value));
+      throw new ValidationError(`stored row ${Math.floor((before + at) / dimension)} has a non-finite value`, { code: 'non_finite_vector' });
+    }
     before += chunk.length;
   }
   data.load(vectors, ids.length);
