@@ -47,9 +47,8 @@ export class KeywordIndex {
   #terms = new Map<string, string[]>();
   #metadata = new Map<string, Record<string, unknown>>();
   #totalLength = 0;
-  /** Documents loaded from a snapshot, their row by id, and which of them were deleted or replaced since. */
+  /** Documents loaded from a snapshot (their rows found through it), and which of them were deleted or replaced since. */
   #packed: PackedKeywords | undefined;
-  #packedRows = new Map<string, number>();
   #dead = new Uint8Array(0);
   #deadCount = 0;
   #packedMetadata: KeywordMetadataSource = () => undefined;
@@ -73,8 +72,6 @@ export class KeywordIndex {
     const packed = decodeKeywordSnapshot(bytes, index.#settings());
     if (!packed) return undefined;
     index.#packed = packed;
-    index.#packedRows = new Map(packed.ids.map((id, row) => [id, row]));
-    if (index.#packedRows.size !== packed.ids.length) return undefined;
     index.#dead = new Uint8Array(packed.ids.length);
     index.#totalLength = packed.totalLength;
     index.#packedMetadata = metadata;
@@ -124,7 +121,7 @@ export class KeywordIndex {
   /** Whether the index holds document `id`. */
   has(id: string): boolean {
     if (this.#lengths.has(id)) return true;
-    const row = this.#packedRows.get(id);
+    const row = this.#packed?.row(id);
     return row !== undefined && !this.#dead[row];
   }
 
@@ -165,7 +162,7 @@ export class KeywordIndex {
   delete(ids: readonly string[]): number {
     let removed = 0;
     for (const id of ids) {
-      const row = this.#packedRows.get(id);
+      const row = this.#packed?.row(id);
       if (row !== undefined && !this.#dead[row]) {
         this.#dead[row] = 1;
         this.#deadCount++;

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { legacyKeywordSnapshot } from '../../../tests/support/legacyKeywordSnapshot.ts';
 import { KeywordIndex } from './keywordIndex.ts';
 
 const WORDS = ['bee', 'hive', 'tea', 'oolong', 'sun', 'planet', 'the', 'a', 'Café', 'mite'];
@@ -10,6 +11,8 @@ const op = fc.oneof(
 );
 type Op = { kind: 'upsert'; id: number; text: string } | { kind: 'delete'; id: number };
 const OPTIONS = { stopWords: ['the', 'a'] };
+/** The settings a snapshot of an index with OPTIONS records. */
+const SETTINGS = { k1: 1.2, b: 0.75, stopWords: ['a', 'the'] };
 
 function apply(index: KeywordIndex, ops: readonly Op[], metadata: Map<string, Record<string, unknown>>): void {
   for (const o of ops) {
@@ -73,12 +76,22 @@ describe('KeywordIndex snapshots', () => {
     otherVersion[4] = 9;
     expect(KeywordIndex.fromSnapshot(otherVersion, OPTIONS, none)).toBeUndefined();
     expect(KeywordIndex.fromSnapshot(bytes.subarray(0, bytes.length - 4), OPTIONS, none)).toBeUndefined();
+    // The last posting (of "sun", in document b) is two varints at the end: its row's gap, then its frequency.
     const badRow = bytes.slice();
-    new DataView(badRow.buffer).setUint16(badRow.length - 6, 99, true); // the last posting's row (four u16 rows, then four u8 frequencies)
+    badRow[badRow.length - 2] = 99;
     // A posting whose row is past the documents is left out when its word is first searched, never misread.
     const damaged = KeywordIndex.fromSnapshot(badRow, OPTIONS, none)!;
     expect(damaged.search('sun')).toEqual([]);
     expect(damaged.search('tea').map((hit) => hit.id)).toEqual(['b']);
+    // Ids are kept sorted: ids out of order or repeated are damage.
+    const text = new TextDecoder().decode(bytes);
+    const at = text.indexOf('"ids":["a","b"]');
+    expect(at).toBeGreaterThan(0);
+    for (const ids of ['"ids":["b","a"]', '"ids":["a","a"]']) {
+      const swapped = bytes.slice();
+      swapped.set(new TextEncoder().encode(ids), at);
+      expect(KeywordIndex.fromSnapshot(swapped, OPTIONS, none)).toBeUndefined();
+    }
     expect(KeywordIndex.fromSnapshot(new Uint8Array(3), OPTIONS, none)).toBeUndefined();
     // Bytes at an odd offset of a shared buffer (as a database may hand them over) still load.
     const shifted = new Uint8Array(bytes.length + 1);
@@ -86,59 +99,38 @@ describe('KeywordIndex snapshots', () => {
     expect(KeywordIndex.fromSnapshot(shifted.subarray(1), OPTIONS, none)?.search('bee')).toEqual(index.search('bee'));
   });
 
-  it('stores rows and frequencies as narrow as they fit, and still reads version 1 snapshots (every number in four bytes)', () => {
+  it('still reads versions 1 and 2 (fixed-width rows and frequencies, ids in any order)', () => {
     const index = new KeywordIndex(OPTIONS);
-    index.upsert('a', 'bee hive', {});
-    index.upsert('b', `tea ${'sun '.repeat(300)}`, {});
+    index.upsert('b', 'bee hive', {});
+    index.upsert('a', `tea ${'sun '.repeat(300)}`, {});
+    index.upsert('c', 'hive tea tea', {});
     const bytes = index.toSnapshot();
-    const header = headerOf(bytes);
-    expect([header['docBytes'], header['tfBytes']]).toEqual([2, 2]); // two documents; "sun" 300 times
-    const wide = version1(bytes);
-    const loaded = KeywordIndex.fromSnapshot(wide, OPTIONS, () => undefined);
-    for (const query of ['bee', 'sun tea', 'hive sun']) expect(loaded?.search(query)).toEqual(index.search(query));
+    for (const version of [1, 2] as const) {
+      const old = legacyKeywordSnapshot(bytes, SETTINGS, version);
+      expect(headerOf(old)['ids']).toEqual(['c', 'b', 'a']);
+      const loaded = KeywordIndex.fromSnapshot(old, OPTIONS)!;
+      for (const query of ['bee', 'sun tea', 'hive sun', 'tea']) expect(loaded.search(query)).toEqual(index.search(query));
+      loaded.delete(['b']);
+      index.delete(['b']);
+      expect(loaded.search('hive')).toEqual(index.search('hive'));
+      index.upsert('b', 'bee hive', {});
+    }
   });
 
-  it('widens rows past 65,536 documents', () => {
+  it('keeps ids sorted and postings as varints, smaller than version 2, past 65,536 documents too', () => {
     const index = new KeywordIndex(OPTIONS);
-    for (let i = 0; i <= 0x10000; i++) index.upsert(`d${i}`, i % 1000 === 0 ? 'bee hive' : 'tea', {});
+    for (let i = 0x10000; i >= 0; i--) index.upsert(`d${i}`, i % 1000 === 0 ? 'bee hive' : `tea ${'sun '.repeat(i % 7)}`, {});
     const bytes = index.toSnapshot();
-    expect([headerOf(bytes)['docBytes'], headerOf(bytes)['tfBytes']]).toEqual([4, 1]);
-    expect(KeywordIndex.fromSnapshot(bytes, OPTIONS, () => undefined)?.search('bee', 100)).toEqual(index.search('bee', 100));
+    const ids = headerOf(bytes)['ids'] as string[];
+    expect(ids).toEqual([...ids].sort());
+    expect(bytes.length).toBeLessThan(legacyKeywordSnapshot(bytes, SETTINGS, 2).length);
+    const loaded = KeywordIndex.fromSnapshot(bytes, OPTIONS)!;
+    for (const query of ['bee', 'sun', 'tea hive']) expect(loaded.search(query, 100)).toEqual(index.search(query, 100));
+    expect([loaded.has('d65536'), loaded.has('d0'), loaded.has('d65537')]).toEqual([true, true, false]);
   });
 });
 
 function headerOf(bytes: Uint8Array): Record<string, unknown> {
   const view = new DataView(bytes.buffer, bytes.byteOffset);
   return JSON.parse(new TextDecoder().decode(bytes.subarray(12, 12 + view.getUint32(8, true)))) as Record<string, unknown>;
-}
-
-/** The same snapshot in version 1's layout: no widths in the header, every number a u32. */
-function version1(bytes: Uint8Array): Uint8Array {
-  const header = headerOf(bytes);
-  const { docBytes, tfBytes, ...rest } = header as { docBytes: number; tfBytes: number; postings: number; ids: string[]; terms: string[] };
-  const words = rest.ids.length + rest.terms.length + 1;
-  const postings = rest.postings;
-  const align = (n: number) => (n + 3) & ~3;
-  const start = align(12 + new DataView(bytes.buffer, bytes.byteOffset).getUint32(8, true));
-  const docsAt = start + 4 * words;
-  const tfsAt = align(docsAt + docBytes * postings);
-  const read = (width: number, at: number) =>
-    width === 1
-      ? new Uint8Array(bytes.buffer, at, postings)
-      : width === 2
-        ? new Uint16Array(bytes.buffer, at, postings)
-        : new Uint32Array(bytes.buffer, at, postings);
-  const text = new TextEncoder().encode(JSON.stringify(rest));
-  const newStart = align(12 + text.length);
-  const out = new Uint8Array(newStart + 4 * (words + 2 * postings));
-  const view = new DataView(out.buffer);
-  view.setUint32(0, 0x4b575343, true);
-  view.setUint32(4, 1, true);
-  view.setUint32(8, text.length, true);
-  out.set(text, 12);
-  const u32 = new Uint32Array(out.buffer, newStart);
-  u32.set(new Uint32Array(bytes.buffer, start, words), 0);
-  u32.set(read(docBytes, docsAt), words);
-  u32.set(read(tfBytes, tfsAt), words + postings);
-  return out;
 }
