@@ -128,6 +128,10 @@ describe('planner: a question about a day the tool has no room for', () => {
     const p = plan('is it going to snow in Denver on Friday?');
     expect(first(p)).toMatchObject({ tool: 'weather_outlook', input: { place: 'Denver', day: '2026-03-06' } });
     expect(p.candidates.find((c) => c.selected)?.reason).toContain('takes the day the request asks about ("on Friday")');
+    // A day already past is not one a tool of the coming days can take.
+    const past = plan('how much snow did Denver get on January 12, 2024?');
+    expect(past.stopReason).toBe('no_relevant_tool');
+    expect(past.refusals?.[0]?.message).toContain('"January 12, 2024"');
   });
 });
 

@@ -227,7 +227,20 @@ export function unplacedDate(tool: ToolDefinition, fitted: Fitted, context: FitC
   return year && !held(year.index, year.index + year[0].length) ? year[0] : undefined;
 }
 
-/** The first of the decision's other tools that has a parameter for the clause's day, is relevant enough, and places it. */
+// A tool that serves only days to come, by its own description: a forecast cannot tell the past.
+const FORWARD = /\b(?:forecasts?|upcoming|coming (?:days|weeks|hours)|days ahead|future)\b/iu;
+
+/** Whether `days` (filled values of date parameters) put a day before `now` into a tool that serves only days to come. */
+function pastForForward(tool: ToolDefinition, days: readonly unknown[], now: number | undefined): boolean {
+  if (now === undefined || !FORWARD.test(tool.description)) return false;
+  const today = new Date(now).toISOString().slice(0, 10);
+  return days.some((day) => typeof day === 'string' && /^\d{4}-\d\d-\d\d/u.test(day) && day.slice(0, 10) < today);
+}
+
+/**
+ * The first of the decision's other tools that has a parameter for the clause's day, is relevant
+ * enough, and places it (a day already past is not placed in a tool that serves days to come).
+ */
 export function placeDate(
   index: ToolIndex,
   decision: Extract<ClauseDecision, { accepted: true }>,
@@ -243,7 +256,8 @@ export function placeDate(
     if (dated.length === 0) continue;
     tried++;
     const fitted = fitOf(entry, ranked, context);
-    if (dated.some((p) => fitted.filled.input[p.name] !== undefined)) return fitted;
+    const days = dated.map((p) => fitted.filled.input[p.name]).filter((day) => day !== undefined);
+    if (days.length && !pastForForward(entry.tool, days, context.now)) return fitted;
   }
   return undefined;
 }

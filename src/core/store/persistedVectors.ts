@@ -309,7 +309,7 @@ export class PersistedVectorBackend implements VectorBackend, VectorSnapshots {
 
   // Encode the index as it is now and store it stamped with the generation it reflects: vectors
   // and ids where storage reads metadata from the rows, else with the metadata, which from then
-  // on is read from the snapshot too (so the next snapshot copies it as it is).
+  // on is read from the snapshot too.
   async #snapshot(profile: string, state: LoadedProfile): Promise<boolean> {
     const generation = this.#generations.get(profile);
     if (generation === undefined || !this.#rows.writeSnapshot) return false;
