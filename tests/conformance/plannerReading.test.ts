@@ -196,3 +196,36 @@ describe('planner: names written run together, and misspellings', () => {
     expect(score('wether', 'weather')).toBeCloseTo(0.8 * score('weather', 'weather'), 6);
   });
 });
+
+describe('planner: a question asking how to do something', () => {
+  const plan = plannerOver(
+    toolsOf({
+      delete_file: { description: 'Delete a file by its path.', parameters: z.object({ path: z.string().describe('Path of the file') }) },
+      search_files: {
+        description: 'Search files by words in their name or content.',
+        parameters: z.object({ query: z.string().describe('Words to look for') }),
+      },
+      weather_now: { description: 'Current weather at a place.', parameters: place },
+      convert_length: {
+        description: 'Convert a length between units.',
+        parameters: z.object({ value: z.number().describe('The length'), from: z.enum(['mi', 'km', 'm', 'ft']), to: z.enum(['mi', 'km', 'm', 'ft']) }),
+      },
+    }),
+  );
+
+  it('is not a reason to run a tool that changes things, nor one that would only be given words of the procedure', () => {
+    const asked = plan('how do I delete report.docx');
+    expect(asked.stopReason).toBe('no_relevant_tool');
+    expect(asked.refusals?.[0]).toMatchObject({ code: 'low_coverage', suggestions: ['delete_file'] });
+    expect(asked.refusals?.[0]?.message).toContain('"how do I …" asks how to do something');
+    expect(plan('how do I recover a deleted file').stopReason).toBe('no_relevant_tool');
+    // Told to, the tool runs.
+    expect(first(plan('delete report.docx'))?.tool).toBe('delete_file');
+  });
+
+  it('runs a tool that only reads when the question states what to work on, or asks how to look something up', () => {
+    expect(first(plan('how do I convert 5 miles to km'))).toMatchObject({ tool: 'convert_length', input: { value: 5 } });
+    expect(first(plan('how can I check the weather in Paris'))).toMatchObject({ tool: 'weather_now', input: { place: 'Paris' } });
+    expect(first(plan('how can I find the budget files'))?.tool).toBe('search_files');
+  });
+});

@@ -261,3 +261,30 @@ export function placeDate(
   }
   return undefined;
 }
+
+// A question that asks for a procedure ("how do I file my taxes?"), in English. Asking how to
+// look something up asks for it ("how can I find sushi near me", "how do I get to the Louvre"),
+// and "how do you say …" for a translation.
+const HOW_TO = /^\s*how (?:do|can|should|could) (?:i|we|you|one)\b(?!\s+(?:say|find|get|go|see|check|know|look|search|tell|watch|hear|listen)\b)/iu;
+
+/**
+ * The opening of a how-to question that `entry` should not be run for, else undefined: asked how,
+ * a tool with side effects is not run, and one that only reads is run only when its required
+ * parameters are filled, one at least with a value the clause states (a number, a name, a day:
+ * "how do I convert 5 miles to km", "… the weather in Paris"), not only with words of the
+ * procedure ("how do I recover a deleted file").
+ */
+export function asksHowTo(entry: IndexedTool, fitted: Fitted, query: Query, context: FitContext): string | undefined {
+  const howTo = HOW_TO.exec(context.clause);
+  if (!howTo) return undefined;
+  if (entry.sideEffects) return howTo[0].trim();
+  const values = query.words.filter((w) => w.value && w.token.word !== 'i');
+  const sources = paramsOf(entry.tool.inputSchema as Record<string, unknown>)
+    .filter((p) => p.required)
+    .map((p) => fitted.filled.sources[p.name]);
+  const stated = (source: { start: number; end: number }) =>
+    /\d/u.test(context.clause.slice(source.start - context.offset, source.end - context.offset)) ||
+    values.some((w) => w.token.start + context.offset < source.end && w.token.end + context.offset > source.start);
+  const valued = sources.every((source) => source !== undefined) && sources.some((source) => source !== undefined && stated(source));
+  return valued ? undefined : howTo[0].trim();
+}

@@ -13,7 +13,7 @@ import { parseOrThrow } from '../schema/validate.ts';
 import type { ToolDefinition } from '../tools/tool.ts';
 import type { ToolRegistry } from '../tools/toolRegistry.ts';
 import { clausesOf } from './clauses.ts';
-import { fitArguments, holds, placeDate, unplacedDate, type Fitted } from './argumentFit.ts';
+import { asksHowTo, fitArguments, holds, placeDate, unplacedDate, type Fitted } from './argumentFit.ts';
 import { qualifierOnly } from './headWords.ts';
 import { actionOnlyLeftover, decide, DEFAULT_THRESHOLDS, type ClauseDecision, type Weights } from './ranking/abstain.ts';
 import { readQuery, scoreTools, type Query } from './ranking/bm25f.ts';
@@ -221,6 +221,20 @@ export class Planner {
               0,
               1000,
             ),
+          suggestions: [tool.name],
+        });
+        return;
+      }
+      const howTo = fitted.ranked.score.named ? undefined : asksHowTo(index.tools[fitted.ranked.position]!, fitted, query, context);
+      if (howTo) {
+        refusals.push({
+          clause: clauseIndex,
+          text: clause.text.slice(0, 500),
+          code: 'low_coverage',
+          message: `${tool.name} matched the request, but "${howTo} …" asks how to do something, and ${tool.name} does it rather than explains it`.slice(
+            0,
+            1000,
+          ),
           suggestions: [tool.name],
         });
         return;
