@@ -229,3 +229,21 @@ describe('planner: a question asking how to do something', () => {
     expect(first(plan('how can I find the budget files'))?.tool).toBe('search_files');
   });
 });
+
+describe('planner: a question about the calendar itself', () => {
+  const plan = plannerOver(
+    toolsOf({
+      list_events: {
+        description: 'List the calendar events of a day or of the next few days.',
+        parameters: z.object({ day: z.string().describe('Day').meta({ format: 'date' }), days: z.number().int().describe('How many days').optional() }),
+      },
+    }),
+  );
+
+  it('asks for date arithmetic (a weekday, a count of days), not for calendar entries', () => {
+    for (const goal of ['what day of the week was July 4, 1976?', 'wie viele Tage hat der Februar 2028?', 'quel jour de la semaine tombe le 14 juillet 2030 ?'])
+      expect(plan(goal).stopReason, goal).toBe('no_relevant_tool');
+    expect(first(plan('what is on my calendar on Friday?'))).toMatchObject({ tool: 'list_events', input: { day: '2026-03-06' } });
+    expect(first(plan('list my events for the next 3 days'))?.tool).toBe('list_events');
+  });
+});
