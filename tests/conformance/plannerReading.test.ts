@@ -100,7 +100,11 @@ describe('planner: a question about a day the tool has no room for', () => {
   const current: TestTool = { description: 'Current weather at a place right now: snow, rain, temperature, sky.', parameters: place };
   const outlook: TestTool = {
     description: 'Outlook for the coming days at a place, one line per day: daily highs and lows, chance of precipitation, winds and sunrise.',
-    parameters: z.object({ place: z.string().describe('City or place'), day: z.string().describe('Day').meta({ format: 'date' }).optional() }),
+    parameters: z.object({
+      place: z.string().describe('City or place'),
+      day: z.string().describe('Day').meta({ format: 'date' }).optional(),
+      days: z.number().int().min(1).max(10).describe('Number of days from today').optional(),
+    }),
   };
 
   it('is refused when no relevant tool takes the day, and names it', () => {
@@ -128,10 +132,13 @@ describe('planner: a question about a day the tool has no room for', () => {
     const p = plan('is it going to snow in Denver on Friday?');
     expect(first(p)).toMatchObject({ tool: 'weather_outlook', input: { place: 'Denver', day: '2026-03-06' } });
     expect(p.candidates.find((c) => c.selected)?.reason).toContain('takes the day the request asks about ("on Friday")');
-    // A day already past is not one a tool of the coming days can take.
+    // A day already past, or further ahead than its count of days reaches, is not one a tool of the coming days can take.
     const past = plan('how much snow did Denver get on January 12, 2024?');
     expect(past.stopReason).toBe('no_relevant_tool');
     expect(past.refusals?.[0]?.message).toContain('"January 12, 2024"');
+    expect(plan('will it snow in Denver next year?').refusals?.[0]?.message).toContain('"next year"');
+    expect(first(plan('will it snow in Denver on March 11?'))).toMatchObject({ tool: 'weather_outlook', input: { day: '2026-03-11' } });
+    expect(plan('will it snow in Denver on March 13?').stopReason).toBe('no_relevant_tool'); // 11 days ahead
   });
 });
 

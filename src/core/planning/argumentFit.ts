@@ -230,16 +230,28 @@ export function unplacedDate(tool: ToolDefinition, fitted: Fitted, context: FitC
 // A tool that serves only days to come, by its own description: a forecast cannot tell the past.
 const FORWARD = /\b(?:forecasts?|upcoming|coming (?:days|weeks|hours)|days ahead|future)\b/iu;
 
-/** Whether `days` (filled values of date parameters) put a day before `now` into a tool that serves only days to come. */
-function pastForForward(tool: ToolDefinition, days: readonly unknown[], now: number | undefined): boolean {
+/**
+ * Whether `days` (filled values of date parameters) fall outside what a tool that serves only days
+ * to come can reach: before `now`, or further ahead than a count-of-days parameter's maximum allows
+ * (a forecast "from today", at most 14 days).
+ */
+function outOfReach(tool: ToolDefinition, days: readonly unknown[], now: number | undefined): boolean {
   if (now === undefined || !FORWARD.test(tool.description)) return false;
   const today = new Date(now).toISOString().slice(0, 10);
-  return days.some((day) => typeof day === 'string' && /^\d{4}-\d\d-\d\d/u.test(day) && day.slice(0, 10) < today);
+  const horizon = paramsOf(tool.inputSchema as Record<string, unknown>)
+    .filter((p) => (p.type === 'integer' || p.type === 'number') && /\bdays?\b/iu.test(`${p.name} ${p.description}`))
+    .map((p) => p.schema['maximum'])
+    .find((maximum): maximum is number => typeof maximum === 'number');
+  const last = horizon === undefined ? undefined : new Date(now + horizon * 86_400_000).toISOString().slice(0, 10);
+  return days.some((day) => {
+    if (typeof day !== 'string' || !/^\d{4}-\d\d-\d\d/u.test(day)) return false;
+    return day.slice(0, 10) < today || (last !== undefined && day.slice(0, 10) > last);
+  });
 }
 
 /**
  * The first of the decision's other tools that has a parameter for the clause's day, is relevant
- * enough, and places it (a day already past is not placed in a tool that serves days to come).
+ * enough, and places it (a day a tool that serves days to come cannot reach is not placed in it).
  */
 export function placeDate(
   index: ToolIndex,
@@ -257,7 +269,7 @@ export function placeDate(
     tried++;
     const fitted = fitOf(entry, ranked, context);
     const days = dated.map((p) => fitted.filled.input[p.name]).filter((day) => day !== undefined);
-    if (days.length && !pastForForward(entry.tool, days, context.now)) return fitted;
+    if (days.length && !outOfReach(entry.tool, days, context.now)) return fitted;
   }
   return undefined;
 }
