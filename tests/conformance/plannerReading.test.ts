@@ -254,3 +254,20 @@ describe('planner: a question about the calendar itself', () => {
     expect(first(plan('list my events for the next 3 days'))?.tool).toBe('list_events');
   });
 });
+
+describe('planner: a place is not a thing of one’s own', () => {
+  const plan = plannerOver(
+    toolsOf({
+      hotel_rates: {
+        description: 'Nightly rates of hotels in a city.',
+        parameters: z.object({ city: z.string().describe('City to stay in') }),
+      },
+    }),
+  );
+
+  it('does not take "my outfit" for a city, while "my office" is a place', () => {
+    expect(plan('rate my outfit').stopReason).toBe('no_relevant_tool');
+    expect(first(plan('hotel rates near my office'))).toMatchObject({ tool: 'hotel_rates', input: { city: 'office' } });
+    expect(first(plan('hotel rates in Lisbon'))).toMatchObject({ tool: 'hotel_rates', input: { city: 'Lisbon' } });
+  });
+});

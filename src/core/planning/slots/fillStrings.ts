@@ -244,6 +244,8 @@ export function fillStrings(
       !context.toolWords.has(before)
     )
       return;
+    // "my outfit" is a thing of one's own, not a place to look in, unless it is one ("my office", "my hotel").
+    if (roleOf(target) === 'place' && POSSESSIVE.test(before) && !PLACE_NOUNS.test(tokens[begin]!.word) && !startsCapital(clause, tokens[begin]!)) return;
   }
   let end = begin;
   const long = text;
@@ -287,6 +289,9 @@ export function fillStrings(
   if (roleOf(target) === 'identifier' && !tokens.slice(begin, end + 1).every(codeWord)) return;
   set(target, from(span, clause.slice(span.start, span.end), 'the rest of the request, past the words that chose the tool'));
 }
+
+const POSSESSIVE = /^(?:my|your|our|his|her|their|mon|ma|mes|mi|mis|mein|meine|meinem|meiner|meu|minha|mio|mia)$/u;
+const PLACE_NOUNS = /^(?:home|house|office|work|workplace|school|hotel|apartment|flat|place|room|parents|city|town|village|street)$/u;
 
 /** Index of the clause's first token that is not a function word: where its verb stands, if it opens with one. */
 export function openingIndex(tokens: readonly Token[], context: Pick<FillContext, 'language'>): number {
