@@ -237,9 +237,10 @@ describe('planner: a question asking how to do something', () => {
   });
 });
 
-describe('planner: a question about the calendar itself', () => {
+describe('planner: words that frame a request', () => {
   const plan = plannerOver(
     toolsOf({
+      account_balance: { description: 'Balance of a bank account.', parameters: z.object({}) },
       list_events: {
         description: 'List the calendar events of a day or of the next few days.',
         parameters: z.object({ day: z.string().describe('Day').meta({ format: 'date' }), days: z.number().int().describe('How many days').optional() }),
@@ -252,6 +253,11 @@ describe('planner: a question about the calendar itself', () => {
       expect(plan(goal).stopReason, goal).toBe('no_relevant_tool');
     expect(first(plan('what is on my calendar on Friday?'))).toMatchObject({ tool: 'list_events', input: { day: '2026-03-06' } });
     expect(first(plan('list my events for the next 3 days'))?.tool).toBe('list_events');
+  });
+
+  it('reads "tell me" as asking, in the six languages, not as what is asked about', () => {
+    expect(plan('me conta uma piada').stopReason).toBe('no_relevant_tool'); // "conta" is no account here
+    expect(first(plan('tell me the balance of my account'))?.tool).toBe('account_balance');
   });
 });
 

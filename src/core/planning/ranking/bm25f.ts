@@ -69,9 +69,13 @@ const VALUE_STEMS: ReadonlySet<string> = new Set([...VALUE_WORDS].map((word) => 
 const REMINDED_OF =
   /\bremind me\b.{0,40}?\b(?:to|about|that|of)\b|\brappelle[- ]moi\b.{0,40}?(?:\bde |\bd'|\bd’|\bque )|\berinnere mich\b.{0,40}?\b(?:an|daran)\b|\brecu[ée]rdame\b.{0,40}?\b(?:que|de)\b|\bricordami\b.{0,40}?(?:\bdi |\bche |\bd')|\blembre-me\b.{0,40}?\b(?:de|que)\b/iu;
 
-/** "What day of the week …", "how many days …", in the six languages. */
-const CALENDAR_ARITHMETIC =
-  /\b(?:what|which) day of the week\b|\bhow many days\b|\bquel jour de la semaine\b|\bcombien de jours\b|\bqu[ée] d[ií]a de la semana\b|\bcu[áa]ntos d[ií]as\b|\bwelcher wochentag\b|\bwie viele tage\b|\bche giorno della settimana\b|\bquanti giorni\b|\bque dia da semana\b|\bquantos dias\b/iu;
+/**
+ * Words that frame a request rather than say what it is about, in the six languages: "what day
+ * of the week …" and "how many days …" (date arithmetic, not a calendar's entries), and "tell me
+ * …" ("me conta uma piada" is no account).
+ */
+const FRAMES =
+  /\b(?:tell me|me conta|conta-me|cu[ée]ntame|raconte-moi|erz[äa]hle? mir|raccontami)\b|\b(?:what|which) day of the week\b|\bhow many days\b|\bquel jour de la semaine\b|\bcombien de jours\b|\bqu[ée] d[ií]a de la semana\b|\bcu[áa]ntos d[ií]as\b|\bwelcher wochentag\b|\bwie viele tage\b|\bche giorno della settimana\b|\bquanti giorni\b|\bque dia da semana\b|\bquantos dias\b/giu;
 
 /** Spans of quoted text, URLs, e-mail addresses and paths: their words are values, not intent. */
 function valueSpans(text: string): Array<[number, number]> {
@@ -93,13 +97,11 @@ export function readQuery(text: string): Query {
   // What one asks to be reminded of is content too ("remind me to send the quote" asks for a reminder, not a sending).
   const reminder = REMINDED_OF.exec(text);
   if (reminder) spans.push([reminder.index + reminder[0].length, text.length]);
-  // A question about the calendar itself (which weekday a date is, how many days a month has) asks
-  // for date arithmetic, not for a calendar's entries: its words are the question's frame, not words to match.
-  const arithmetic = CALENDAR_ARITHMETIC.exec(text);
-  const frame = arithmetic ? [arithmetic.index, arithmetic.index + arithmetic[0].length] : undefined;
+  // The words of a request's frame are not words to match.
+  const frames = [...text.matchAll(FRAMES)].map((m) => [m.index, m.index + m[0].length] as const);
   const words: QueryWord[] = [];
   tokens.forEach((token, i) => {
-    if (frame && token.start >= frame[0]! && token.end <= frame[1]!) return;
+    if (frames.some(([start, end]) => token.start >= start && token.end <= end)) return;
     const terms = termsOf(token.word, language);
     if (!terms) return;
     const first = text.charAt(token.start);
