@@ -2,7 +2,7 @@ import { SystemError, ValidationError } from '../errors.ts';
 import { parseOrThrow } from '../schema/validate.ts';
 import { createVectorIndex, type InMemoryVectorOptions, type VectorPartition } from '../vector/flatVectorIndex.ts';
 import { IvfVectorIndex } from '../vector/ivfVectorIndex.ts';
-import { RowMetadata, fromSnapshot, type LoadedMetadata } from './rowMetadata.ts';
+import { RowMetadata, snapshotSource, type LoadedMetadata } from './rowMetadata.ts';
 import { SnapshotMetadata, decodeVectorSnapshot, encodeVectorSnapshot, joinedBytes, type DecodedVectors, type SnapshotBytes } from './vectorSnapshot.ts';
 import {
   VectorProfileSchema,
@@ -219,7 +219,7 @@ export class PersistedVectorBackend implements VectorBackend, VectorSnapshots {
       const snapshot = new SnapshotMetadata({ ...decoded, metadata: decoded.metadata });
       if (!snapshot.consistent) return undefined;
       index.loadStored(decoded.ids, decoded.chunks);
-      return { index, lazy: fromSnapshot(snapshot) };
+      return { index, lazy: snapshotSource(snapshot) };
     }
     const rows = this.#rows;
     if (!rows.readMetadata) return undefined;
@@ -324,7 +324,7 @@ export class PersistedVectorBackend implements VectorBackend, VectorSnapshots {
     if (!(await this.#rows.writeSnapshot(profile, VECTOR_SNAPSHOT, generation, bytes))) return false;
     const decoded = withMetadata ? decodeVectorSnapshot(bytes, this.dimension) : undefined;
     if (decoded?.metadata && this.#generations.get(profile) === generation)
-      state.lazy = fromSnapshot(new SnapshotMetadata({ ...decoded, metadata: decoded.metadata }));
+      state.lazy = snapshotSource(new SnapshotMetadata({ ...decoded, metadata: decoded.metadata }));
     return true;
   }
 

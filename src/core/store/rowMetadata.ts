@@ -20,7 +20,7 @@ export interface LoadedMetadata {
 }
 
 /** Metadata read from the snapshot's own bytes. */
-export function fromSnapshot(snapshot: SnapshotMetadata): LoadedMetadata {
+export function snapshotSource(snapshot: SnapshotMetadata): LoadedMetadata {
   return {
     has: (id) => snapshot.has(id),
     read: (ids) => Promise.resolve(ids.map((id) => snapshot.get(id) ?? {})),

@@ -127,11 +127,8 @@ export class KeywordIndex {
 
   /** A copy of document `id`'s metadata; undefined when the index holds no such document or (loaded from a snapshot without a source) does not know it. */
   metadata(id: string): Record<string, unknown> | undefined {
-    const own = this.#metadata.get(id);
-    if (own) return { ...own };
-    if (!this.has(id)) return undefined;
-    const packed = this.#packedMetadata(id);
-    return packed && { ...packed };
+    const known = this.#metadataOf(id);
+    return known && { ...known };
   }
 
   /** The words of `text` as this index sees them (lower-cased, stop words removed). */
@@ -241,14 +238,15 @@ export class KeywordIndex {
     return top.sorted().map(({ id, score, payload }) => ({
       id,
       score,
-      metadata: { ...this.#metadataOf(id) },
+      metadata: { ...(this.#metadataOf(id) ?? {}) },
       matched:
         payload < 0 ? (matched.get(id) ?? []) : [...terms.filter((_, i) => i < 32 && packedBits[payload]! & (1 << i)), ...(packedExtra.get(payload) ?? [])],
     }));
   }
 
-  #metadataOf(id: string): Record<string, unknown> {
-    return this.#metadata.get(id) ?? this.#packedMetadata(id) ?? {};
+  // A document's metadata as held (its own, or its source's for a document loaded from a snapshot); undefined when unknown.
+  #metadataOf(id: string): Record<string, unknown> | undefined {
+    return this.#metadata.get(id) ?? (this.has(id) ? this.#packedMetadata(id) : undefined);
   }
 
   #settings(): { k1: number; b: number; stopWords: string[] } {
