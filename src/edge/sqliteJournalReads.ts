@@ -32,7 +32,7 @@ export function eventOfRow(row: EventRow): JournalEvent {
 const COLUMNS = 'run_id, seq, type, at, data, prev, hash';
 
 /**
- * A journal read in parts, by seq range on the events table's primary key (run_id, seq): a page,
+ * A journal read in parts, by seq range on the events table's unique index (run_id, seq): a page,
  * or the events of a few types. Backs `SqliteStore`'s `readJournalPage` and `readJournalOfTypes`.
  */
 export class SqliteJournalReads {

@@ -27,7 +27,7 @@ import type {
 } from '../core/index.ts';
 import { SqliteFacts } from './sqliteFacts.ts';
 import { SqliteHeadLog } from './sqliteHeadLog.ts';
-import { STORE_SCHEMA, whereEquals } from './sqliteSchema.ts';
+import { migrateEvents, STORE_SCHEMA, whereEquals } from './sqliteSchema.ts';
 import { SqliteVectorRows, parseRow } from './sqliteVectorRows.ts';
 import { SqliteJournalReads, eventOfRow } from './sqliteJournalReads.ts';
 
@@ -80,6 +80,7 @@ export class SqliteStore implements HostStore {
     this.#db.pragma('journal_mode = WAL');
     this.#db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
     this.#db.pragma('busy_timeout = 5000');
+    migrateEvents(this.#db);
     this.#db.exec(STORE_SCHEMA);
     this.#log = new SqliteHeadLog(this.#db, options.signer);
     const db = this.#db;
@@ -216,7 +217,7 @@ export class SqliteStore implements HostStore {
       try {
         this.#statements.insertEvent.run(event.runId, event.seq, event.type, event.at, canonicalJson(event.data), event.prev, event.hash);
       } catch (error) {
-        if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+        if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
           throw new ConflictError(`run ${batch.runId} already has an event at seq ${event.seq}`, {
             code: 'head_mismatch',
             cause: error,

@@ -82,6 +82,67 @@ describe('SqliteStore', () => {
   });
 });
 
+describe('SqliteStore events table', () => {
+  it('moves the events of a database ordered by (run_id, seq) into insertion order once, losing and reordering nothing', async () => {
+    const path = join(dir, 'events-by-key.db');
+    const store = new SqliteStore(path, { signer });
+    const chain = (runId: string, count: number) => {
+      const events: ReturnType<typeof sealEvent>[] = [];
+      for (let i = 0; i < count; i++)
+        events.push(sealEvent(events.at(-1), runId, 'stage', i + 1, { stage: (['initialize', 'plan', 'route', 'execute'] as const)[i % 4]! }));
+      return events;
+    };
+    const runOf = (events: ReturnType<typeof sealEvent>[]) => ({
+      runId: events[0]!.runId,
+      traceId: 't',
+      profile: 'demo',
+      goal: 'g',
+      status: 'running' as const,
+      createdAt: 1,
+      updatedAt: 1,
+      head: { seq: events.at(-1)!.seq, hash: events.at(-1)!.hash },
+    });
+    const runs = [chain('run-b', 3), chain('run-a', 4)];
+    for (const events of runs) await store.append({ runId: events[0]!.runId, events, expectedHead: null, run: runOf(events) });
+    await store.close();
+    // As a version that kept events ordered by their key left them.
+    const raw = new Database(path);
+    raw.exec(`DROP INDEX events_by_run; ALTER TABLE events RENAME TO current_events;
+      CREATE TABLE events (run_id TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL, at REAL NOT NULL,
+        data TEXT NOT NULL, prev TEXT NOT NULL, hash TEXT NOT NULL, PRIMARY KEY (run_id, seq)) WITHOUT ROWID;
+      INSERT INTO events SELECT run_id, seq, type, at, data, prev, hash FROM current_events; DROP TABLE current_events;`);
+    raw.close();
+    const reopened = new SqliteStore(path, { signer });
+    for (const events of runs) expect(await reopened.readJournal(events[0]!.runId)).toEqual(events);
+    const check = new Database(path, { readonly: true });
+    expect(check.prepare("SELECT sql FROM sqlite_schema WHERE name = 'events'").pluck().get()).not.toMatch(/WITHOUT ROWID/i);
+    // Each run's events stay together, in order.
+    expect(check.prepare('SELECT run_id || seq FROM events ORDER BY rowid').pluck().all()).toEqual([
+      'run-a0',
+      'run-a1',
+      'run-a2',
+      'run-a3',
+      'run-b0',
+      'run-b1',
+      'run-b2',
+    ]);
+    check.close();
+    // Appends go on from the heads, and a seq taken twice is still a conflict.
+    const [b] = runs;
+    const next = sealEvent(b!.at(-1), 'run-b', 'stage', 9, { stage: 'complete' });
+    await reopened.append({ runId: 'run-b', events: [next], expectedHead: runOf(b!).head, run: runOf([...b!, next]) });
+    const again = new Database(path);
+    expect(() => again.prepare('INSERT INTO events SELECT * FROM events WHERE run_id = ? AND seq = 0').run('run-a')).toThrow(/UNIQUE/);
+    again.close();
+    expect(await reopened.readJournal('run-b')).toEqual([...b!, next]);
+    await reopened.close();
+    // Opening it again migrates nothing more.
+    const third = new SqliteStore(path, { signer });
+    expect(await third.readJournal('run-a')).toEqual(runs[1]);
+    await third.close();
+  });
+});
+
 describe('SqliteStore log of heads', () => {
   it('starts on a database written before it, entering its runs as predating the log', async () => {
     const path = join(dir, 'before-the-log.db');
