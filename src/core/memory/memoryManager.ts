@@ -57,7 +57,7 @@ export class MemoryManager {
     this.#vectors = options.vectors;
     this.#embedder = options.embedder;
     this.#clock = options.clock ?? systemClock;
-    this.#ids = options.ids ?? createRandomIds();
+    this.#ids = options.ids ?? createRandomIds(this.#clock);
   }
 
   /** Store a fact in `namespace`; returns it with its id and UTC timestamp. */

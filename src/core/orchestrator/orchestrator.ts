@@ -73,7 +73,7 @@ export class Orchestrator {
     this.#toolVersions = options.toolVersions;
     this.store = options.store ?? new InMemoryStore();
     this.#clock = options.clock ?? systemClock;
-    this.#ids = options.ids ?? createRandomIds();
+    this.#ids = options.ids ?? createRandomIds(this.#clock);
     this.#policy = options.policy ?? new PolicyEnforcer();
     this.#config = { ...DEFAULT_CONFIG, ...options.config };
     this.#defaults = runInputDefaults(options, this.#config, createRetryPolicy(options.retry));
