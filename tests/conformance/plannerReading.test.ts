@@ -277,3 +277,49 @@ describe('planner: a place is not a thing of one’s own', () => {
     expect(first(plan('hotel rates in Lisbon'))).toMatchObject({ tool: 'hotel_rates', input: { city: 'Lisbon' } });
   });
 });
+
+describe('planner: a request to change something', () => {
+  const flight: TestTool = {
+    description: 'Status of a flight: gate, delay, departure and arrival.',
+    parameters: z.object({ flight: z.string().describe('Flight number') }),
+  };
+
+  it('is not served by a tool that only reads, and goes to one that changes things', () => {
+    const plan = plannerOver(toolsOf({ get_flight_status: flight }));
+    const p = plan('set my status to away');
+    expect(p.stopReason).toBe('no_relevant_tool');
+    expect(p.refusals?.[0]).toMatchObject({ code: 'low_coverage', suggestions: ['get_flight_status'] });
+    expect(p.refusals?.[0]?.message).toContain('only reads, and "set …" asks to change something');
+    expect(first(plan('status of flight UA 88'))?.tool).toBe('get_flight_status');
+    const presence: TestTool = {
+      description: 'Set your chat status: available, away or busy.',
+      parameters: z.object({ status: z.enum(['available', 'away', 'busy']).describe('Status') }),
+    };
+    expect(first(plannerOver(toolsOf({ get_flight_status: flight, set_presence: presence }))('set my status to away'))).toMatchObject({
+      tool: 'set_presence',
+      input: { status: 'away' },
+    });
+  });
+});
+
+describe('planner: arithmetic written out', () => {
+  const bmi: TestTool = {
+    description: 'Calculate the body mass index from weight and height.',
+    parameters: z.object({ weight_kg: z.number().describe('Weight in kg'), height_cm: z.number().describe('Height in cm') }),
+  };
+
+  it('is served by a tool that takes it or does its operation, not by one that only has numbers to fill', () => {
+    const plan = plannerOver(toolsOf({ calculate_bmi: bmi }));
+    const p = plan("what's 2 + 2");
+    expect(p.stopReason).toBe('no_relevant_tool');
+    expect(p.refusals?.[0]?.message).toContain('matched only the arithmetic "2 + 2"');
+    expect(first(plan('calculate my BMI: 70 kg and 175 cm'))?.tool).toBe('calculate_bmi');
+    const sum: TestTool = { description: 'Calculate the sum of two numbers.', parameters: z.object({ a: z.number(), b: z.number() }) };
+    expect(first(plannerOver(toolsOf({ add: sum }))("what's 2 + 3"))).toMatchObject({ tool: 'add', input: { a: 2, b: 3 } });
+    const calculator: TestTool = { description: 'Calculate arithmetic.', parameters: z.object({ expression: z.string().describe('Arithmetic') }) };
+    expect(first(plannerOver(toolsOf({ calculate_bmi: bmi, calculator }))("what's 2 + 2"))).toMatchObject({
+      tool: 'calculator',
+      input: { expression: '2 + 2' },
+    });
+  });
+});

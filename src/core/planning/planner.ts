@@ -15,6 +15,7 @@ import type { ToolRegistry } from '../tools/toolRegistry.ts';
 import { clausesOf } from './clauses.ts';
 import { asksHowTo, fitArguments, holds, placeDate, unplacedDate, type Fitted } from './argumentFit.ts';
 import { qualifierOnly } from './headWords.ts';
+import { arithmeticOnly, changeToReader } from './intentChecks.ts';
 import { actionOnlyLeftover, decide, DEFAULT_THRESHOLDS, type ClauseDecision, type Weights } from './ranking/abstain.ts';
 import { readQuery, scoreTools, type Query } from './ranking/bm25f.ts';
 import { indexTools, type ToolIndex } from './ranking/toolIndex.ts';
@@ -188,6 +189,8 @@ export class Planner {
         ...(now !== undefined ? { now } : {}),
         ...(previous ? { previousStep: previous } : {}),
       };
+      const refuse = (tool: string, message: string, code: PlanRefusal['code'] = 'low_coverage') =>
+        void refusals.push({ clause: clauseIndex, text: clause.text.slice(0, 500), code, message: message.slice(0, 1000), suggestions: [tool] });
       const minEvidence = (sideEffects: boolean) => (sideEffects ? DEFAULT_THRESHOLDS.minEvidenceSideEffects : DEFAULT_THRESHOLDS.minEvidence);
       let fitted = fitArguments(index, decision, context, minEvidence);
       let dayReason: string | undefined;
@@ -197,48 +200,30 @@ export class Planner {
         const dated = placeDate(index, decision, context, minEvidence);
         if (!dated) {
           const name = index.tools[fitted.ranked.position]!.tool.name;
-          refusals.push({
-            clause: clauseIndex,
-            text: clause.text.slice(0, 500),
-            code: 'low_coverage',
-            message: `${name} matched the request, but it asks about "${unplaced}", for which ${name} has no parameter`.slice(0, 1000),
-            suggestions: [name],
-          });
-          return;
+          return refuse(name, `${name} matched the request, but it asks about "${unplaced}", for which ${name} has no parameter`);
         }
         fitted = dated;
         dayReason = `it takes the day the request asks about ("${unplaced}"), which ${index.tools[decision.best.position]!.tool.name} has no room for`;
       }
-      const tool = index.tools[fitted.ranked.position]!.tool;
+      const entry = index.tools[fitted.ranked.position]!;
+      const tool = entry.tool;
       const qualifier = fitted.ranked.score.named ? undefined : qualifierOnly(query, fitted, clause.text, clause.start);
-      if (qualifier) {
-        refusals.push({
-          clause: clauseIndex,
-          text: clause.text.slice(0, 500),
-          code: 'low_coverage',
-          message:
-            `${tool.name} matched "${qualifier.matched}", but the request is about "${qualifier.matched} ${qualifier.head}", which it does not serve`.slice(
-              0,
-              1000,
-            ),
-          suggestions: [tool.name],
-        });
-        return;
-      }
-      const howTo = fitted.ranked.score.named ? undefined : asksHowTo(index.tools[fitted.ranked.position]!, fitted, query, context);
-      if (howTo) {
-        refusals.push({
-          clause: clauseIndex,
-          text: clause.text.slice(0, 500),
-          code: 'low_coverage',
-          message: `${tool.name} matched the request, but "${howTo} …" asks how to do something, and ${tool.name} does it rather than explains it`.slice(
-            0,
-            1000,
-          ),
-          suggestions: [tool.name],
-        });
-        return;
-      }
+      if (qualifier)
+        return refuse(
+          tool.name,
+          `${tool.name} matched "${qualifier.matched}", but the request is about "${qualifier.matched} ${qualifier.head}", which it does not serve`,
+        );
+      const howTo = fitted.ranked.score.named ? undefined : asksHowTo(entry, fitted, query, context);
+      if (howTo)
+        return refuse(
+          tool.name,
+          `${tool.name} matched the request, but "${howTo} …" asks how to do something, and ${tool.name} does it rather than explains it`,
+        );
+      const change = changeToReader(entry, fitted, query);
+      if (change) return refuse(tool.name, `${tool.name} only reads, and "${change} …" asks to change something`);
+      const arithmetic = arithmeticOnly(entry, fitted, query);
+      if (arithmetic)
+        return refuse(tool.name, `${tool.name} matched only the arithmetic "${arithmetic}", and it neither takes an expression nor does that operation`);
       if (fitted.ranked !== decision.best)
         markChosen(
           candidates,
@@ -252,30 +237,16 @@ export class Planner {
       if (filled.missing.length > 0) {
         const missing = filled.missing.map((p) => ({ name: p.name, type: p.type, ...(p.description ? { description: p.description } : {}) }));
         const unserved = actionOnly(fitted, index, query, clause.start);
-        if (unserved) {
-          refusals.push({
-            clause: clauseIndex,
-            text: clause.text.slice(0, 500),
-            code: 'low_coverage',
-            message: `${tool.name} matched only "${unserved.verb}", and what the request acts on ("${unserved.words}") is nothing it matches or takes`.slice(
-              0,
-              1000,
-            ),
-            suggestions: [tool.name],
-          });
-          return;
-        }
+        if (unserved)
+          return refuse(
+            tool.name,
+            `${tool.name} matched only "${unserved.verb}", and what the request acts on ("${unserved.words}") is nothing it matches or takes`,
+          );
         const ask = askable(fitted);
         if (ask && !inputRequired) {
           inputRequired = { clause: clauseIndex, tool: tool.name, input: filled.input, sources: filled.sources, missing };
         } else if (!ask) {
-          refusals.push({
-            clause: clauseIndex,
-            text: clause.text.slice(0, 500),
-            code: 'missing_arguments',
-            message: `${tool.name} fits only loosely and the request does not give ${missing.map((m) => m.name).join(', ')}`.slice(0, 1000),
-            suggestions: [tool.name],
-          });
+          refuse(tool.name, `${tool.name} fits only loosely and the request does not give ${missing.map((m) => m.name).join(', ')}`, 'missing_arguments');
         }
         return;
       }

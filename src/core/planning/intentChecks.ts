@@ -1,0 +1,56 @@
+/**
+ * Two readings of what a request asks for that matched words alone miss, in English:
+ * - a request that opens with a verb that changes something is not served by a tool that only
+ *   reads ("set my status to away" is no flight status, "open a new savings account" no search
+ *   of places nearby, "turn on the TV" no directions);
+ * - arithmetic written out ("what's 2 + 2") is served by a tool that takes the arithmetic or
+ *   names its operation, not by one that matched nothing else and only has numbers to fill
+ *   (a BMI from a weight of 2 and a height of 2).
+ */
+import type { Fitted } from './argumentFit.ts';
+import type { Query } from './ranking/bm25f.ts';
+import { fold } from './ranking/tokens.ts';
+import type { IndexedTool } from './ranking/toolIndex.ts';
+
+/** Verbs that open a request to change something: set it, switch it, open it ("make" and "put" often create or play: "make a meal plan", "put on some jazz"). */
+const CHANGING = /^(?:set|turn|switch|change|update|apply|open|enable|disable|activate|install|unlock)$/;
+/** Words before the verb that leave it the opening one. */
+const POLITE = /^(?:please|pls|plz|can|could|would|you|kindly|now|ok|okay|hey|and|then)$/;
+
+/**
+ * The opening verb of a request to change something that `entry` only reads, else undefined.
+ * The tool answers questions about things; the request asks to act on them.
+ */
+export function changeToReader(entry: IndexedTool, fitted: Fitted, query: Query): string | undefined {
+  if (query.language !== 'en' || entry.sideEffects || fitted.ranked.score.named) return undefined;
+  const verb = query.folded.find((word) => !POLITE.test(word));
+  return verb !== undefined && CHANGING.test(verb) ? verb : undefined;
+}
+
+/** Operators of written arithmetic and the words that name each in a tool's name or description. */
+const OPERATIONS: ReadonlyArray<[RegExp, RegExp]> = [
+  [/\+/, /\b(?:add|adds|addition|sum|sums|plus|total)\b/],
+  [/\d\s+-\s+\d|−/, /\b(?:subtract|subtracts|subtraction|minus|difference)\b/],
+  [/[*×]/, /\b(?:multiply|multiplies|multiplication|times|product)\b/],
+  [/\d\s*\/\s*\d|÷/, /\b(?:divide|divides|division|quotient|ratio)\b/],
+  [/\^|\*\*/, /\b(?:power|powers|exponent|exponentiation)\b/],
+];
+
+/**
+ * The arithmetic `entry` matched and nothing else, when it neither takes an expression (a
+ * parameter named as one: expression, formula, equation) nor names an operation the arithmetic
+ * uses; else undefined.
+ */
+export function arithmeticOnly(entry: IndexedTool, fitted: Fitted, query: Query): string | undefined {
+  if (query.language !== 'en' || fitted.ranked.score.named) return undefined;
+  const arithmetic = query.words.find((w) => w.token.word === 'calculate' && w.token.raw !== 'calculate' && w.token.end > w.token.start);
+  if (!arithmetic) return undefined;
+  const matched = fitted.ranked.score.matched.filter((raw) => raw !== '?');
+  if (matched.length === 0 || matched.some((raw) => raw !== arithmetic.token.raw)) return undefined;
+  const properties = Object.keys((entry.tool.inputSchema as { properties?: Record<string, unknown> }).properties ?? {});
+  if (properties.some((name) => /expr|formula|equation/i.test(name))) return undefined;
+  const texts = fold(`${entry.nameWords.join(' ')} ${entry.tool.description}`);
+  const written = arithmetic.token.raw;
+  if (OPERATIONS.some(([operator, words]) => operator.test(written) && words.test(texts))) return undefined;
+  return written;
+}
