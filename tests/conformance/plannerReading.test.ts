@@ -323,3 +323,20 @@ describe('planner: arithmetic written out', () => {
     });
   });
 });
+
+describe('planner: numbers and the range a parameter declares', () => {
+  it('does not fill a parameter with a number outside its minimum and maximum', () => {
+    const plan = plannerOver(
+      toolsOf({
+        plan_meals: {
+          description: 'Generate a meal plan for a number of days.',
+          parameters: z.object({ days: z.number().int().min(1).max(28).describe('Days to plan') }),
+        },
+      }),
+    );
+    expect(first(plan('plan meals for 7 days'))).toMatchObject({ tool: 'plan_meals', input: { days: 7 } });
+    const long = plan('plan meals for 5000 days');
+    expect(long.steps).toEqual([]);
+    expect(long.inputRequired?.input).toEqual({});
+  });
+});

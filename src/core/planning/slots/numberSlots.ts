@@ -138,7 +138,7 @@ export function assignNumbers(
     for (const mention of mentions) {
       if (used.has(mention) || mention.kind !== 'number' || !mention.unit) continue;
       const converted = convertMeasure(mention.value as number, mention.unit, target);
-      if (converted === undefined) continue;
+      if (converted === undefined || !inRange(param, converted)) continue;
       out.push([
         param,
         {
@@ -160,6 +160,7 @@ export function assignNumbers(
     const duration = durations(clause, mentions).find((d) => !mentions.some((m) => used.has(m) && m.start >= d.start && m.end <= d.end));
     if (!duration) continue;
     const value = duration.seconds / unit;
+    if (!inRange(param, param.type === 'integer' ? Math.round(value) : value)) continue;
     out.push([
       param,
       {
@@ -173,6 +174,7 @@ export function assignNumbers(
     done.add(param);
   }
   const value = (param: Param, mention: Mention) => (param.type === 'integer' ? Math.trunc(mention.value as number) : (mention.value as number));
+  const fits = (param: Param, mention: Mention) => inRange(param, value(param, mention));
   const fill = (param: Param, mention: Mention, reason: string) => {
     out.push([param, { value: value(param, mention), start: offset + mention.start, end: offset + mention.end, reason }]);
     used.add(mention);
@@ -188,7 +190,7 @@ export function assignNumbers(
   }
   pairs.sort((a, b) => b.score - a.score || a.mention.start - b.mention.start);
   for (const pair of pairs) {
-    if (pair.score < 2 || done.has(pair.param) || used.has(pair.mention)) continue;
+    if (pair.score < 2 || done.has(pair.param) || used.has(pair.mention) || !fits(pair.param, pair.mention)) continue;
     fill(pair.param, pair.mention, `number ${pair.reason}`);
   }
   const required = numeric.filter((p) => p.required && !done.has(p));
@@ -201,8 +203,8 @@ export function assignNumbers(
     done.add(param);
   }
   for (const param of required) {
-    const mention = left.find((m) => !used.has(m)) ?? implicit.find((m) => !used.has(m));
-    if (!mention) break;
+    const mention = left.find((m) => !used.has(m) && fits(param, m)) ?? implicit.find((m) => !used.has(m) && fits(param, m));
+    if (!mention) continue;
     fill(
       param,
       mention,
@@ -212,6 +214,19 @@ export function assignNumbers(
   // One number left and one optional numeric parameter left: the request speaks to it.
   const rest = left.filter((m) => !used.has(m) && m.kind === 'number');
   const optional = numeric.filter((p) => !p.required && !done.has(p));
-  if (rest.length === 1 && optional.length === 1 && required.every((p) => done.has(p))) fill(optional[0]!, rest[0]!, 'the one number left');
+  if (rest.length === 1 && optional.length === 1 && required.every((p) => done.has(p)) && fits(optional[0]!, rest[0]!))
+    fill(optional[0]!, rest[0]!, 'the one number left');
   return out;
+}
+
+/**
+ * Whether `value` lies in the range `param` declares (minimum, maximum, exclusive bounds): a number
+ * outside it is not this parameter's value ("running 5k" gives no count of days up to 28).
+ */
+function inRange(param: Param, value: number): boolean {
+  const { minimum, maximum, exclusiveMinimum, exclusiveMaximum } = param.schema as Record<string, unknown>;
+  if (typeof minimum === 'number' && value < minimum) return false;
+  if (typeof maximum === 'number' && value > maximum) return false;
+  if (typeof exclusiveMinimum === 'number' && value <= exclusiveMinimum) return false;
+  return !(typeof exclusiveMaximum === 'number' && value >= exclusiveMaximum);
 }
