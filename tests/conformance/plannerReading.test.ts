@@ -302,6 +302,23 @@ describe('planner: a request to change something', () => {
   });
 });
 
+describe('planner: a verb any tool may open with', () => {
+  it('is not enough evidence when the request names something the tool does not match', () => {
+    const plan = plannerOver(
+      toolsOf({
+        find_nearby: {
+          description: 'Places nearby: restaurants, pharmacies, cafés and shops.',
+          parameters: z.object({ category: z.string().describe('Kind of place') }),
+        },
+      }),
+    );
+    const p = plan('find me a girlfriend');
+    expect(p.stopReason).toBe('no_relevant_tool');
+    expect(p.refusals?.[0]?.message).toContain('matched only "find", which any tool may open with');
+    expect(first(plan('find a pharmacy'))?.tool).toBe('find_nearby');
+  });
+});
+
 describe('planner: arithmetic written out', () => {
   const bmi: TestTool = {
     description: 'Calculate the body mass index from weight and height.',

@@ -1,15 +1,18 @@
 /**
- * Two readings of what a request asks for that matched words alone miss, in English:
- * - a request that opens with a verb that changes something is not served by a tool that only
- *   reads ("set my status to away" is no flight status, "open a new savings account" no search
- *   of places nearby, "turn on the TV" no directions);
- * - arithmetic written out ("what's 2 + 2") is served by a tool that takes the arithmetic or
- *   names its operation, not by one that matched nothing else and only has numbers to fill
- *   (a BMI from a weight of 2 and a height of 2).
+ * Readings of what a request asks for that matched words alone miss:
+ * - a verb of looking something up (find, search, show…) is no evidence for one tool over
+ *   another when the request goes on to name what it is about ("find me a girlfriend");
+ * - in English, a request that opens with a verb that changes something is not served by a tool
+ *   that only reads ("set my status to away" is no flight status, "open a new savings account"
+ *   no search of places nearby);
+ * - in English, arithmetic written out ("what's 2 + 2") is served by a tool that takes the
+ *   arithmetic or names its operation, not by one that matched nothing else and only has
+ *   numbers to fill (a BMI from a weight of 2 and a height of 2).
  */
 import type { Fitted } from './argumentFit.ts';
 import type { Query } from './ranking/bm25f.ts';
 import { fold } from './ranking/tokens.ts';
+import { actionOnlyLeftover } from './ranking/abstain.ts';
 import type { IndexedTool } from './ranking/toolIndex.ts';
 
 /** Verbs that open a request to change something: set it, switch it, open it ("make" and "put" often create or play: "make a meal plan", "put on some jazz"). */
@@ -53,4 +56,20 @@ export function arithmeticOnly(entry: IndexedTool, fitted: Fitted, query: Query)
   const written = arithmetic.token.raw;
   if (OPERATIONS.some(([operator, words]) => operator.test(written) && words.test(texts))) return undefined;
   return written;
+}
+
+/** Verbs of looking something up, which any tool that reads may open with ("put" or "set" with a particle act: "put on some jazz"). */
+const LOOKING = /^(?:find|search|look|lookup|locate|show|get|fetch)$/;
+
+/**
+ * The verb `entry` matched and nothing else, when it is one that any tool may open with (find,
+ * search, show, get…) and the request goes on to name what it is about: "find me a girlfriend"
+ * says nothing of places nearby. Undefined when the tool matched more, or was named.
+ */
+export function genericVerbOnly(entry: IndexedTool, fitted: Fitted, query: Query): string | undefined {
+  if (fitted.ranked.score.named) return undefined;
+  const matched = fitted.ranked.score.matched;
+  if (!actionOnlyLeftover(query, matched, entry.verbs)) return undefined;
+  const verb = query.words.find((w) => matched.includes(w.token.raw));
+  return verb && LOOKING.test(verb.token.word) ? verb.token.raw : undefined;
 }
