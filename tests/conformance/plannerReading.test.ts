@@ -319,6 +319,25 @@ describe('planner: a verb any tool may open with', () => {
   });
 });
 
+describe('planner: what a request is about', () => {
+  const prices: TestTool = {
+    description: 'Compare the prices of a product across stores.',
+    parameters: z.object({ product: z.string().describe('Product') }),
+  };
+  const balance: TestTool = {
+    description: 'Balance of a bank account: checking or savings.',
+    parameters: z.object({ account: z.enum(['checking', 'savings']).describe('Account') }),
+  };
+
+  it("is what belongs to a possessor, and advice asked with 'how much should I' is not a reading", () => {
+    const plan = plannerOver(toolsOf({ compare_prices: prices, get_balance: balance }));
+    expect(plan("what are the store's opening hours").refusals?.[0]?.message).toContain('matched only "store\'s"');
+    expect(first(plan('compare prices of the Kindle across stores'))?.tool).toBe('compare_prices');
+    expect(plan('how much should I save for retirement').refusals?.[0]?.message).toContain('"how much should I …" asks how to do something');
+    expect(first(plan('how much is in my savings account'))).toMatchObject({ tool: 'get_balance', input: { account: 'savings' } });
+  });
+});
+
 describe('planner: arithmetic written out', () => {
   const bmi: TestTool = {
     description: 'Calculate the body mass index from weight and height.',

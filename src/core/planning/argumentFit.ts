@@ -274,10 +274,11 @@ export function placeDate(
   return undefined;
 }
 
-// A question that asks for a procedure ("how do I file my taxes?"), in English. Asking how to
-// look something up asks for it ("how can I find sushi near me", "how do I get to the Louvre"),
-// and "how do you say …" for a translation.
-const HOW_TO = /^\s*how (?:do|can|should|could) (?:i|we|you|one)\b(?!\s+(?:say|find|get|go|see|check|know|look|search|tell|watch|hear|listen)\b)/iu;
+// A question that asks for a procedure ("how do I file my taxes?") or for advice ("how much
+// should I save for retirement?"), in English. Asking how to look something up asks for it ("how
+// can I find sushi near me", "how do I get to the Louvre"), and "how do you say …" for a translation.
+const HOW_TO =
+  /^\s*how (?:(?:do|can|should|could) (?:i|we|you|one)|(?:much|many|often|long) should (?:i|we))\b(?!\s+(?:say|find|get|go|see|check|know|look|search|tell|watch|hear|listen)\b)/iu;
 
 /**
  * The opening of a how-to question that `entry` should not be run for, else undefined: asked how,

@@ -1,7 +1,8 @@
 /**
  * Readings of what a request asks for that matched words alone miss:
  * - a verb of looking something up (find, search, show…) is no evidence for one tool over
- *   another when the request goes on to name what it is about ("find me a girlfriend");
+ *   another when the request goes on to name what it is about ("find me a girlfriend"), nor is
+ *   a possessor matched alone ("the store's opening hours" are about the hours);
  * - in English, a request that opens with a verb that changes something is not served by a tool
  *   that only reads ("set my status to away" is no flight status, "open a new savings account"
  *   no search of places nearby);
@@ -72,4 +73,14 @@ export function genericVerbOnly(entry: IndexedTool, fitted: Fitted, query: Query
   if (!actionOnlyLeftover(query, matched, entry.verbs)) return undefined;
   const verb = query.words.find((w) => matched.includes(w.token.raw));
   return verb && LOOKING.test(verb.token.word) ? verb.token.raw : undefined;
+}
+
+/**
+ * The possessor `entry` matched when that is all it matched: in "the store's opening hours" the
+ * request is about the hours, not the store. Undefined when the tool matched more, or was named.
+ */
+export function possessorOnly(fitted: Fitted): string | undefined {
+  if (fitted.ranked.score.named) return undefined;
+  const matched = fitted.ranked.score.matched.filter((raw) => raw !== '?');
+  return matched.length > 0 && matched.every((raw) => /\p{L}['’]s$/u.test(raw)) ? matched[0] : undefined;
 }

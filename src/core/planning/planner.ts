@@ -15,7 +15,7 @@ import type { ToolRegistry } from '../tools/toolRegistry.ts';
 import { clausesOf } from './clauses.ts';
 import { asksHowTo, fitArguments, holds, placeDate, unplacedDate, type Fitted } from './argumentFit.ts';
 import { qualifierOnly } from './headWords.ts';
-import { arithmeticOnly, changeToReader, genericVerbOnly } from './intentChecks.ts';
+import { arithmeticOnly, changeToReader, genericVerbOnly, possessorOnly } from './intentChecks.ts';
 import { actionOnlyLeftover, decide, DEFAULT_THRESHOLDS, type ClauseDecision, type Weights } from './ranking/abstain.ts';
 import { readQuery, scoreTools, type Query } from './ranking/bm25f.ts';
 import { indexTools, type ToolIndex } from './ranking/toolIndex.ts';
@@ -221,6 +221,8 @@ export class Planner {
         );
       const change = changeToReader(entry, fitted, query);
       if (change) return refuse(tool.name, `${tool.name} only reads, and "${change} …" asks to change something`);
+      const possessor = possessorOnly(fitted);
+      if (possessor) return refuse(tool.name, `${tool.name} matched only "${possessor}", and the request is about what belongs to it`);
       const generic = genericVerbOnly(entry, fitted, query);
       if (generic) return refuse(tool.name, `${tool.name} matched only "${generic}", which any tool may open with, and nothing of what the request names`);
       const arithmetic = arithmeticOnly(entry, fitted, query);
