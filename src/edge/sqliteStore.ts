@@ -72,6 +72,8 @@ export class SqliteStore implements HostStore {
   readonly #statements;
   readonly #journalWrites = { transactions: 0, batches: 0 };
   #vectorTransactions = 0;
+  readonly #vectorRows: SqliteVectorRows[] = [];
+  readonly #groupCommit: boolean;
 
   /** @param options.signer the host's key: the log of heads is signed with it at every checkpoint */
   constructor(path: string, options: SqliteStoreOptions = {}) {
@@ -114,7 +116,8 @@ export class SqliteStore implements HostStore {
       release: db.prepare('RELEASE batch'),
       rollbackTo: db.prepare('ROLLBACK TO batch'),
     };
-    this.#facts = new SqliteFacts(db, { coalesce: options.groupCommit ?? true });
+    this.#groupCommit = options.groupCommit ?? true;
+    this.#facts = new SqliteFacts(db, { coalesce: this.#groupCommit });
     this.#commits = new GroupCommit<AppendBatch>({
       commit: (batches) => this.#commit(batches),
       failure: (error) => new SystemError('the journal write failed', { code: 'write_failed', cause: error }),
@@ -199,6 +202,7 @@ export class SqliteStore implements HostStore {
   flush(): void {
     void this.#commits.flush();
     this.#facts.flush();
+    for (const rows of this.#vectorRows) rows.flush();
   }
 
   /** Whether `batch` may be written: it continues its run's head, and its approvals are its run's. Reads only. */
@@ -377,7 +381,9 @@ export class SqliteStore implements HostStore {
 
   /** A {@link VectorBackend} persisted in this database as little-endian Float32 blobs. */
   vectors(dimension: number): VectorBackend {
-    return new PersistedVectorBackend(dimension, new SqliteVectorRows(this.#db, () => void (this.#vectorTransactions += 1)));
+    const rows = new SqliteVectorRows(this.#db, () => void (this.#vectorTransactions += 1), { coalesce: this.#groupCommit });
+    this.#vectorRows.push(rows);
+    return new PersistedVectorBackend(dimension, rows);
   }
 
   /** Finish queued appends and close the database. */

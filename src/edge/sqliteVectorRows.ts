@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { SystemError } from '../core/index.ts';
-import { SNAPSHOT_PART_BYTES, type GenerationChange, type StoredSnapshot, type VectorRow, type VectorRows } from '../core/stores.ts';
+import { GroupCommit, SNAPSHOT_PART_BYTES, type GenerationChange, type StoredSnapshot, type VectorRow, type VectorRows } from '../core/stores.ts';
 
 /** Parse a stored JSON column; a row that is not JSON is a typed `corrupt_row` error naming `what`. */
 export function parseRow<T>(text: string, what: string): T {
@@ -29,23 +29,35 @@ CREATE TABLE IF NOT EXISTS vector_snapshot_parts (profile TEXT NOT NULL, name TE
  */
 const PART_BYTES = SNAPSHOT_PART_BYTES;
 
+/** A put waiting for its transaction; the generation change is set when it is written. */
+interface PendingPut {
+  profile: string;
+  rows: readonly VectorRow[];
+  change?: GenerationChange;
+}
+
 /**
- * The `vectors` table as the rows a {@link PersistedVectorBackend} writes through: one
- * transaction per call, each write also counting the profile's generation, and snapshots in
- * `vector_snapshots` beside them.
+ * The `vectors` table as the rows a {@link PersistedVectorBackend} writes through: each write
+ * also counting the profile's generation, and snapshots in `vector_snapshots` beside them. Puts
+ * made in the same turn share one transaction (memory in the loop of concurrent runs writes each
+ * run's reflection as it ends), as journal appends and facts do; each resolves once its
+ * transaction committed, with its own generation change. Deletes take a transaction each.
  */
 export class SqliteVectorRows implements VectorRows {
   readonly #statements;
   readonly #onWrite: () => void;
-  readonly #put: (profile: string, rows: readonly VectorRow[]) => GenerationChange;
+  readonly #puts: GroupCommit<PendingPut>;
   readonly #delete: (profile: string, ids: readonly string[]) => GenerationChange;
   readonly #loadGeneration: (profile: string) => { rows: VectorRow[]; generation: number };
   readonly #readMetadata: (profile: string, ids: readonly string[]) => Array<Record<string, unknown> | undefined>;
   readonly #readSnapshot: (profile: string, name: string) => StoredSnapshot | undefined;
   readonly #writeSnapshot: (profile: string, name: string, generation: number, bytes: Uint8Array) => boolean;
 
-  /** `onWrite` is told of each write transaction (puts and deletes), for the store's counters. */
-  constructor(db: Database.Database, onWrite: () => void = () => undefined) {
+  /**
+   * `onWrite` is told of each write transaction (puts and deletes), for the store's counters;
+   * `coalesce: false` gives each put a transaction of its own.
+   */
+  constructor(db: Database.Database, onWrite: () => void = () => undefined, options: { coalesce?: boolean } = {}) {
     db.exec(SNAPSHOT_SCHEMA);
     this.#onWrite = onWrite;
     const statements = {
@@ -96,15 +108,29 @@ export class SqliteVectorRows implements VectorRows {
       statements.saveSnapshot.run(profile, name, at, inParts ? Buffer.alloc(0) : whole);
       return true;
     });
-    this.#put = db.transaction((profile: string, rows: readonly VectorRow[]) => {
-      for (const row of rows)
-        statements.put.run(
-          profile,
-          row.id,
-          row.bytes instanceof Uint8Array ? Buffer.from(row.bytes.buffer, row.bytes.byteOffset, row.bytes.byteLength) : Buffer.from(row.bytes),
-          JSON.stringify(row.metadata),
-        );
-      return bump(profile);
+    const putAll = db.transaction((items: readonly PendingPut[]) => {
+      for (const item of items) {
+        for (const row of item.rows)
+          statements.put.run(
+            item.profile,
+            row.id,
+            row.bytes instanceof Uint8Array ? Buffer.from(row.bytes.buffer, row.bytes.byteOffset, row.bytes.byteLength) : Buffer.from(row.bytes),
+            JSON.stringify(row.metadata),
+          );
+        item.change = bump(item.profile);
+      }
+    });
+    this.#puts = new GroupCommit<PendingPut>({
+      commit: (items) => {
+        this.#onWrite();
+        putAll(items);
+        return new Map();
+      },
+      // A group that failed is written again one put at a time, so only the put at fault fails.
+      retryAlone: () => true,
+      coalesce: options.coalesce ?? true,
+      // setImmediate runs after the I/O callbacks of this turn: every run finishing in it gets to join.
+      schedule: (flush) => void setImmediate(flush),
     });
     this.#delete = db.transaction((profile: string, ids: readonly string[]) => {
       for (const id of ids) statements.delete.run(profile, id);
@@ -122,9 +148,15 @@ export class SqliteVectorRows implements VectorRows {
     return this.#readMetadata(profile, ids);
   }
 
-  put(profile: string, rows: readonly VectorRow[]): GenerationChange {
-    this.#onWrite();
-    return this.#put(profile, rows);
+  async put(profile: string, rows: readonly VectorRow[]): Promise<GenerationChange> {
+    const pending: PendingPut = { profile, rows };
+    await this.#puts.enqueue(pending);
+    return pending.change!;
+  }
+
+  /** Commit the puts queued now (on shutdown). */
+  flush(): void {
+    void this.#puts.flush();
   }
 
   delete(profile: string, ids: readonly string[]): GenerationChange {

@@ -34,9 +34,9 @@ const parts = (db: Database.Database, name: string) =>
   (db.prepare('SELECT count(*) AS n FROM vector_snapshot_parts WHERE name = ?').get(name) as { n: number }).n;
 
 describe('SQLite vector snapshots in parts', () => {
-  it('stores a large snapshot in parts and reads back the same bytes in the same parts; a smaller one replaces every part', () => {
+  it('stores a large snapshot in parts and reads back the same bytes in the same parts; a smaller one replaces every part', async () => {
     const { db, rows } = open();
-    const generation = rows.put('p', [{ id: 'a', bytes: new Uint8Array(8), metadata: {} }]);
+    const generation = await rows.put('p', [{ id: 'a', bytes: new Uint8Array(8), metadata: {} }]);
     const at = generation ? generation.after : 0;
     const large = pattern(3 * (1 << 20) + 12_345, 1);
     expect(rows.writeSnapshot('p', 'vectors', at, large)).toBe(true);
@@ -61,16 +61,16 @@ describe('SQLite vector snapshots in parts', () => {
     db.close();
   });
 
-  it('reads a snapshot stored inline by an earlier version, and refuses a write at a stale generation without touching the parts', () => {
+  it('reads a snapshot stored inline by an earlier version, and refuses a write at a stale generation without touching the parts', async () => {
     const { db, rows } = open();
-    const change = rows.put('p', [{ id: 'a', bytes: new Uint8Array(8), metadata: {} }]);
+    const change = await rows.put('p', [{ id: 'a', bytes: new Uint8Array(8), metadata: {} }]);
     const at = change ? change.after : 0;
     const inline = pattern(2 * (1 << 20), 4);
     db.prepare('INSERT INTO vector_snapshots (profile, name, generation, bytes) VALUES (?, ?, ?, ?)').run('p', 'vectors', at, Buffer.from(inline));
     expect(Buffer.compare(Buffer.from(joinedBytes(rows.readSnapshot('p', 'vectors')!.bytes)), Buffer.from(inline))).toBe(0);
 
     expect(rows.writeSnapshot('p', 'keywords', at, pattern(2 * (1 << 20), 5))).toBe(true);
-    rows.put('p', [{ id: 'b', bytes: new Uint8Array(8), metadata: {} }]);
+    await rows.put('p', [{ id: 'b', bytes: new Uint8Array(8), metadata: {} }]);
     expect(rows.writeSnapshot('p', 'keywords', at, pattern(100, 6))).toBe(false);
     expect(parts(db, 'keywords')).toBe(2);
     const kept = rows.readSnapshot('p', 'keywords')!;

@@ -53,6 +53,30 @@ describe('SqliteStore', () => {
     }
   });
 
+  it('writes the vectors of one turn in one transaction, each put with its own generation, or one each without group commit', async () => {
+    for (const groupCommit of [true, false]) {
+      const path = join(dir, `vectors-${groupCommit}.db`);
+      const store = new SqliteStore(path, { groupCommit });
+      const vectors = store.vectors(4);
+      // Load both profiles first, so the puts all start in one turn.
+      await Promise.all(['a', 'b'].map((profile) => vectors.count(profile)));
+      await Promise.all(
+        Array.from({ length: 30 }, (_, i) => vectors.upsert(i % 2 ? 'a' : 'b', [{ id: `v${i}`, vector: Float32Array.of(1, i, 0, 0), metadata: { i } }])),
+      );
+      expect(store.memoryWrites.vectors).toBe(groupCommit ? 1 : 30);
+      expect([await vectors.count('a'), await vectors.count('b')]).toEqual([15, 15]);
+      await store.close();
+      // Each put counted its own generation.
+      const raw = new Database(path, { readonly: true });
+      expect(raw.prepare("SELECT generation FROM vector_generations WHERE profile = 'a'").pluck().get()).toBe(15);
+      raw.close();
+      const reopened = new SqliteStore(path, { groupCommit });
+      expect(await reopened.vectors(4).count('a')).toBe(15);
+      expect((await reopened.vectors(4).search('b', Float32Array.of(1, 2, 0, 0), { k: 1 }))[0]).toMatchObject({ id: 'v2', metadata: { i: 2 } });
+      await reopened.close();
+    }
+  });
+
   it('runs in WAL mode and reports a corrupt row as a typed error, losing nothing else', async () => {
     const path = join(dir, 'corrupt.db');
     const store = new SqliteStore(path);
