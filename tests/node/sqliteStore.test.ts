@@ -15,6 +15,18 @@ let n = 0;
 
 const signer = createHeadSigner(generateSigningKey());
 
+/** The summary of a running run whose head is `event`, as a batch carries it. */
+const summaryAt = (event: { runId: string; seq: number; hash: string }) => ({
+  runId: event.runId,
+  traceId: 't',
+  profile: 'demo',
+  goal: 'g',
+  status: 'running' as const,
+  createdAt: 1,
+  updatedAt: 1,
+  head: { seq: event.seq, hash: event.hash },
+});
+
 for (const groupCommit of [true, false]) {
   describeStoreConformance(`SQLite (${groupCommit ? 'group commit' : 'one transaction per append'})`, {
     open: async () => new SqliteStore(join(dir, `store-${n++}.db`), { groupCommit, signer }),
@@ -82,18 +94,8 @@ describe('SqliteStore', () => {
     const store = new SqliteStore(path);
     const a = sealEvent(undefined, 'ok-run', 'stage', 1, { stage: 'initialize' });
     const b = sealEvent(undefined, 'bad-run', 'stage', 1, { stage: 'initialize' });
-    const run = (e: typeof a) => ({
-      runId: e.runId,
-      traceId: 't',
-      profile: 'demo',
-      goal: 'g',
-      status: 'running' as const,
-      createdAt: 1,
-      updatedAt: 1,
-      head: { seq: 0, hash: e.hash },
-    });
-    await store.append({ runId: 'ok-run', events: [a], expectedHead: null, run: run(a) });
-    await store.append({ runId: 'bad-run', events: [b], expectedHead: null, run: run(b) });
+    await store.append({ runId: 'ok-run', events: [a], expectedHead: null, run: summaryAt(a) });
+    await store.append({ runId: 'bad-run', events: [b], expectedHead: null, run: summaryAt(b) });
     await store.close();
     const raw = new Database(path);
     expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
@@ -116,16 +118,7 @@ describe('SqliteStore events table', () => {
         events.push(sealEvent(events.at(-1), runId, 'stage', i + 1, { stage: (['initialize', 'plan', 'route', 'execute'] as const)[i % 4]! }));
       return events;
     };
-    const runOf = (events: ReturnType<typeof sealEvent>[]) => ({
-      runId: events[0]!.runId,
-      traceId: 't',
-      profile: 'demo',
-      goal: 'g',
-      status: 'running' as const,
-      createdAt: 1,
-      updatedAt: 1,
-      head: { seq: events.at(-1)!.seq, hash: events.at(-1)!.hash },
-    });
+    const runOf = (events: ReturnType<typeof sealEvent>[]) => summaryAt(events.at(-1)!);
     const runs = [chain('run-b', 3), chain('run-a', 4)];
     for (const events of runs) await store.append({ runId: events[0]!.runId, events, expectedHead: null, run: runOf(events) });
     await store.close();
