@@ -291,6 +291,13 @@ describe('planner: a request to change something', () => {
     expect(p.refusals?.[0]).toMatchObject({ code: 'low_coverage', suggestions: ['get_flight_status'] });
     expect(p.refusals?.[0]?.message).toContain('only reads, and "set …" asks to change something');
     expect(first(plan('status of flight UA 88'))?.tool).toBe('get_flight_status');
+    // A tool named for the verb does it.
+    const viewer: TestTool = {
+      description: 'Show the contents of a file.',
+      parameters: z.object({ path: z.string().describe('File path') }),
+      idempotent: true,
+    };
+    expect(first(plannerOver(toolsOf({ open_file: viewer }))('open report.pdf'))).toMatchObject({ tool: 'open_file', input: { path: 'report.pdf' } });
     const presence: TestTool = {
       description: 'Set your chat status: available, away or busy.',
       parameters: z.object({ status: z.enum(['available', 'away', 'busy']).describe('Status') }),

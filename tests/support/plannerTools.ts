@@ -7,6 +7,7 @@ export interface TestTool {
   description: string;
   parameters: z.ZodType;
   requiresApproval?: boolean;
+  idempotent?: boolean;
 }
 
 /** The reference instant of the planner tests: Monday 2 March 2026, 09:00 UTC. */

@@ -28,7 +28,8 @@ const POLITE = /^(?:please|pls|plz|can|could|would|you|kindly|now|ok|okay|hey|an
 export function changeToReader(entry: IndexedTool, fitted: Fitted, query: Query): string | undefined {
   if (query.language !== 'en' || entry.sideEffects || fitted.ranked.score.named) return undefined;
   const verb = query.folded.find((word) => !POLITE.test(word));
-  return verb !== undefined && CHANGING.test(verb) ? verb : undefined;
+  // A tool named for the verb does it ("open_file" opens, whatever else it is said to do).
+  return verb !== undefined && CHANGING.test(verb) && !entry.nameWords.includes(verb) ? verb : undefined;
 }
 
 /** Operators of written arithmetic and the words that name each in a tool's name or description. */
