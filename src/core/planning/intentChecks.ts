@@ -1,5 +1,7 @@
 /**
- * Readings of what a request asks for that matched words alone miss:
+ * Readings of what a request asks for that matched words alone miss, tried on the tool its words
+ * chose ({@link misreadingOf}, which also asks the head-word and how-to readings of
+ * `headWords.ts` and `argumentFit.ts`):
  * - a verb of looking something up (find, search, show…) is no evidence for one tool over
  *   another when the request goes on to name what it is about ("find me a girlfriend"), nor is
  *   a possessor matched alone ("the store's opening hours" are about the hours);
@@ -10,11 +12,37 @@
  *   arithmetic or names its operation, not by one that matched nothing else and only has
  *   numbers to fill (a BMI from a weight of 2 and a height of 2).
  */
-import type { Fitted } from './argumentFit.ts';
+import { asksHowTo, type FitContext, type Fitted } from './argumentFit.ts';
+import { qualifierOnly } from './headWords.ts';
 import type { Query } from './ranking/bm25f.ts';
 import { fold } from './ranking/tokens.ts';
 import { actionOnlyLeftover } from './ranking/abstain.ts';
 import type { IndexedTool } from './ranking/toolIndex.ts';
+
+/**
+ * Why `entry`, chosen by its words, does not serve what the request asks, as a refusal message;
+ * undefined when nothing says so, or the request named the tool. The readings are tried in order:
+ * a qualifier matched instead of the head, a how-to question, a change asked of a reader, a
+ * possessor, a verb of looking up, arithmetic.
+ */
+export function misreadingOf(entry: IndexedTool, fitted: Fitted, context: FitContext): string | undefined {
+  if (fitted.ranked.score.named) return undefined;
+  const { query } = context;
+  const name = entry.tool.name;
+  const qualifier = qualifierOnly(query, fitted, context.clause, context.offset);
+  if (qualifier) return `${name} matched "${qualifier.matched}", but the request is about "${qualifier.matched} ${qualifier.head}", which it does not serve`;
+  const howTo = asksHowTo(entry, fitted, query, context);
+  if (howTo) return `${name} matched the request, but "${howTo} …" asks how to do something, and ${name} does it rather than explains it`;
+  const change = changeToReader(entry, query);
+  if (change) return `${name} only reads, and "${change} …" asks to change something`;
+  const possessor = possessorOnly(fitted);
+  if (possessor) return `${name} matched only "${possessor}", and the request is about what belongs to it`;
+  const generic = genericVerbOnly(entry, fitted, query);
+  if (generic) return `${name} matched only "${generic}", which any tool may open with, and nothing of what the request names`;
+  const arithmetic = arithmeticOnly(entry, fitted, query);
+  if (arithmetic) return `${name} matched only the arithmetic "${arithmetic}", and it neither takes an expression nor does that operation`;
+  return undefined;
+}
 
 /** Verbs that open a request to change something: set it, switch it, open it ("make" and "put" often create or play: "make a meal plan", "put on some jazz"). */
 const CHANGING = /^(?:set|turn|switch|change|update|apply|open|enable|disable|activate|install|unlock)$/;
@@ -25,8 +53,8 @@ const POLITE = /^(?:please|pls|plz|can|could|would|you|kindly|now|ok|okay|hey|an
  * The opening verb of a request to change something that `entry` only reads, else undefined.
  * The tool answers questions about things; the request asks to act on them.
  */
-export function changeToReader(entry: IndexedTool, fitted: Fitted, query: Query): string | undefined {
-  if (query.language !== 'en' || entry.sideEffects || fitted.ranked.score.named) return undefined;
+function changeToReader(entry: IndexedTool, query: Query): string | undefined {
+  if (query.language !== 'en' || entry.sideEffects) return undefined;
   const verb = query.folded.find((word) => !POLITE.test(word));
   // A tool named for the verb does it ("open_file" opens, whatever else it is said to do).
   return verb !== undefined && CHANGING.test(verb) && !entry.nameWords.includes(verb) ? verb : undefined;
@@ -46,8 +74,8 @@ const OPERATIONS: ReadonlyArray<[RegExp, RegExp]> = [
  * parameter named as one: expression, formula, equation) nor names an operation the arithmetic
  * uses; else undefined.
  */
-export function arithmeticOnly(entry: IndexedTool, fitted: Fitted, query: Query): string | undefined {
-  if (query.language !== 'en' || fitted.ranked.score.named) return undefined;
+function arithmeticOnly(entry: IndexedTool, fitted: Fitted, query: Query): string | undefined {
+  if (query.language !== 'en') return undefined;
   const arithmetic = query.words.find((w) => w.token.word === 'calculate' && w.token.raw !== 'calculate' && w.token.end > w.token.start);
   if (!arithmetic) return undefined;
   const matched = fitted.ranked.score.matched.filter((raw) => raw !== '?');
@@ -66,10 +94,9 @@ const LOOKING = /^(?:find|search|look|lookup|locate|show|get|fetch)$/;
 /**
  * The verb `entry` matched and nothing else, when it is one that any tool may open with (find,
  * search, show, get…) and the request goes on to name what it is about: "find me a girlfriend"
- * says nothing of places nearby. Undefined when the tool matched more, or was named.
+ * says nothing of places nearby. Undefined when the tool matched more.
  */
-export function genericVerbOnly(entry: IndexedTool, fitted: Fitted, query: Query): string | undefined {
-  if (fitted.ranked.score.named) return undefined;
+function genericVerbOnly(entry: IndexedTool, fitted: Fitted, query: Query): string | undefined {
   const matched = fitted.ranked.score.matched;
   if (!actionOnlyLeftover(query, matched, entry.verbs)) return undefined;
   const verb = query.words.find((w) => matched.includes(w.token.raw));
@@ -78,10 +105,9 @@ export function genericVerbOnly(entry: IndexedTool, fitted: Fitted, query: Query
 
 /**
  * The possessor `entry` matched when that is all it matched: in "the store's opening hours" the
- * request is about the hours, not the store. Undefined when the tool matched more, or was named.
+ * request is about the hours, not the store. Undefined when the tool matched more.
  */
-export function possessorOnly(fitted: Fitted): string | undefined {
-  if (fitted.ranked.score.named) return undefined;
+function possessorOnly(fitted: Fitted): string | undefined {
   const matched = fitted.ranked.score.matched.filter((raw) => raw !== '?');
   return matched.length > 0 && matched.every((raw) => /\p{L}['’]s$/u.test(raw)) ? matched[0] : undefined;
 }

@@ -13,9 +13,8 @@ import { parseOrThrow } from '../schema/validate.ts';
 import type { ToolDefinition } from '../tools/tool.ts';
 import type { ToolRegistry } from '../tools/toolRegistry.ts';
 import { clausesOf } from './clauses.ts';
-import { asksHowTo, fitArguments, holds, placeDate, unplacedDate, type Fitted } from './argumentFit.ts';
-import { qualifierOnly } from './headWords.ts';
-import { arithmeticOnly, changeToReader, genericVerbOnly, possessorOnly } from './intentChecks.ts';
+import { fitArguments, holds, placeDate, unplacedDate, type Fitted } from './argumentFit.ts';
+import { misreadingOf } from './intentChecks.ts';
 import { actionOnlyLeftover, decide, DEFAULT_THRESHOLDS, type ClauseDecision, type Weights } from './ranking/abstain.ts';
 import { readQuery, scoreTools, type Query } from './ranking/bm25f.ts';
 import { indexTools, type ToolIndex } from './ranking/toolIndex.ts';
@@ -207,27 +206,8 @@ export class Planner {
       }
       const entry = index.tools[fitted.ranked.position]!;
       const tool = entry.tool;
-      const qualifier = fitted.ranked.score.named ? undefined : qualifierOnly(query, fitted, clause.text, clause.start);
-      if (qualifier)
-        return refuse(
-          tool.name,
-          `${tool.name} matched "${qualifier.matched}", but the request is about "${qualifier.matched} ${qualifier.head}", which it does not serve`,
-        );
-      const howTo = fitted.ranked.score.named ? undefined : asksHowTo(entry, fitted, query, context);
-      if (howTo)
-        return refuse(
-          tool.name,
-          `${tool.name} matched the request, but "${howTo} …" asks how to do something, and ${tool.name} does it rather than explains it`,
-        );
-      const change = changeToReader(entry, fitted, query);
-      if (change) return refuse(tool.name, `${tool.name} only reads, and "${change} …" asks to change something`);
-      const possessor = possessorOnly(fitted);
-      if (possessor) return refuse(tool.name, `${tool.name} matched only "${possessor}", and the request is about what belongs to it`);
-      const generic = genericVerbOnly(entry, fitted, query);
-      if (generic) return refuse(tool.name, `${tool.name} matched only "${generic}", which any tool may open with, and nothing of what the request names`);
-      const arithmetic = arithmeticOnly(entry, fitted, query);
-      if (arithmetic)
-        return refuse(tool.name, `${tool.name} matched only the arithmetic "${arithmetic}", and it neither takes an expression nor does that operation`);
+      const misreading = misreadingOf(entry, fitted, context);
+      if (misreading) return refuse(tool.name, misreading);
       if (fitted.ranked !== decision.best)
         markChosen(
           candidates,
