@@ -92,28 +92,32 @@ export class HashingEmbedder {
   embedInto(text: string, target: Float32Array, offset: number): number {
     if (typeof text !== 'string') throw new TypeError('text must be a string');
     if (offset < 0 || offset + this.dimension > target.length) throw new RangeError('target is too small for one vector at offset');
+    // The accumulator is all zeros between calls: the pass that reads it out clears it.
     const acc = this.#accumulator;
-    acc.fill(0);
     const unique = this.#collectFeatures(text, acc);
     const dim = this.dimension;
     let norm = 0;
     for (let i = 0; i < dim; i++) norm += acc[i]! * acc[i]!;
     if (norm === 0) {
+      acc.fill(0);
       target.fill(0, offset, offset + dim);
       return 0;
     }
     const scale = 1 / Math.sqrt(norm);
-    for (let i = 0; i < dim; i++) target[offset + i] = acc[i]! * scale;
+    for (let i = 0; i < dim; i++) {
+      target[offset + i] = acc[i]! * scale;
+      acc[i] = 0;
+    }
     return unique;
   }
 
-  // Hash the text's words into `#words` (no token strings are built): an ASCII text straight from
-  // its UTF-8 bytes, any other after lower-casing. Then count each unigram
-  // and bigram feature in the scratch table and add its sublinear weight to `acc` as it is
-  // counted (the nth occurrence adds ln n − ln(n − 1), so a term seen n times totals 1 + ln n).
-  // Weights are added in the order terms occur, so every bucket sums the same doubles in the
-  // same order on both paths: that is what keeps the vectors bit-identical. Returns the number of
-  // distinct features. Hashes stay int32 so they are never boxed.
+  // Count the text's unigram and bigram features in the scratch table and add each one's sublinear
+  // weight to `acc` as it is counted (the nth occurrence adds ln n − ln(n − 1), so a term seen n
+  // times totals 1 + ln n). No token strings are built: an ASCII text is hashed and counted in one
+  // pass over its UTF-8 bytes; any other is lower-cased and hashed into `#words` first. Weights are
+  // added in the order terms occur, so every bucket sums the same doubles in the same order on both
+  // paths: that is what keeps the vectors bit-identical. Returns the number of distinct features.
+  // Hashes stay int32 so they are never boxed.
   #collectFeatures(text: string, acc: Float64Array): number {
     const length = text.length;
     if (this.#bytes.length <= length) this.#bytes = new Uint8Array(Math.max(length + 1, this.#bytes.length * 2));
@@ -124,8 +128,6 @@ export class HashingEmbedder {
     // A text of n code units has at most (n + 1) / 2 words and so at most n + 1 features.
     // (Lower-casing may lengthen a text: 'İ' becomes two code units.)
     const units = lower === undefined ? length : lower.length;
-    if (this.#words.length < (units >> 1) + 1) this.#words = new Int32Array(Math.max((units >> 1) + 1, this.#words.length * 2));
-    const words = lower === undefined ? asciiWordHashes(this.#bytes, length, this.#words, (FNV_OFFSET ^ this.seed) | 0) : this.#unicodeWords(lower);
     // Size the table once per call, keeping its load at most two thirds, and never check again.
     if ((units + 1) * 3 > this.#slots * 2) this.#resize(units + 1);
     let generation = (this.#generation + 1) | 0;
@@ -134,15 +136,25 @@ export class HashingEmbedder {
       generation = 1;
     }
     this.#generation = generation;
-    return this.#countFeatures(words, acc, generation);
+    const stop = this.#stopHashes.size > 0 ? this.#stopHashes : undefined;
+    const seeded = (FNV_OFFSET ^ this.seed) | 0;
+    const [table, tableMask, dimMask, dim] = [this.#table, this.#slots - 1, this.#mask, this.dimension];
+    if (lower === undefined) return countAsciiFeatures(this.#bytes, length, seeded, stop, this.bigrams, table, tableMask, generation, acc, dimMask, dim);
+    if (this.#words.length < (units >> 1) + 1) this.#words = new Int32Array(Math.max((units >> 1) + 1, this.#words.length * 2));
+    let count = this.#unicodeWords(lower, seeded);
+    if (stop !== undefined) {
+      let kept = 0;
+      for (let w = 0; w < count; w++) if (!stop.has(this.#words[w]!)) this.#words[kept++] = this.#words[w]!;
+      count = kept;
+    }
+    return countFeatures(this.#words, count, this.bigrams, table, tableMask, generation, acc, dimMask, dim);
   }
 
   // Any text's lower-cased UTF-16 code units into word hashes, the Unicode-aware tokenizer
   // deciding outside ASCII. Returns how many.
-  #unicodeWords(lower: string): number {
+  #unicodeWords(lower: string, seeded: number): number {
     const words = this.#words;
     const length = lower.length;
-    const seeded = (FNV_OFFSET ^ this.seed) | 0;
     let count = 0;
     let hash = seeded;
     let inWord = false;
@@ -172,17 +184,6 @@ export class HashingEmbedder {
     return count;
   }
 
-  // Count the first `count` words of `#words`, less stop words, and their ordered pairs.
-  #countFeatures(count: number, acc: Float64Array, generation: number): number {
-    const stop = this.#stopHashes;
-    if (stop.size > 0) {
-      let kept = 0;
-      for (let w = 0; w < count; w++) if (!stop.has(this.#words[w]!)) this.#words[kept++] = this.#words[w]!;
-      count = kept;
-    }
-    return countFeatures(this.#words, count, this.bigrams, this.#table, this.#slots - 1, generation, acc, this.#mask, this.dimension);
-  }
-
   #resize(features: number): void {
     let slots = this.#slots;
     while (slots * 2 < features * 3) slots *= 2;
@@ -193,34 +194,52 @@ export class HashingEmbedder {
 }
 
 /**
- * Hash the words of an ASCII text's bytes into `words`, lower-casing and classifying each byte
- * by one table lookup; the byte at `length` is overwritten with a separator that closes the last
- * word. Returns how many words.
+ * Hash the words of an ASCII text's bytes and count them (less stop words) and, with `bigrams`,
+ * each word's pair with the kept word before it, in text order, as {@link countFeatures} counts
+ * hashed words. Each byte is lower-cased and classified by one table lookup; the byte at `length`
+ * is overwritten with a separator that closes the last word. One pass, so no word hash is stored
+ * and read back. Returns the number of distinct features.
  */
-function asciiWordHashes(bytes: Uint8Array, length: number, words: Int32Array, seeded: number): number {
+function countAsciiFeatures(
+  bytes: Uint8Array,
+  length: number,
+  seeded: number,
+  stop: ReadonlySet<number> | undefined,
+  bigrams: boolean,
+  table: Int32Array,
+  tableMask: number,
+  generation: number,
+  acc: Float64Array,
+  dimMask: number,
+  dim: number,
+): number {
   bytes[length] = 0;
-  let count = 0;
+  const chars = ASCII_WORD;
+  let unique = 0;
+  let previous = 0;
+  let first = true;
   let i = 0;
-  for (;;) {
-    let c = ASCII_WORD[bytes[i]!]!;
-    while (c === 0) {
-      if (i >= length) return count;
-      c = ASCII_WORD[bytes[++i]!]!;
-    }
+  while (i < length) {
+    let c = chars[bytes[i++]!]!;
+    if (c === 0) continue;
     let hash = seeded;
     do {
       hash = Math.imul(hash ^ c, FNV_PRIME);
-      c = ASCII_WORD[bytes[++i]!]!;
+      c = chars[bytes[i++]!]!;
     } while (c !== 0);
-    words[count++] = fmix32(hash) | 0;
+    const word = fmix32(hash) | 0;
+    if (stop !== undefined && stop.has(word)) continue;
+    unique += countFeature(word, table, tableMask, generation, acc, dimMask, dim);
+    if (bigrams && !first) unique += countFeature(hashPair(previous, word) | 0, table, tableMask, generation, acc, dimMask, dim);
+    previous = word;
+    first = false;
   }
+  return unique;
 }
 
 /**
  * Count `words[0 … count)` and, with `bigrams`, each word's pair with the word before it, in text
- * order, in an open-addressing table of interleaved [key, stamp, count] slots cleared between
- * texts by the generation stamp; add each occurrence's weight increment to the feature's signed
- * bucket of `acc`. Returns the number of distinct features.
+ * order (see {@link countFeature}). Returns the number of distinct features.
  */
 function countFeatures(
   words: Int32Array,
@@ -234,39 +253,41 @@ function countFeatures(
   dim: number,
 ): number {
   let unique = 0;
-  let previous = 0;
   for (let w = 0; w < count; w++) {
     const word = words[w]!;
-    // Each word, then its pair with the word before.
-    const last = bigrams && w > 0 ? 1 : 0;
-    for (let k = 0; k <= last; k++) {
-      const feature = k === 0 ? word : hashPair(previous, word) | 0;
-      // The bucket comes from the low bits and the sign from the top bit, so they are independent;
-      // the sign is branch-free because the top bit is random and a branch on it would mispredict.
-      const bucket = dimMask >= 0 ? feature & dimMask : (feature >>> 0) % dim;
-      const sign = 1 - ((feature >>> 31) << 1);
-      let slot = feature & tableMask;
-      for (;;) {
-        const base = slot * SLOT;
-        if (table[base + 1] !== generation) {
-          table[base] = feature;
-          table[base + 1] = generation;
-          table[base + 2] = 1;
-          acc[bucket]! += sign;
-          unique++;
-          break;
-        }
-        if (table[base] === feature) {
-          const seen = ++table[base + 2]!;
-          acc[bucket]! += (seen < LOG_TABLE_SIZE ? TF_STEP[seen]! : Math.log(seen) - Math.log(seen - 1)) * sign;
-          break;
-        }
-        slot = (slot + 1) & tableMask;
-      }
-    }
-    previous = word;
+    unique += countFeature(word, table, tableMask, generation, acc, dimMask, dim);
+    if (bigrams && w > 0) unique += countFeature(hashPair(words[w - 1]!, word) | 0, table, tableMask, generation, acc, dimMask, dim);
   }
   return unique;
+}
+
+/**
+ * Count one feature in an open-addressing table of interleaved [key, stamp, count, unused] slots
+ * cleared between texts by the generation stamp, and add this occurrence's weight increment to the
+ * feature's signed bucket of `acc`. Returns 1 when the feature is new to the text, else 0.
+ */
+function countFeature(feature: number, table: Int32Array, tableMask: number, generation: number, acc: Float64Array, dimMask: number, dim: number): number {
+  // The bucket comes from the low bits and the sign from the top bit, so they are independent;
+  // the sign is branch-free because the top bit is random and a branch on it would mispredict.
+  const bucket = dimMask >= 0 ? feature & dimMask : (feature >>> 0) % dim;
+  const sign = 1 - ((feature >>> 31) << 1);
+  let slot = feature & tableMask;
+  for (;;) {
+    const base = slot << 2; // SLOT cells per slot
+    if (table[base + 1] !== generation) {
+      table[base] = feature;
+      table[base + 1] = generation;
+      table[base + 2] = 1;
+      acc[bucket]! += sign;
+      return 1;
+    }
+    if (table[base] === feature) {
+      const seen = ++table[base + 2]!;
+      acc[bucket]! += (seen < LOG_TABLE_SIZE ? TF_STEP[seen]! : Math.log(seen) - Math.log(seen - 1)) * sign;
+      return 0;
+    }
+    slot = (slot + 1) & tableMask;
+  }
 }
 
 /** Cosine similarity of two vectors of equal length; 0 when either is all zeros. */
