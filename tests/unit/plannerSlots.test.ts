@@ -201,6 +201,13 @@ describe('filling a schema: what a request writes in its own shape', () => {
     const reminder = z.object({ text: z.string().describe('What to be reminded of'), at: z.string().describe('When').optional() });
     expect(fill(reminder, 'set a reminder for 9:15am: renew passport').input['text']).toBe('renew passport');
     expect(fill(reminder, 'set a reminder for tomorrow to submit the report', { toolWords: new Set(['reminder']) }).input['text']).toBe('submit the report');
+    // A question after the colon is the request: neither it nor the label before the colon is a title, while a message takes it.
+    const cancel = z.object({ title: z.string().describe('Event title'), day: z.string().meta({ format: 'date' }) });
+    expect(fill(cancel, 'calander: what do I have on wednesday', { toolWords: new Set(['what', 'do', 'i', 'have', 'on']) }).input).toEqual({
+      day: '2026-03-04',
+    });
+    expect(fill(cancel, 'cancel on Friday: Dentist', { toolWords: new Set(['cancel']) }).input).toEqual({ day: '2026-03-06', title: 'Dentist' });
+    expect(fill(post, 'post in #eng: are we shipping today?').input).toEqual({ channel: '#eng', text: 'are we shipping today?' });
   });
 
   it('leaves the verb a request starts with, function words and possessives out of names, and codes without capitals or digits out of identifiers', () => {

@@ -219,7 +219,11 @@ export function unplacedDate(tool: ToolDefinition, fitted: Fitted, context: FitC
   if (paramsOf(tool.inputSchema as Record<string, unknown>).some((p) => dateKind(p) !== undefined)) return undefined;
   const held = (start: number, end: number) => holds(fitted.filled, start + context.offset, end + context.offset);
   if (mayNameDate(context.clause)) {
-    const day = dateMentions(context.clause, context.query.language, context.now).find((d) => d.kind !== 'time' && !held(d.start, d.end));
+    // Today is the day a tool without one serves ("is the air safe to breathe today?").
+    const today = context.now === undefined ? undefined : new Date(context.now).toISOString().slice(0, 10);
+    const day = dateMentions(context.clause, context.query.language, context.now).find(
+      (d) => d.kind !== 'time' && !(d.kind === 'date' && d.value === today) && !held(d.start, d.end),
+    );
     if (day) return context.clause.slice(day.start, day.end);
   }
   // A year alone is a period too ("who won the Oscar in 2020?").

@@ -45,7 +45,7 @@ export function misreadingOf(entry: IndexedTool, fitted: Fitted, context: FitCon
 }
 
 /** Verbs that open a request to change something: set it, switch it, open it ("make" and "put" often create or play: "make a meal plan", "put on some jazz"). */
-const CHANGING = /^(?:set|turn|switch|change|update|apply|open|enable|disable|activate|install|unlock)$/;
+const CHANGING = /^(?:set|turn|switch|change|update|apply|open|enable|disable|activate|install|unlock|undo|redo|revert|restore)$/;
 /** Words before the verb that leave it the opening one. */
 const POLITE = /^(?:please|pls|plz|can|could|would|you|kindly|now|ok|okay|hey|and|then)$/;
 

@@ -41,6 +41,49 @@ export interface Query {
 const QUESTION_START =
   /^(what|what's|whats|which|when|where|who|whom|whose|why|how|how's|is|are|was|were|do|does|did|any|can|could|will|would|should|have|has|que|quel|quelle|quels|quelles|quoi|combien|ou|quand|comment|est-ce|qué|que|cuál|cual|cuándo|cuando|dónde|donde|cómo|como|cuánto|cuanto|cuántos|hay|wie|was|wann|wo|welche|welcher|welches|wer|gibt|ist|sind|hat|habe|qual|quais|quando|onde|quanto|quantos|che|quale|quali|dove|come|quante|quanti|c'è)$/;
 
+const CEILING =
+  /\b(?:under|below|less than|cheaper than|at most|up to|max(?:imum)?|unter|moins de|menos de|sotto)\s+(?:[$€£¥₹]\s*\d|\d[\d.,]*\s*(?:[$€£¥₹]|dollars?|euros?|pounds?))/i;
+
+/** Symbols and stock phrases that carry intent, each with the word it stands for: "15%" asks about a percentage, "£1,200" about money. */
+const SYMBOLS: ReadonlyArray<readonly [RegExp, string]> = [
+  [/\d\s*%|%\s*\d/, 'percent'],
+  // An amount as a ceiling is a price ("under $100", "less than 50 €"), not money to send or convert.
+  [CEILING, 'price'],
+  [/[$€£¥₹]\s*\d|\d\s*[$€£¥₹]/, 'currency'],
+  // A temperature written with its degree sign ("68°F", "21 °C").
+  [/\d\s*°\s*[CF]?(?![\p{L}])/u, 'temperature'],
+  // What one earns ("how much does a nurse make", "quanto ganha um engenheiro") asks for a salary.
+  [
+    /\bhow much (?:does|do|would|will|can) (?:an? |the )?[\p{L}-]+(?: [\p{L}-]+)? (?:make|earn)\b|\b(?:quanto ganha|cu[áa]nto gana|combien gagne|quanto guadagna)\b/iu,
+    'salary',
+  ],
+  // The stock question for the way somewhere asks for directions ("how do I get to", "wie komme ich zum Bahnhof").
+  [
+    /\bhow (?:do|can|would) (?:i|we) get to\b|\bwie komme?n? (?:ich|wir) (?:zu|zum|zur|nach|ins?)\b|\bcomment (?:aller|je vais|on va|puis-je aller)\b|\bc[oó]mo (?:llego|voy|se llega)\b|\bcomo (?:chego|vou|se chega)\b|\bcome (?:arrivo|vado|si arriva)\b/i,
+    'directions',
+  ],
+  // What one has on a day asks for one's calendar ("do I have anything on March 12?", "what do I have on Wednesday").
+  [/\b(?:what do i have|do i have (?:anything|something|plans|meetings?)|am i (?:free|busy)) (?:on|for|at|this|next|tomorrow|today|tonight)\b/i, 'calendar'],
+  // Arithmetic written out asks for a calculation; a day written as 3/18 and a code as 555-0142 do not.
+  [/\d\s*(?:[+*×÷^]|\*\*|\s[-/]\s)\s*\(?\s*\d|(?<![\d/])(?!(?:0?[1-9]|1[0-2])\/(?:0?[1-9]|[12]\d|3[01])(?![\d/]))\d+\/\d/, 'calculate'],
+  // The stock question for the time of day asks for a clock, in any language ("what time is it in Tokyo?").
+  [
+    /\b(?:what|waht|wat) time is it\b|\b(?:what|waht|wat)(?:'s| is) the time\b|\bque horas s[aã]o\b|\bche ore sono\b|\bwie sp[aä]t ist es\b|\bquelle heure est[- ]il\b|\bqu[eé] hora es\b/i,
+    'clock',
+  ],
+  // "What does X mean?" asks for a definition, and "how do you say X in Y?" for a translation, in any language read.
+  [
+    /\bwhat does\b.{1,60}\bmean\b|\bmeaning of\b|\bque veut dire\b|\bqu[ée] significa\b|\bwas bedeutet\b|\bo que significa\b|\bcosa significa\b|\bche cosa vuol dire\b|\bcosa vuol dire\b/i,
+    'define',
+  ],
+  [/\bhow do (?:you|i) say\b|\bcomment (?:dit-on|on dit|dire)\b|\bc[oó]mo se dice\b|\bwie sagt man\b|\bcome si dice\b|\bcomo se diz\b/i, 'translate'],
+];
+
+/** Whether a clause opening with `word` (folded) asks a question ("what", "do", "combien", "wann"). */
+export function opensQuestion(word: string): boolean {
+  return QUESTION_START.test(word);
+}
+
 /** How one tool scored against a clause. */
 export interface ToolScore {
   /** Position of the tool in the index. */
@@ -112,30 +155,13 @@ export function readQuery(text: string): Query {
     const dateWord = VALUE_WORDS.has(token.word) || (language !== 'en' && terms.stems.some((term) => VALUE_STEMS.has(term)));
     words.push({ token, terms, value: inSpan || capitalised || dateWord });
   });
-  // Symbols that carry intent: "15%" asks about a percentage, "£1,200" about money.
-  const symbols: Array<[RegExp, string, boolean]> = [
-    [/\d\s*%|%\s*\d/, 'percent', false],
-    [/[$€£¥₹]\s*\d|\d\s*[$€£¥₹]/, 'currency', false],
-    // Arithmetic written out asks for a calculation; a day written as 3/18 and a code as 555-0142 do not.
-    [/\d\s*(?:[+*×÷^]|\*\*|\s[-/]\s)\s*\(?\s*\d|(?<![\d/])(?!(?:0?[1-9]|1[0-2])\/(?:0?[1-9]|[12]\d|3[01])(?![\d/]))\d+\/\d/, 'calculate', false],
-    // The stock question for the time of day asks for a clock, in any language ("what time is it in Tokyo?").
-    [
-      /\b(?:what|waht|wat) time is it\b|\b(?:what|waht|wat)(?:'s| is) the time\b|\bque horas s[aã]o\b|\bche ore sono\b|\bwie sp[aä]t ist es\b|\bquelle heure est[- ]il\b|\bqu[eé] hora es\b/i,
-      'clock',
-      false,
-    ],
-    // "What does X mean?" asks for a definition, and "how do you say X in Y?" for a translation, in any language read.
-    [
-      /\bwhat does\b.{1,60}\bmean\b|\bmeaning of\b|\bque veut dire\b|\bqu[ée] significa\b|\bwas bedeutet\b|\bo que significa\b|\bcosa significa\b|\bche cosa vuol dire\b|\bcosa vuol dire\b/i,
-      'define',
-      false,
-    ],
-    [/\bhow do (?:you|i) say\b|\bcomment (?:dit-on|on dit|dire)\b|\bc[oó]mo se dice\b|\bwie sagt man\b|\bcome si dice\b|\bcomo se diz\b/i, 'translate', false],
-  ];
-  for (const [pattern, word, value] of symbols) {
+  let price = false;
+  for (const [pattern, word] of SYMBOLS) {
+    if (word === 'currency' && price) continue;
     const match = pattern.exec(text);
     const terms = match ? termsOf(word, 'en') : null;
-    if (match && terms) words.push({ token: { word, raw: match[0], start: match.index, end: match.index + match[0].length }, terms, value });
+    if (match && terms) words.push({ token: { word, raw: match[0], start: match.index, end: match.index + match[0].length }, terms, value: false });
+    if (match && word === 'price') price = true;
   }
   // ISO 4217 codes next to an amount, or two of them, speak of money as a symbol does ("100 CHF to EUR").
   if (!words.some((w) => w.token.word === 'currency')) {
@@ -146,7 +172,7 @@ export function readQuery(text: string): Query {
     if (first && terms) words.push({ token: { word: 'currency', raw: first[0], start: first.index, end: first.index + 3 }, terms, value: false });
   }
   const folded = tokens.map((t) => t.word);
-  const question = /\?\s*$/.test(text) || /^\s*¿/.test(text) || QUESTION_START.test(folded[0] ?? '') || /^\s*(?:tell me about|explain|describe)\b/i.test(text);
+  const question = /\?\s*$/.test(text) || /^\s*¿/.test(text) || opensQuestion(folded[0] ?? '') || /^\s*(?:tell me about|explain|describe)\b/i.test(text);
   // A question asks for an answer: tools that answer questions match it, weakly (as a value would).
   if (question) {
     for (const word of ['question', 'answer']) {

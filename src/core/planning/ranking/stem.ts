@@ -26,7 +26,7 @@ const STEMMERS: Readonly<Record<Language, (word: string) => string>> = { en: eng
 export const STOP_WORDS: Readonly<Record<Language, ReadonlySet<string>>> = {
   en: new Set(
     (
-      'a an the and or but if of to in on at by for with from into onto about as is are was were be been being am do does did done ' +
+      'a an the and or but if of to in on at by for with from into onto about as is are was were be been being am do does did done have has had ' +
       'i me my mine we us our you your he him his she her it its they them their this that these those there here what which who whom ' +
       'whose how when where why can could would should will shall may might must please pls plz kindly just also some any all me ' +
       "i'm i'd i'll i've you're it's what's that's let's let up out over so than then too very not no yes ok okay hey hi hello thanks " +

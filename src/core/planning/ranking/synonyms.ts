@@ -96,6 +96,13 @@ station airport terminal
 workout exercise training swim swam swimming jog jogging cycling cycled biking biked hike hiked
 `;
 
+/**
+ * A word for a kind of thing → the word for the thing: a request that names the kind ("the pdf about
+ * the lease", "an internship") matches the thing's tools through its group, while the thing's word
+ * does not pick the kind out of a tool's list of kinds ("the file" is no pdf).
+ */
+const KINDS = 'pdf=file spreadsheet=file internship=job apprenticeship=job';
+
 /** Foreign word → English word, per language (folded). */
 const FOREIGN: Readonly<Record<Exclude<Language, 'en'>, string>> = {
   fr: `enregistre=record enregistrer=record vélo=bike natation=swim nagé=swim an=year ans=year personnes=people personne=person nuits=night nuit=night billets=ticket places=seat
@@ -121,7 +128,7 @@ ville=city photo=photo image=image document=document note=note liste=list tâche
 adresse=address itinéraire=route carte=map distance=distance traduction=translation mot=word texte=text nombre=number somme=sum
 soustraire=subtract multiplier=multiply diviser=divide résumer=summarize compter=count souvenir=remember mémoriser=remember
 rembourser=refund remboursement=refund livraison=delivery colis=package suivre=track
-traduis=translate traduisez=translate litre=liter litres=liter gallon=gallon gallons=gallon postuler=apply postule=apply candidature=application candidater=apply heures=time salaire=salary gagne=earn gagner=earn déverrouiller=unlock déverrouille=unlock verrouille=lock éteins=off allume=on annule=cancel envoie=send réserve=book achète=buy supprime=delete cherche=search trouve=find affiche=show montre=show calcule=calculate convertis=convert rappelle=remind paie=pay payer=pay dépenses=spending opérations=transaction
+traduis=translate traduisez=translate litre=liter litres=liter gallon=gallon gallons=gallon postuler=apply postule=apply candidature=application candidater=apply heures=time salaire=salary gagne=earn gagner=earn paroles=lyrics déverrouiller=unlock déverrouille=unlock verrouille=lock éteins=off allume=on annule=cancel envoie=send réserve=book achète=buy supprime=delete cherche=search trouve=find affiche=show montre=show calcule=calculate convertis=convert rappelle=remind paie=pay payer=pay dépenses=spending opérations=transaction
 événement=event événements=event prends=take prendre=take prends-moi=take`,
   es: `registra=record registrar=record bicicleta=bike bici=bike natación=swim nadé=swim año=year años=year personas=people persona=person noches=night noche=night entradas=ticket plazas=seat
 retraso=delay estado=status carrito=cart cesta=cart aspiradora=vacuum calefacción=heating termostato=thermostat grados=degree salón=living dormitorio=bedroom cocina=kitchen
@@ -145,7 +152,7 @@ hoy=today ciudad=city foto=photo imagen=image documento=document nota=note lista
 llamar=call dirección=address ruta=route mapa=map distancia=distance traducción=translation palabra=word texto=text número=number
 suma=sum sumar=add restar=subtract multiplicar=multiply dividir=divide resumir=summarize contar=count reembolso=refund envío=shipping
 paquete=package rastrear=track
-avisos=alert aviso=alert alerta=alert alertas=alert meteorológicos=weather meteorológico=weather meteorológicas=weather envíale=send envía=send envia=send manda=send mándale=send recuérdame=remind recuerdame=remind horas=time salario=salary sueldo=salary desbloquea=unlock bloquea=lock movimientos=transaction gastos=spending traduce=translate tradúceme=translate busca=search encuentra=find muestra=show enséñame=show calcula=calculate convierte=convert paga=pay reserva=book compra=buy borra=delete elimina=delete cancela=cancel enciende=on apaga=off pon=set resultado=score marcador=score
+avisos=alert aviso=alert alerta=alert alertas=alert meteorológicos=weather meteorológico=weather meteorológicas=weather envíale=send envía=send envia=send manda=send mándale=send recuérdame=remind recuerdame=remind horas=time salario=salary sueldo=salary letra=lyrics desbloquea=unlock bloquea=lock movimientos=transaction gastos=spending traduce=translate tradúceme=translate busca=search encuentra=find muestra=show enséñame=show calcula=calculate convierte=convert paga=pay reserva=book compra=buy borra=delete elimina=delete cancela=cancel enciende=on apaga=off pon=set resultado=score marcador=score
 evento=event eventos=event`,
   de: `registriere=record eintragen=record trage=record fahrrad=bike radfahren=cycling geschwommen=swim schwimmen=swim jahr=year jahre=year jahren=year personen=people person=person nächte=night nacht=night karten=ticket plätze=seat
 verspätung=delay status=status warenkorb=cart korb=cart staubsauger=vacuum heizung=heating thermostat=thermostat grad=degree wohnzimmer=living schlafzimmer=bedroom bad=bathroom
@@ -171,7 +178,7 @@ heute=today stadt=city foto=photo bild=image dokument=document notiz=note liste=
 anrufen=call adresse=address route=route karte=map entfernung=distance übersetzung=translation wort=word wörter=words text=text
 zahl=number summe=sum addieren=add subtrahieren=subtract multiplizieren=multiply dividieren=divide teilen=divide
 zusammenfassen=summarize zählen=count merken=remember rückerstattung=refund lieferung=delivery paket=package verfolgen=track
-spät=time uhr=time umsätze=transaction umsatz=transaction buchungen=transaction ausgaben=spending verriegle=lock verriegeln=lock verriegel=lock entriegeln=unlock entriegle=unlock aufschließen=unlock ungelesene=unread ungelesen=unread ungelesenen=unread e-mails=email mails=email benenne=rename benennen=rename verschiebe=move verschieben=move verbindung=connection verbindungen=connection wegbeschreibung=directions gehalt=salary verdient=earn verdienen=earn tür=door türen=door such=search suche=search zeig=show zeige=show rechne=calculate berechne=calculate buche=book kaufe=buy lösche=delete storniere=cancel schicke=send sende=send erinnere=remind bezahle=pay zahle=pay spiele=play stell=set stelle=set schalte=switch
+spät=time uhr=time umsätze=transaction umsatz=transaction buchungen=transaction ausgaben=spending verriegle=lock verriegeln=lock verriegel=lock entriegeln=unlock entriegle=unlock aufschließen=unlock ungelesene=unread ungelesen=unread ungelesenen=unread e-mails=email mails=email benenne=rename benennen=rename verschiebe=move verschieben=move verbindung=connection verbindungen=connection wegbeschreibung=directions gehalt=salary verdient=earn verdienen=earn songtext=lyrics liedtext=lyrics tür=door türen=door such=search suche=search zeig=show zeige=show rechne=calculate berechne=calculate buche=book kaufe=buy lösche=delete storniere=cancel schicke=send sende=send erinnere=remind bezahle=pay zahle=pay spiele=play stell=set stelle=set schalte=switch
 veranstaltung=event ereignis=event`,
   pt: `registra=record registrar=record registre=record bicicleta=bike natação=swim nadei=swim ano=year anos=year pessoas=people pessoa=person noites=night noite=night bilhetes=ticket lugares=seat
 atraso=delay estado=status carrinho=cart cesto=cart aspirador=vacuum aquecimento=heating termostato=thermostat graus=degree sala=living quarto=bedroom cozinha=kitchen
@@ -195,7 +202,7 @@ data=date dia=day amanhã=tomorrow hoje=today cidade=city foto=photo imagem=imag
 tarefa=task contato=contact telefone=phone endereço=address rota=route mapa=map distância=distance tradução=translation
 palavra=word texto=text número=number soma=sum somar=add subtrair=subtract multiplicar=multiply dividir=divide resumir=summarize
 contar=count reembolso=refund entrega=delivery pacote=package rastrear=track
-horas=time hora=time destranca=unlock destrancar=unlock tranca=lock trancar=lock salário=salary porta=door luzes=light luz=light acende=on acender=on apaga=off apagar=off traduz=translate traduzir=translate procura=search procurar=search encontra=find mostra=show mostrar=show calcula=calculate converte=convert reserva=book compra=buy apaga=delete cancela=cancel envia=send manda=send lembra=remind paga=pay põe=set coloca=set toca=play
+horas=time hora=time destranca=unlock destrancar=unlock tranca=lock trancar=lock salário=salary letra=lyrics porta=door luzes=light luz=light acende=on acender=on apaga=off apagar=off traduz=translate traduzir=translate procura=search procurar=search encontra=find mostra=show mostrar=show calcula=calculate converte=convert reserva=book compra=buy apaga=delete cancela=cancel envia=send manda=send lembra=remind paga=pay põe=set coloca=set toca=play
 evento=event eventos=event`,
   it: `registra=record registrare=record bicicletta=bike bici=bike nuoto=swim nuotato=swim anno=year anni=year persone=people persona=person notti=night notte=night biglietti=ticket posti=seat
 ritardo=delay stato=status carrello=cart aspirapolvere=vacuum riscaldamento=heating termostato=thermostat gradi=degree soggiorno=living camera=bedroom cucina=kitchen
@@ -237,6 +244,13 @@ for (const line of GROUPS.trim().split('\n')) {
   }
 }
 
+/** English stem of a kind → the groups of the thing it is a kind of. */
+const kindsOf = new Map<string, readonly string[]>();
+for (const pair of KINDS.split(' ')) {
+  const [kind, thing] = pair.split('=') as [string, string];
+  kindsOf.set(stem(kind), groupsOf.get(stem(thing)) ?? []);
+}
+
 /** Per language: stem of the foreign word → stem of the English word. */
 const foreignOf = new Map<Language, Map<string, string>>();
 for (const [language, text] of Object.entries(FOREIGN) as Array<[Exclude<Language, 'en'>, string]>) {
@@ -274,4 +288,9 @@ const anyLanguage = new Map<string, string>();
 /** The groups (named by stems) an English stem belongs to; empty when none. */
 export function groups(englishStem: string): readonly string[] {
   return groupsOf.get(englishStem) ?? [];
+}
+
+/** The groups of what an English stem names a kind of ("pdf" → the file group); empty when none. */
+export function kindGroups(englishStem: string): readonly string[] {
+  return kindsOf.get(englishStem) ?? [];
 }

@@ -5,7 +5,7 @@
  */
 import { BACKGROUND_CAP, backgroundWeight } from './backgroundIdf.ts';
 import { LANGUAGES, isStopWord, stem, type Language } from './stem.ts';
-import { groups, translate } from './synonyms.ts';
+import { groups, kindGroups, translate } from './synonyms.ts';
 import { isNumeric } from './tokens.ts';
 
 /** The terms of one content word. */
@@ -63,7 +63,7 @@ function computeTerms(word: string, language: Language): WordTerms | null {
   stems.add(english);
   if (language !== 'en') stems.add(`${language}:${stem(word, language)}`);
   const groupSet = new Set<string>();
-  for (const s of stems) for (const g of groups(s)) groupSet.add(`g:${g}`);
+  for (const s of stems) for (const g of [...groups(s), ...kindGroups(s)]) groupSet.add(`g:${g}`);
   const background = Math.max(WEIGHT_FLOOR, backgroundWeight(translated ?? english));
   const weight = GENERIC_VERBS.has(english) ? Math.min(GENERIC_WEIGHT, background) : background;
   return { stems: [...stems], groups: [...groupSet], weight };

@@ -4,6 +4,7 @@
  * values in front of a parameter's noun, quoted text, the text after a colon, and what is left
  * of the clause for one required text parameter.
  */
+import { opensQuestion } from '../ranking/bm25f.ts';
 import { isStopWord } from '../ranking/stem.ts';
 import type { Token } from '../ranking/tokens.ts';
 import type { FillContext } from './fill.ts';
@@ -182,7 +183,9 @@ export function fillStrings(
       set(target, from(name, clause.slice(name.start, name.end), 'the name before the colon'));
     return;
   }
-  if (!namesOnly && colon >= 0 && clause.slice(colon + 1).trim()) {
+  // A question after the colon is the request itself, not a name or a title ("calendar: what do I have on Friday?").
+  const asked = opensQuestion(tokens.find((t) => t.start > colon)?.word ?? '');
+  if (!namesOnly && colon >= 0 && clause.slice(colon + 1).trim() && (roleOf(target) === 'text' || !asked)) {
     // Up to the next value another parameter took; a name or title also ends at a comma ("contact: Laura Chen, 415-555-0199").
     let end = clause.trimEnd().length;
     for (const t of taken) if (t.start >= start && t.start < end) end = t.start;
@@ -197,9 +200,10 @@ export function fillStrings(
   // The verb the request opens with comes after its function words ("I need to see a dermatologist").
   const lead = openingIndex(tokens, context);
   // What is left once the words asking for the tool are set aside, unless it only points elsewhere ("the README").
+  // Before a question's colon stands what it is about ("calendar: what do I have on Friday?"), not a value.
   const rest: number[] = [];
   tokens.forEach((token, i) => {
-    if (!tokenTaken(i) && !context.toolWords.has(token.word)) rest.push(i);
+    if (!tokenTaken(i) && !context.toolWords.has(token.word) && !(asked && token.end <= colon)) rest.push(i);
   });
   const text = roleOf(target) === 'text';
   let begin: number;
