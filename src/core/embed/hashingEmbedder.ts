@@ -49,19 +49,15 @@ export class HashingEmbedder {
   readonly bigrams: boolean;
   readonly seed: number;
   readonly #stopHashes: Set<number>;
-  // Scratch space reused across calls: an open-addressing table of term hash → count,
-  // cleared in O(1) by bumping a generation stamp.
-  // Interleaved slots [key, generation stamp, count, unused]: one probe touches one cache line.
-  #table = new Int32Array(1024 * SLOT);
+  // Scratch space reused across calls: an open-addressing table of term hash → count, cleared in
+  // O(1) by bumping a generation stamp, and the accumulator (see `Counting`). Interleaved slots
+  // [key, generation stamp, count, unused]: one probe touches one cache line.
+  readonly #counting: Counting;
   #slots = 1024;
-  #generation = 0;
-  #accumulator: Float64Array;
   /** The text's UTF-8 bytes, reused across calls; one byte longer than the longest text seen. */
   #bytes = new Uint8Array(4096);
   /** The text's word hashes, reused across calls. */
   #words = new Int32Array(2048);
-  /** `dimension - 1` when the dimension is a power of two (index by mask), else -1 (index by modulo). */
-  readonly #mask: number;
 
   constructor(options: HashingEmbedderOptions = {}) {
     const parsed = parseOrThrow(HashingEmbedderOptionsSchema, options, 'embedder options', 'invalid_embedder_options');
@@ -69,8 +65,15 @@ export class HashingEmbedder {
     this.bigrams = parsed.bigrams;
     this.seed = parsed.seed;
     this.#stopHashes = new Set(parsed.stopWords.map((word) => hashString(word.toLowerCase(), this.seed) | 0));
-    this.#accumulator = new Float64Array(this.dimension);
-    this.#mask = (this.dimension & (this.dimension - 1)) === 0 ? this.dimension - 1 : -1;
+    const dimMask = (this.dimension & (this.dimension - 1)) === 0 ? this.dimension - 1 : -1;
+    this.#counting = {
+      table: new Int32Array(1024 * SLOT),
+      tableMask: 1023,
+      generation: 0,
+      acc: new Float64Array(this.dimension),
+      dimMask,
+      dim: this.dimension,
+    };
   }
 
   /** Embed `text` into a new unit-length vector (all zeros when the text has no words). */
@@ -93,8 +96,8 @@ export class HashingEmbedder {
     if (typeof text !== 'string') throw new TypeError('text must be a string');
     if (offset < 0 || offset + this.dimension > target.length) throw new RangeError('target is too small for one vector at offset');
     // The accumulator is all zeros between calls: the pass that reads it out clears it.
-    const acc = this.#accumulator;
-    const unique = this.#collectFeatures(text, acc);
+    const acc = this.#counting.acc;
+    const unique = this.#collectFeatures(text);
     const dim = this.dimension;
     let norm = 0;
     for (let i = 0; i < dim; i++) norm += acc[i]! * acc[i]!;
@@ -118,7 +121,7 @@ export class HashingEmbedder {
   // added in the order terms occur, so every bucket sums the same doubles in the same order on both
   // paths: that is what keeps the vectors bit-identical. Returns the number of distinct features.
   // Hashes stay int32 so they are never boxed.
-  #collectFeatures(text: string, acc: Float64Array): number {
+  #collectFeatures(text: string): number {
     const length = text.length;
     if (this.#bytes.length <= length) this.#bytes = new Uint8Array(Math.max(length + 1, this.#bytes.length * 2));
     // Every UTF-8 sequence outside ASCII is longer than its UTF-16 form, so the whole text fits
@@ -130,16 +133,15 @@ export class HashingEmbedder {
     const units = lower === undefined ? length : lower.length;
     // Size the table once per call, keeping its load at most two thirds, and never check again.
     if ((units + 1) * 3 > this.#slots * 2) this.#resize(units + 1);
-    let generation = (this.#generation + 1) | 0;
-    if (generation <= 0) {
-      this.#table.fill(0);
-      generation = 1;
+    const counting = this.#counting;
+    counting.generation = (counting.generation + 1) | 0;
+    if (counting.generation <= 0) {
+      counting.table.fill(0);
+      counting.generation = 1;
     }
-    this.#generation = generation;
     const stop = this.#stopHashes.size > 0 ? this.#stopHashes : undefined;
     const seeded = (FNV_OFFSET ^ this.seed) | 0;
-    const [table, tableMask, dimMask, dim] = [this.#table, this.#slots - 1, this.#mask, this.dimension];
-    if (lower === undefined) return countAsciiFeatures(this.#bytes, length, seeded, stop, this.bigrams, table, tableMask, generation, acc, dimMask, dim);
+    if (lower === undefined) return countAsciiFeatures(this.#bytes, length, seeded, stop, this.bigrams, counting);
     if (this.#words.length < (units >> 1) + 1) this.#words = new Int32Array(Math.max((units >> 1) + 1, this.#words.length * 2));
     let count = this.#unicodeWords(lower, seeded);
     if (stop !== undefined) {
@@ -147,7 +149,7 @@ export class HashingEmbedder {
       for (let w = 0; w < count; w++) if (!stop.has(this.#words[w]!)) this.#words[kept++] = this.#words[w]!;
       count = kept;
     }
-    return countFeatures(this.#words, count, this.bigrams, table, tableMask, generation, acc, dimMask, dim);
+    return countFeatures(this.#words, count, this.bigrams, counting);
   }
 
   // Any text's lower-cased UTF-16 code units into word hashes, the Unicode-aware tokenizer
@@ -187,10 +189,22 @@ export class HashingEmbedder {
   #resize(features: number): void {
     let slots = this.#slots;
     while (slots * 2 < features * 3) slots *= 2;
-    this.#table = new Int32Array(slots * SLOT);
+    this.#counting.table = new Int32Array(slots * SLOT);
+    this.#counting.tableMask = slots - 1;
+    this.#counting.generation = 0;
     this.#slots = slots;
-    this.#generation = 0;
   }
+}
+
+/** An open-addressing table of interleaved [key, stamp, count, unused] slots, cleared between texts by bumping `generation`, and the accumulator its counts weigh into. */
+interface Counting {
+  table: Int32Array;
+  tableMask: number;
+  generation: number;
+  readonly acc: Float64Array;
+  /** `dim - 1` when the dimension is a power of two (index by mask), else -1 (index by modulo). */
+  readonly dimMask: number;
+  readonly dim: number;
 }
 
 /**
@@ -206,12 +220,7 @@ function countAsciiFeatures(
   seeded: number,
   stop: ReadonlySet<number> | undefined,
   bigrams: boolean,
-  table: Int32Array,
-  tableMask: number,
-  generation: number,
-  acc: Float64Array,
-  dimMask: number,
-  dim: number,
+  counting: Counting,
 ): number {
   bytes[length] = 0;
   const chars = ASCII_WORD;
@@ -229,8 +238,8 @@ function countAsciiFeatures(
     } while (c !== 0);
     const word = fmix32(hash) | 0;
     if (stop !== undefined && stop.has(word)) continue;
-    unique += countFeature(word, table, tableMask, generation, acc, dimMask, dim);
-    if (bigrams && !first) unique += countFeature(hashPair(previous, word) | 0, table, tableMask, generation, acc, dimMask, dim);
+    unique += countFeature(word, counting);
+    if (bigrams && !first) unique += countFeature(hashPair(previous, word) | 0, counting);
     previous = word;
     first = false;
   }
@@ -241,22 +250,12 @@ function countAsciiFeatures(
  * Count `words[0 … count)` and, with `bigrams`, each word's pair with the word before it, in text
  * order (see {@link countFeature}). Returns the number of distinct features.
  */
-function countFeatures(
-  words: Int32Array,
-  count: number,
-  bigrams: boolean,
-  table: Int32Array,
-  tableMask: number,
-  generation: number,
-  acc: Float64Array,
-  dimMask: number,
-  dim: number,
-): number {
+function countFeatures(words: Int32Array, count: number, bigrams: boolean, counting: Counting): number {
   let unique = 0;
   for (let w = 0; w < count; w++) {
     const word = words[w]!;
-    unique += countFeature(word, table, tableMask, generation, acc, dimMask, dim);
-    if (bigrams && w > 0) unique += countFeature(hashPair(words[w - 1]!, word) | 0, table, tableMask, generation, acc, dimMask, dim);
+    unique += countFeature(word, counting);
+    if (bigrams && w > 0) unique += countFeature(hashPair(words[w - 1]!, word) | 0, counting);
   }
   return unique;
 }
@@ -266,7 +265,8 @@ function countFeatures(
  * cleared between texts by the generation stamp, and add this occurrence's weight increment to the
  * feature's signed bucket of `acc`. Returns 1 when the feature is new to the text, else 0.
  */
-function countFeature(feature: number, table: Int32Array, tableMask: number, generation: number, acc: Float64Array, dimMask: number, dim: number): number {
+function countFeature(feature: number, counting: Counting): number {
+  const { table, tableMask, generation, acc, dimMask, dim } = counting;
   // The bucket comes from the low bits and the sign from the top bit, so they are independent;
   // the sign is branch-free because the top bit is random and a branch on it would mispredict.
   const bucket = dimMask >= 0 ? feature & dimMask : (feature >>> 0) % dim;
