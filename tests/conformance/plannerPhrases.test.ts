@@ -50,8 +50,11 @@ describe('planner: symbols and stock phrases', () => {
       description: 'Set the target temperature of the heating.',
       parameters: z.object({ temperature: z.number().describe('Target temperature'), room: z.string().describe('Room').optional() }),
     };
-    const plan = plannerOver(toolsOf({ set_heating: thermostat, notes: { description: 'Write a note.', parameters: z.object({ text: z.string() }) } }));
+    const rotate: TestTool = { description: 'Rotate a photo by a number of degrees.', parameters: z.object({ photo: z.string(), degrees: z.number() }) };
+    const plan = plannerOver(toolsOf({ set_heating: thermostat, rotate_photo: rotate }));
     expect(first(plan('make it 21°C in the kitchen'))).toMatchObject({ tool: 'set_heating', input: { temperature: 21 } });
+    // An angle is no temperature.
+    expect(first(plan('rotate holiday.jpg 90°'))?.tool).toBe('rotate_photo');
   });
 
   it('reads what someone earns as a salary, in English and Portuguese, and not every "make" or "ganhou"', () => {

@@ -3,7 +3,7 @@
  * clause adds, for each tool, its background weight times the saturated field-weighted
  * frequency of its best matching term — an exact stem, or (at a discount) a synonym group.
  */
-import { guessLanguage, stem, type Language } from './stem.ts';
+import { guessLanguage, opensQuestion, stem, type Language } from './stem.ts';
 import { termsOf, type WordTerms } from './terms.ts';
 import { tokenize, type Token } from './tokens.ts';
 import { editDistance } from './editDistance.ts';
@@ -38,9 +38,6 @@ export interface Query {
   question: boolean;
 }
 
-const QUESTION_START =
-  /^(what|what's|whats|which|when|where|who|whom|whose|why|how|how's|is|are|was|were|do|does|did|any|can|could|will|would|should|have|has|que|quel|quelle|quels|quelles|quoi|combien|ou|quand|comment|est-ce|qué|que|cuál|cual|cuándo|cuando|dónde|donde|cómo|como|cuánto|cuanto|cuántos|hay|wie|was|wann|wo|welche|welcher|welches|wer|gibt|ist|sind|hat|habe|qual|quais|quando|onde|quanto|quantos|che|quale|quali|dove|come|quante|quanti|c'è)$/;
-
 const CEILING =
   /\b(?:under|below|less than|cheaper than|at most|up to|max(?:imum)?|unter|moins de|menos de|sotto)\s+(?:[$€£¥₹]\s*\d|\d[\d.,]*\s*(?:[$€£¥₹]|dollars?|euros?|pounds?))/i;
 
@@ -51,7 +48,7 @@ const SYMBOLS: ReadonlyArray<readonly [RegExp, string]> = [
   [CEILING, 'price'],
   [/[$€£¥₹]\s*\d|\d\s*[$€£¥₹]/, 'currency'],
   // A temperature written with its degree sign ("68°F", "21 °C").
-  [/\d\s*°\s*[CF]?(?![\p{L}])/u, 'temperature'],
+  [/\d\s*°\s*[CF](?![\p{L}])/u, 'temperature'],
   // What one earns ("how much does a nurse make", "quanto ganha um engenheiro") asks for a salary.
   [
     /\bhow much (?:does|do|would|will|can) (?:an? |the )?[\p{L}-]+(?: [\p{L}-]+)? (?:make|earn)\b|\b(?:quanto ganha|cu[áa]nto gana|combien gagne|quanto guadagna)\b/iu,
@@ -78,11 +75,6 @@ const SYMBOLS: ReadonlyArray<readonly [RegExp, string]> = [
   ],
   [/\bhow do (?:you|i) say\b|\bcomment (?:dit-on|on dit|dire)\b|\bc[oó]mo se dice\b|\bwie sagt man\b|\bcome si dice\b|\bcomo se diz\b/i, 'translate'],
 ];
-
-/** Whether a clause opening with `word` (folded) asks a question ("what", "do", "combien", "wann"). */
-export function opensQuestion(word: string): boolean {
-  return QUESTION_START.test(word);
-}
 
 /** How one tool scored against a clause. */
 export interface ToolScore {

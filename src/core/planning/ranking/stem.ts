@@ -126,6 +126,15 @@ export function stem(word: string, language: Language = 'en'): string {
   return value;
 }
 
+/** Words a question opens with, in the six languages (folded). */
+const QUESTION_START =
+  /^(what|what's|whats|which|when|where|who|whom|whose|why|how|how's|is|are|was|were|do|does|did|any|can|could|will|would|should|have|has|que|quel|quelle|quels|quelles|quoi|combien|ou|quand|comment|est-ce|qué|que|cuál|cual|cuándo|cuando|dónde|donde|cómo|como|cuánto|cuanto|cuántos|hay|wie|was|wann|wo|welche|welcher|welches|wer|gibt|ist|sind|hat|habe|qual|quais|quando|onde|quanto|quantos|che|quale|quali|dove|come|quante|quanti|c'è)$/;
+
+/** Whether a clause opening with `word` (folded) asks a question ("what", "do", "combien", "wann"). */
+export function opensQuestion(word: string): boolean {
+  return QUESTION_START.test(word);
+}
+
 /** Whether `word` is a function word of `language` (English function words always count). */
 export function isStopWord(word: string, language: Language): boolean {
   return STOP_WORDS.en.has(word) || (language !== 'en' && STOP_WORDS[language].has(word));

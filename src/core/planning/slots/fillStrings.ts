@@ -4,8 +4,7 @@
  * values in front of a parameter's noun, quoted text, the text after a colon, and what is left
  * of the clause for one required text parameter.
  */
-import { opensQuestion } from '../ranking/bm25f.ts';
-import { isStopWord } from '../ranking/stem.ts';
+import { isStopWord, opensQuestion } from '../ranking/stem.ts';
 import type { Token } from '../ranking/tokens.ts';
 import type { FillContext } from './fill.ts';
 import { modifierBefore } from './modifiers.ts';
@@ -184,7 +183,7 @@ export function fillStrings(
     return;
   }
   // A question after the colon is the request itself, not a name or a title ("calendar: what do I have on Friday?").
-  const asked = opensQuestion(tokens.find((t) => t.start > colon)?.word ?? '');
+  const asked = colon >= 0 && opensQuestion(tokens.find((t) => t.start > colon)?.word ?? '');
   if (!namesOnly && colon >= 0 && clause.slice(colon + 1).trim() && (roleOf(target) === 'text' || !asked)) {
     // Up to the next value another parameter took; a name or title also ends at a comma ("contact: Laura Chen, 415-555-0199").
     let end = clause.trimEnd().length;
