@@ -53,7 +53,6 @@ export class HashingEmbedder {
   // O(1) by bumping a generation stamp, and the accumulator (see `Counting`). Interleaved slots
   // [key, generation stamp, count, unused]: one probe touches one cache line.
   readonly #counting: Counting;
-  #slots = 1024;
   /** The text's UTF-8 bytes, reused across calls; one byte longer than the longest text seen. */
   #bytes = new Uint8Array(4096);
   /** The text's word hashes, reused across calls. */
@@ -132,7 +131,7 @@ export class HashingEmbedder {
     // (Lower-casing may lengthen a text: 'İ' becomes two code units.)
     const units = lower === undefined ? length : lower.length;
     // Size the table once per call, keeping its load at most two thirds, and never check again.
-    if ((units + 1) * 3 > this.#slots * 2) this.#resize(units + 1);
+    if ((units + 1) * 3 > (this.#counting.tableMask + 1) * 2) this.#resize(units + 1);
     const counting = this.#counting;
     counting.generation = (counting.generation + 1) | 0;
     if (counting.generation <= 0) {
@@ -187,12 +186,11 @@ export class HashingEmbedder {
   }
 
   #resize(features: number): void {
-    let slots = this.#slots;
+    let slots = this.#counting.tableMask + 1;
     while (slots * 2 < features * 3) slots *= 2;
     this.#counting.table = new Int32Array(slots * SLOT);
     this.#counting.tableMask = slots - 1;
     this.#counting.generation = 0;
-    this.#slots = slots;
   }
 }
 
