@@ -147,13 +147,12 @@ export function readQuery(text: string): Query {
     const dateWord = VALUE_WORDS.has(token.word) || (language !== 'en' && terms.stems.some((term) => VALUE_STEMS.has(term)));
     words.push({ token, terms, value: inSpan || capitalised || dateWord });
   });
-  let price = false;
   for (const [pattern, word] of SYMBOLS) {
-    if (word === 'currency' && price) continue;
+    // An amount read as a price (listed before money) is not money as well.
+    if (word === 'currency' && words.at(-1)?.token.word === 'price') continue;
     const match = pattern.exec(text);
     const terms = match ? termsOf(word, 'en') : null;
     if (match && terms) words.push({ token: { word, raw: match[0], start: match.index, end: match.index + match[0].length }, terms, value: false });
-    if (match && word === 'price') price = true;
   }
   // ISO 4217 codes next to an amount, or two of them, speak of money as a symbol does ("100 CHF to EUR").
   if (!words.some((w) => w.token.word === 'currency')) {
