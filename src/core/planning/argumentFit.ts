@@ -14,7 +14,7 @@ import type { IndexedTool, ToolIndex } from './ranking/toolIndex.ts';
 import { fillArguments, type FillResult } from './slots/fill.ts';
 import { isRequestVerb } from './slots/verbs.ts';
 import { openingIndex } from './slots/fillStrings.ts';
-import { readClause } from './slots/clauseReading.ts';
+import { clauseTokens, readClause } from './slots/clauseReading.ts';
 import { dateMentions, mayNameDate } from './slots/dates.ts';
 import { describedPrepositions } from './slots/numberSlots.ts';
 import { dateKind, paramsOf } from './slots/types.ts';
@@ -136,7 +136,7 @@ function fillAndFit(tool: ToolDefinition, toolWords: ReadonlySet<string>, contex
   const values = new Set(context.query.words.filter((w) => w.value).map((w) => w.token.start));
   let leftover = 0;
   let taken = 0;
-  const tokens = readClause(context.clause, context.query.language, context.now, false).tokens;
+  const tokens = clauseTokens(context.clause);
   const lead = openingIndex(tokens, { language: context.query.language });
   for (const [i, token] of tokens.entries()) {
     if (toolWords.has(token.word) || isStopWord(token.word, context.query.language)) continue;

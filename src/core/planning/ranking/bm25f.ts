@@ -102,7 +102,7 @@ const VALUE_STEMS: ReadonlySet<string> = new Set([...VALUE_WORDS].map((word) => 
 
 /** "Remind me to …" in the six languages: what follows is what to be reminded of. */
 const REMINDED_OF =
-  /\bremind me\b.{0,40}?\b(?:to|about|that|of)\b|\brappelle[- ]moi\b.{0,40}?(?:\bde |\bd'|\bd’|\bque )|\berinnere mich\b.{0,40}?\b(?:an|daran)\b|\brecu[ée]rdame\b.{0,40}?\b(?:que|de)\b|\bricordami\b.{0,40}?(?:\bdi |\bche |\bd')|\blembre-me\b.{0,40}?\b(?:de|que)\b/iu;
+  /\bremind me\b.{0,40}?\b(?:to|about|that|of)\b|\brappelle[- ]moi\b.{0,40}?(?:\bde |\bd'|\bd’|\bque )|\berinnere mich\b.{0,40}?\b(?:an|daran)\b|\brecu[ée]rdame\b.{0,40}?\b(?:que|de)\b|\bricordami\b.{0,40}?(?:\bdi |\bche |\bd')|\blembre-me\b.{0,40}?\b(?:de|que)\b/i;
 
 /**
  * Words that frame a request rather than say what it is about, in the six languages: "what day
@@ -110,7 +110,7 @@ const REMINDED_OF =
  * …" ("me conta uma piada" is no account).
  */
 const FRAMES =
-  /\b(?:tell me|me conta|conta-me|cu[ée]ntame|raconte-moi|erz[äa]hle? mir|raccontami)\b|\b(?:what|which) day of the week\b|\bhow many days\b|\bquel jour de la semaine\b|\bcombien de jours\b|\bqu[ée] d[ií]a de la semana\b|\bcu[áa]ntos d[ií]as\b|\bwelcher wochentag\b|\bwie viele tage\b|\bche giorno della settimana\b|\bquanti giorni\b|\bque dia da semana\b|\bquantos dias\b/giu;
+  /\b(?:tell me|me conta|conta-me|cu[ée]ntame|raconte-moi|erz[äa]hle? mir|raccontami)\b|\b(?:what|which) day of the week\b|\bhow many days\b|\bquel jour de la semaine\b|\bcombien de jours\b|\bqu[ée] d[ií]a de la semana\b|\bcu[áa]ntos d[ií]as\b|\bwelcher wochentag\b|\bwie viele tage\b|\bche giorno della settimana\b|\bquanti giorni\b|\bque dia da semana\b|\bquantos dias\b/gi;
 
 /** Spans of quoted text, URLs, e-mail addresses and paths: their words are values, not intent. */
 function valueSpans(text: string): Array<[number, number]> {
@@ -216,10 +216,13 @@ export function scoreTools(index: ToolIndex, query: Query): ToolScore[] {
     touched.length = 0;
   }
   // A tool named outright: its name's letters are the letters of consecutive words of the clause ("send message", "greatest common divisor").
+  const starts = index.joinedNameStarts;
   for (let i = 0; i < query.folded.length; i++) {
     let joined = query.folded[i]!;
+    if (!starts.has(joined)) continue;
     for (let j = i + 1; j < Math.min(query.folded.length, i + 5); j++) {
       joined += query.folded[j]!;
+      if (!starts.has(joined)) break;
       for (const position of index.byJoinedName.get(joined) ?? []) entry(position).named = true;
     }
   }

@@ -90,13 +90,20 @@ const LETTER_HINTS: ReadonlyArray<[RegExp, Language]> = [
   [/[çèêëîïôœûù]/, 'fr'],
 ];
 
+/** Each function word → the languages it is one of: one look-up per word instead of one per language. */
+const STOP_WORD_LANGUAGES: ReadonlyMap<string, readonly Language[]> = (() => {
+  const map = new Map<string, Language[]>();
+  for (const language of LANGUAGES) for (const word of STOP_WORDS[language]) map.set(word, [...(map.get(word) ?? []), language]);
+  return map;
+})();
+
 /**
  * The request's language, guessed from its function words (and a few letters only some
  * languages use). English unless another language clearly has more evidence.
  */
 export function guessLanguage(text: string, tokens: readonly Token[]): Language {
   const score: Record<Language, number> = { en: 0.5, fr: 0, es: 0, de: 0, pt: 0, it: 0 };
-  for (const token of tokens) for (const language of LANGUAGES) if (STOP_WORDS[language].has(token.word)) score[language] += 1;
+  for (const token of tokens) for (const language of STOP_WORD_LANGUAGES.get(token.word) ?? []) score[language] += 1;
   const lower = text.slice(0, 2048).toLowerCase();
   for (const [pattern, language] of LETTER_HINTS) if (pattern.test(lower)) score[language] += 1.5;
   let best: Language = 'en';
@@ -104,7 +111,16 @@ export function guessLanguage(text: string, tokens: readonly Token[]): Language 
   return best;
 }
 
-const cache = new Map<string, string>();
+/**
+ * One bounded memo per language, keyed by the word itself: a lookup builds no `language:word`
+ * key (hashing such a fresh string cost more than the lookup it served).
+ */
+export function memoPerLanguage<T>(): Readonly<Record<Language, Map<string, T>>> {
+  return { en: new Map(), fr: new Map(), es: new Map(), de: new Map(), pt: new Map(), it: new Map() };
+}
+
+const stems = memoPerLanguage<string>();
+/** Words kept per language by the stem memo. */
 const CACHE_LIMIT = 20_000;
 
 /**
@@ -115,13 +131,13 @@ const KEEP_ENGLISH: ReadonlySet<string> = new Set(['news', 'lyrics', 'politics',
 
 /** The stem of a folded `word` in `language` (memoised; the memo is bounded). */
 export function stem(word: string, language: Language = 'en'): string {
-  const key = `${language}:${word}`;
-  let value = cache.get(key);
+  const cache = stems[language];
+  let value = cache.get(word);
   if (value === undefined) {
     if (cache.size >= CACHE_LIMIT) cache.clear();
     // Snowball stemmers expect plain lower-case words; very long "words" are not words.
     value = word.length > 40 || /\p{N}/u.test(word) || (language === 'en' && KEEP_ENGLISH.has(word)) ? word : fold(STEMMERS[language](word));
-    cache.set(key, value);
+    cache.set(word, value);
   }
   return value;
 }

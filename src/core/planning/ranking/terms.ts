@@ -4,7 +4,7 @@
  * Requests and tool texts go through the same function, so both sides meet on the same terms.
  */
 import { BACKGROUND_CAP, backgroundWeight } from './backgroundIdf.ts';
-import { LANGUAGES, isStopWord, stem, type Language } from './stem.ts';
+import { LANGUAGES, isStopWord, memoPerLanguage, stem, type Language } from './stem.ts';
 import { groups, kindGroups, translate } from './synonyms.ts';
 import { isNumeric } from './tokens.ts';
 
@@ -27,7 +27,8 @@ const WEIGHT_FLOOR = 0.2;
 const GENERIC_VERBS: ReadonlySet<string> = new Set(['set', 'get', 'show', 'give', 'put', 'make', 'take', 'tell', 'let', 'like']);
 const GENERIC_WEIGHT = 2;
 
-const memo = new Map<string, WordTerms | null>();
+const memo = memoPerLanguage<WordTerms | null>();
+/** Words kept per language by the memo. */
 const MEMO_LIMIT = 20_000;
 
 /**
@@ -35,12 +36,11 @@ const MEMO_LIMIT = 20_000;
  * one-letter words (memoised, bounded).
  */
 export function termsOf(word: string, language: Language): WordTerms | null {
-  const key = `${language}:${word}`;
-  const known = memo.get(key);
+  const known = memo[language].get(word);
   if (known !== undefined) return known;
-  if (memo.size >= MEMO_LIMIT) memo.clear();
+  if (memo[language].size >= MEMO_LIMIT) memo[language].clear();
   const value = computeTerms(word, language);
-  memo.set(key, value);
+  memo[language].set(word, value);
   return value;
 }
 

@@ -223,6 +223,8 @@ export interface ToolIndex {
   extensions: ReadonlyMap<string, readonly string[]>;
   /** A tool name's letters run together (`sendmessage`) → the tools so named: a clause can name them outright. */
   byJoinedName: ReadonlyMap<string, readonly number[]>;
+  /** Every beginning of a key of {@link byJoinedName} (the key itself included): words that cannot start a name are not joined further. */
+  joinedNameStarts: ReadonlySet<string>;
   /** The list it was last asked for: the same array (a registry's shared list) is its own answer. */
   source: readonly ToolDefinition[];
   /** The highest cost and latency among the tools (1 when all are 0), for preference weights. */
@@ -322,7 +324,9 @@ export function indexTools(tools: readonly ToolDefinition[]): ToolIndex {
     if (list) list.push(position);
     else byJoinedName.set(joined, [position]);
   });
-  const index: ToolIndex = { tools: entries, source: tools, postings, nearWords, extensions, byJoinedName, maxCost, maxLatency };
+  const joinedNameStarts = new Set<string>();
+  for (const joined of byJoinedName.keys()) for (let end = 1; end <= joined.length; end++) joinedNameStarts.add(joined.slice(0, end));
+  const index: ToolIndex = { tools: entries, source: tools, postings, nearWords, extensions, byJoinedName, joinedNameStarts, maxCost, maxLatency };
   recent.unshift(index);
   if (recent.length > RECENT_LIMIT) recent.pop();
   return index;
