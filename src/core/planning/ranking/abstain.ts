@@ -112,18 +112,26 @@ function openingVerb(query: Query): string | undefined {
   return next !== undefined && /^(back|up|down|off|on|out|over|in|away)$/.test(next) ? undefined : first.token.raw;
 }
 
-/** The `count` best scores (highest first, then by position), without sorting them all. */
-function topScores(scores: readonly ToolScore[], count: number): ToolScore[] {
-  const before = (a: ToolScore, b: ToolScore) => a.score > b.score || (a.score === b.score && a.position < b.position);
-  const kept: ToolScore[] = [];
-  for (const score of scores) {
-    if (kept.length === count && !before(score, kept[count - 1]!)) continue;
+/**
+ * Which `count` of `scores`, each weighed by its factor, are best (highest first, then by
+ * position), without sorting them all: their indices.
+ */
+function topScores(scores: readonly ToolScore[], factors: readonly number[], count: number): number[] {
+  if (scores.length <= count) return scores.map((_, i) => i);
+  const before = (i: number, j: number) => {
+    const a = scores[i]!.score * factors[i]!;
+    const b = scores[j]!.score * factors[j]!;
+    return a > b || (a === b && scores[i]!.position < scores[j]!.position);
+  };
+  const kept: number[] = [];
+  for (let i = 0; i < scores.length; i++) {
+    if (kept.length === count && !before(i, kept[count - 1]!)) continue;
     let at = kept.length === count ? count - 1 : kept.length;
-    while (at > 0 && before(score, kept[at - 1]!)) {
+    while (at > 0 && before(i, kept[at - 1]!)) {
       kept[at] = kept[at - 1]!;
       at--;
     }
-    kept[at] = score;
+    kept[at] = i;
   }
   return kept;
 }
@@ -214,7 +222,8 @@ export function decide(
     return true;
   };
   // Each tool's evidence: its match, less for a tool with side effects and for one whose action the clause does not ask for.
-  const adjusted: ToolScore[] = [];
+  const live: ToolScore[] = [];
+  const factors: number[] = [];
   for (const raw of scores) {
     if (raw.score <= 0) continue;
     const { sideEffects, verbs } = tools[raw.position]!;
@@ -224,12 +233,15 @@ export function decide(
     if (!raw.named && !saysAction(verbs)) factor *= OTHER_ACTION_FACTOR;
     // A clause that opens with an action the tool does not match asks for something else ("print the document", "mute the chat").
     if (!raw.named && opening !== undefined && !raw.matched.includes(opening)) factor *= UNMATCHED_VERB_FACTOR;
-    adjusted.push(
-      factor === 1 ? raw : { position: raw.position, score: raw.score * factor, matchedWeight: raw.matchedWeight, matched: raw.matched, named: raw.named },
-    );
+    live.push(raw);
+    factors.push(factor);
   }
-  // Only the tools near the top can be chosen or shown: the rest is not worth weighing.
-  const top24 = adjusted.length > TOP ? topScores(adjusted, TOP) : adjusted;
+  // Only the tools near the top can be chosen or shown: the rest is not worth weighing (nor copying with their weighed scores).
+  const top24 = topScores(live, factors, TOP).map((i) => {
+    const raw = live[i]!;
+    const factor = factors[i]!;
+    return factor === 1 ? raw : { position: raw.position, score: raw.score * factor, matchedWeight: raw.matchedWeight, matched: raw.matched, named: raw.named };
+  });
   // A tool matched only by the names of its parameters is not what the clause asks for. Read for
   // the tools near the top only: one this far below the best cannot become the choice.
   let topScore = 0;

@@ -179,54 +179,92 @@ export function readQuery(text: string): Query {
  * the clause names), each once. A word that occurs twice in the clause counts once.
  */
 export function scoreTools(index: ToolIndex, query: Query): ToolScore[] {
-  const scores: Array<ToolScore | undefined> = [];
+  const { scores, best } = scratchOf(index);
   const touched: number[] = [];
-  const best = new Float64Array(index.tools.length);
   const raise = (position: number, value: number) => {
     const current = best[position]!;
     if (current === 0) touched.push(position);
     if (value > current) best[position] = value;
   };
   const entry = (position: number): ToolScore => (scores[position] ??= { position, score: 0, matchedWeight: 0, matched: [], named: false });
-  const seen = new Set<string>();
-  for (const word of query.words) {
-    if (seen.has(word.token.word)) continue;
-    seen.add(word.token.word);
-    let exact = false;
-    for (const term of word.terms.stems) {
-      const list = index.postings.get(term);
-      if (list) {
-        raiseAll(list, 1, raise);
-        exact = true;
+  try {
+    const seen = new Set<string>();
+    for (const word of query.words) {
+      if (seen.has(word.token.word)) continue;
+      seen.add(word.token.word);
+      let exact = false;
+      for (const term of word.terms.stems) {
+        const list = index.postings.get(term);
+        if (list) {
+          raiseAll(list, 1, raise);
+          exact = true;
+        }
+      }
+      // A synonym of a word that says little adds less than it costs to look up.
+      if (word.terms.weight >= 1) for (const term of word.terms.groups) raiseAll(index.postings.get(term), GROUP_DISCOUNT, raise);
+      matchFamily(index, word, raise);
+      // A name, a date word or quoted text is not a misspelt tool word.
+      if (!exact && !word.value) matchNearWords(index, word, query.language, raise);
+      const weight = word.value ? VALUE_DISCOUNT * word.terms.weight : word.terms.weight;
+      for (const position of touched) {
+        const scored = scores[position];
+        // A tool's first match makes its score with a list of one (most tools match one word; an empty list would grow by many).
+        if (scored === undefined)
+          scores[position] = { position, score: weight * best[position]!, matchedWeight: weight, matched: [word.token.raw], named: false };
+        else {
+          scored.score += weight * best[position]!;
+          scored.matchedWeight += weight;
+          scored.matched.push(word.token.raw);
+        }
+        best[position] = 0;
+      }
+      touched.length = 0;
+    }
+    // A tool named outright: its name's letters are the letters of consecutive words of the clause ("send message", "greatest common divisor").
+    const starts = index.joinedNameStarts;
+    for (let i = 0; i < query.folded.length; i++) {
+      let joined = query.folded[i]!;
+      if (!starts.has(joined)) continue;
+      for (let j = i + 1; j < Math.min(query.folded.length, i + 5); j++) {
+        joined += query.folded[j]!;
+        if (!starts.has(joined)) break;
+        for (const position of index.byJoinedName.get(joined) ?? []) entry(position).named = true;
       }
     }
-    // A synonym of a word that says little adds less than it costs to look up.
-    if (word.terms.weight >= 1) for (const term of word.terms.groups) raiseAll(index.postings.get(term), GROUP_DISCOUNT, raise);
-    matchFamily(index, word, raise);
-    // A name, a date word or quoted text is not a misspelt tool word.
-    if (!exact && !word.value) matchNearWords(index, word, query.language, raise);
-    const weight = word.value ? VALUE_DISCOUNT * word.terms.weight : word.terms.weight;
-    for (const position of touched) {
-      const scored = entry(position);
-      scored.score += weight * best[position]!;
-      scored.matchedWeight += weight;
-      scored.matched.push(word.token.raw);
-      best[position] = 0;
-    }
-    touched.length = 0;
+  } catch (error) {
+    // Left clean for the next clause whatever happened.
+    scores.fill(undefined);
+    best.fill(0);
+    throw error;
   }
-  // A tool named outright: its name's letters are the letters of consecutive words of the clause ("send message", "greatest common divisor").
-  const starts = index.joinedNameStarts;
-  for (let i = 0; i < query.folded.length; i++) {
-    let joined = query.folded[i]!;
-    if (!starts.has(joined)) continue;
-    for (let j = i + 1; j < Math.min(query.folded.length, i + 5); j++) {
-      joined += query.folded[j]!;
-      if (!starts.has(joined)) break;
-      for (const position of index.byJoinedName.get(joined) ?? []) entry(position).named = true;
-    }
+  // Read out in the tools' order, clearing the scratch space for the next clause.
+  const scored: ToolScore[] = [];
+  for (let position = 0; position < scores.length; position++) {
+    const score = scores[position];
+    if (score === undefined) continue;
+    scored.push(score);
+    scores[position] = undefined;
   }
-  return scores.filter((s): s is ToolScore => s !== undefined);
+  return scored;
+}
+
+/** What {@link scoreTools} keeps per tool while it scores a clause: cleared again before it returns (planning is synchronous). */
+interface Scratch {
+  scores: Array<ToolScore | undefined>;
+  /** Each tool's best match for the word being scored, 0 when none. */
+  best: Float64Array;
+}
+
+/** The scratch space of each index: a clause allocates no per-tool arrays. */
+const scratches = new WeakMap<ToolIndex, Scratch>();
+
+function scratchOf(index: ToolIndex): Scratch {
+  let scratch = scratches.get(index);
+  if (!scratch) {
+    scratch = { scores: new Array<ToolScore | undefined>(index.tools.length).fill(undefined), best: new Float64Array(index.tools.length) };
+    scratches.set(index, scratch);
+  }
+  return scratch;
 }
 
 /** Raise each tool of a posting list to its saturated match, discounted. */
