@@ -24,6 +24,7 @@ describe('words and names', () => {
     expect(segment('weather', new Set(['we', 'at', 'her']))).toEqual(['weather']);
     expect(tokenize("I'd like it, don't").map((t) => t.word)).toEqual(["i'd", 'like', 'it', "don't"]);
     expect(tokenize("qualité de l'air").map((t) => t.word)).toEqual(['qualite', 'de', 'air']);
+    expect(tokenize("quality of l'air").map((t) => t.word)).toEqual(['quality', 'of', 'air']);
   });
 
   it('guesses the language from function words and letters', () => {

@@ -97,29 +97,38 @@ export interface FillAndFit {
 
 const schemaIds = new WeakMap<object, number>();
 const schemaTexts = new Map<string, number>();
+/** Ids are never reused, not even after the texts are forgotten: a tool keeps the id it was given. */
+let nextSchemaId = 0;
 
 /**
  * What filling depends on besides the clause: the parameters (by their JSON), the words that chose
  * the tool, and what the tool's description says of its numbers ("Subtract b from a").
  */
 function fillKey(tool: ToolDefinition, toolWords: ReadonlySet<string>): string {
-  let id = schemaIds.get(tool.inputSchema);
-  if (id === undefined) {
-    const text = JSON.stringify(tool.inputSchema);
-    id = schemaTexts.get(text);
+  let own = toolKeys.get(tool);
+  if (own === undefined) {
+    let id = schemaIds.get(tool.inputSchema);
     if (id === undefined) {
-      if (schemaTexts.size >= 10_000) schemaTexts.clear();
-      schemaTexts.set(text, (id = schemaTexts.size));
+      const text = JSON.stringify(tool.inputSchema);
+      id = schemaTexts.get(text);
+      if (id === undefined) {
+        if (schemaTexts.size >= 10_000) schemaTexts.clear();
+        schemaTexts.set(text, (id = nextSchemaId++));
+      }
+      schemaIds.set(tool.inputSchema, id);
     }
-    schemaIds.set(tool.inputSchema, id);
+    const params = paramsOf(tool.inputSchema as Record<string, unknown>);
+    const numbers = params
+      .filter((p) => p.type === 'number' || p.type === 'integer')
+      .map((p) => [...describedPrepositions(p, tool.description)].sort().join('|'))
+      .join(';');
+    toolKeys.set(tool, (own = `${id}\u0000${numbers}`));
   }
-  const params = paramsOf(tool.inputSchema as Record<string, unknown>);
-  const numbers = params
-    .filter((p) => p.type === 'number' || p.type === 'integer')
-    .map((p) => [...describedPrepositions(p, tool.description)].sort().join('|'))
-    .join(';');
-  return `${id}\u0000${[...toolWords].sort().join(' ')}\u0000${numbers}`;
+  return `${own}\u0000${[...toolWords].sort().join(' ')}`;
 }
+
+/** Each tool's part of its fill key (its parameters and what its description says of its numbers), read once per tool. */
+const toolKeys = new WeakMap<ToolDefinition, string>();
 
 function fillAndFit(tool: ToolDefinition, toolWords: ReadonlySet<string>, context: FitContext): FillAndFit {
   const filled = fillArguments(tool.inputSchema as Record<string, unknown>, {

@@ -250,12 +250,13 @@ export class Planner {
 function candidatesOf(index: ToolIndex, decision: ClauseDecision, clause: number, toolCount: number): PlanCandidate[] {
   const chosen = decision.accepted ? decision.best : undefined;
   const ranked = decision.ranked.slice(0, MAX_CANDIDATES);
-  const listed = new Set(ranked.map((r) => r.position));
   // Fewer matched tools than the list holds: tools that matched no word fill it, in name order.
-  const scored = new Set(decision.ranked.map((r) => r.position));
   const room = Math.max(0, Math.min(toolCount, MAX_CANDIDATES) - ranked.length);
   const unmatched: number[] = [];
-  for (let p = 0; p < index.tools.length && unmatched.length < room; p++) if (!listed.has(p) && !scored.has(p)) unmatched.push(p);
+  if (room > 0) {
+    const scored = new Set(decision.ranked.map((r) => r.position));
+    for (let p = 0; p < index.tools.length && unmatched.length < room; p++) if (!scored.has(p)) unmatched.push(p);
+  }
   const rows = ranked.map((r): PlanCandidate => {
     const { tool } = index.tools[r.position]!;
     const selected = r === chosen;

@@ -180,6 +180,17 @@ function statedAction(query: Query): ReadonlySet<string> | undefined {
   return terms;
 }
 
+/** -1 when a tool's `terms` hold one of `list` that is not only a parameter's name, else 1 when they hold any of `list`, else 0. */
+function parameterHits(list: readonly string[], terms: ReadonlyMap<string, number>, parameterOnly: ReadonlySet<string>): number {
+  let hit = 0;
+  for (const term of list) {
+    if (!terms.has(term)) continue;
+    if (!parameterOnly.has(term)) return -1;
+    hit = 1;
+  }
+  return hit;
+}
+
 /**
  * Rank the tools of `index` for a clause and decide. Preferences (cost, latency) only reorder
  * tools whose relevance is within 5 % of the best, so cheapness never beats a better match.
@@ -199,8 +210,11 @@ export function decide(
   // The action the clause states in so many words: its first content word, when that is a distinctive verb ("book", "cancel", "pay").
   const stated = statedAction(query);
   const opening = openingVerb(query);
-  const saysAction = (verbs: ReadonlyArray<readonly string[]>) =>
-    verbs.length === 0 || !stated || verbs.some((terms) => terms.some((term) => stated.has(term)));
+  const saysAction = (verbs: ReadonlyArray<readonly string[]>) => {
+    if (verbs.length === 0 || !stated) return true;
+    for (const terms of verbs) for (const term of terms) if (stated.has(term)) return true;
+    return false;
+  };
   let termsOfWord: Map<string, QueryWord['terms']> | undefined;
   // Whether every word a tool matched, by every term it matched, is one only its parameters' names have.
   const parametersOnly = (raw: ToolScore): boolean => {
@@ -210,14 +224,10 @@ export function decide(
     for (const word of raw.matched) {
       const of = termsOfWord.get(word);
       if (!of) return false;
-      let hit = false;
-      for (const list of [of.stems, of.groups])
-        for (const term of list) {
-          if (!terms.has(term)) continue;
-          if (!parameterOnly.has(term)) return false;
-          hit = true;
-        }
-      if (!hit) return false;
+      const stems = parameterHits(of.stems, terms, parameterOnly);
+      if (stems < 0) return false;
+      const groups = parameterHits(of.groups, terms, parameterOnly);
+      if (groups < 0 || stems + groups === 0) return false;
     }
     return true;
   };

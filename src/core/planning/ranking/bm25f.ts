@@ -5,7 +5,7 @@
  */
 import { guessLanguage, opensQuestion, stem, type Language } from './stem.ts';
 import { termsOf, type WordTerms } from './terms.ts';
-import { tokenize, type Token } from './tokens.ts';
+import { readTokens, tokenize, type Token } from './tokens.ts';
 import { editDistance } from './editDistance.ts';
 import { currencyCode } from '../slots/numbers.ts';
 import { deletions, MIN_PREFIX, type Posting, type ToolIndex } from './toolIndex.ts';
@@ -123,7 +123,7 @@ function valueSpans(text: string): Array<[number, number]> {
 
 /** Read a clause: its language, content words and which of them look like values. */
 export function readQuery(text: string): Query {
-  const tokens = tokenize(text);
+  const tokens = readTokens(text);
   const language = guessLanguage(text, tokens);
   const spans = valueSpans(text);
   // What follows "saying …" or a colon (not a clock time's) is the content to send or store, not intent.

@@ -62,6 +62,21 @@ export function tokenize(text: string): Token[] {
   return tokens;
 }
 
+/** The tokens of the last texts read, frozen: a clause is read for ranking and for slot filling. */
+const recentTokens = new Map<string, readonly Token[]>();
+const RECENT_TOKENS = 8;
+
+/** {@link tokenize}'s tokens of `text`, frozen and kept for the last few texts. */
+export function readTokens(text: string): readonly Token[] {
+  let tokens = recentTokens.get(text);
+  if (tokens === undefined) {
+    tokens = Object.freeze(tokenize(text).map((token) => Object.freeze(token)));
+    if (recentTokens.size >= RECENT_TOKENS) recentTokens.delete(recentTokens.keys().next().value!);
+    recentTokens.set(text, tokens);
+  }
+  return tokens;
+}
+
 /**
  * Split an identifier into its words: camelCase, PascalCase, snake_case, kebab-case, dots and
  * digits. Returned lower-cased and folded.

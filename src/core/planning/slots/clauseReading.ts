@@ -4,7 +4,7 @@
  * turn when the planner compares their arguments, so the reading is kept for the last clauses.
  */
 import type { Language } from '../ranking/stem.ts';
-import { tokenize, type Token } from '../ranking/tokens.ts';
+import { readTokens, type Token } from '../ranking/tokens.ts';
 import { clockTimes, dateMentions } from './dates.ts';
 import { numericMentions } from './numbers.ts';
 import { textMentions } from './strings.ts';
@@ -41,9 +41,7 @@ function remember<T>(cache: Map<string, T>, key: string, value: T): T {
 }
 
 function baseOf(clause: string): ClauseBase {
-  return (
-    bases.get(clause) ?? remember(bases, clause, { tokens: freeze(tokenize(clause)), texts: freeze(textMentions(clause)), clocks: freeze(clockTimes(clause)) })
-  );
+  return bases.get(clause) ?? remember(bases, clause, { tokens: readTokens(clause), texts: freeze(textMentions(clause)), clocks: freeze(clockTimes(clause)) });
 }
 
 /** The tokens of `clause` (kept with its reading). */

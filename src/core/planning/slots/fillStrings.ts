@@ -64,7 +64,11 @@ export function fillStrings(
   const valueFor = (param: Param, text: string): unknown =>
     param.type === 'array' ? text.split(/\s*(?:,|\band\b|&|\bet\b|\by\b|\bund\b)\s*/).filter(Boolean) : text;
   const blocked = () => [...taken, ...blockers];
-  const tokenTaken = (i: number) => blocked().some((t) => tokens[i]!.start < t.end && tokens[i]!.end > t.start);
+  const tokenTaken = (i: number) => {
+    const { start, end } = tokens[i]!;
+    const hits = (t: { start: number; end: number }) => start < t.end && end > t.start;
+    return taken.some(hits) || blockers.some(hits);
+  };
   // Codes and currencies have a shape of their own.
   for (const param of open()) {
     const role = roleOf(param);
