@@ -19,6 +19,7 @@ import { actionOnlyLeftover, decide, DEFAULT_THRESHOLDS, type ClauseDecision, ty
 import { readQuery, scoreTools, type Query } from './ranking/bm25f.ts';
 import { indexTools, type ToolIndex } from './ranking/toolIndex.ts';
 import { detectToolCalls } from './toolCallDetector.ts';
+import { higherFirst } from './slots/types.ts';
 
 export { splitClauses } from './clauses.ts';
 
@@ -240,7 +241,7 @@ export class Planner {
 
     if (clauses.length === 0)
       refusals.push({ clause: 0, text: goal.slice(0, 500), code: 'no_words', message: 'the goal has no word to match', suggestions: [] });
-    candidates.sort((a, b) => a.clause - b.clause || b.score - a.score || (a.tool < b.tool ? -1 : 1));
+    candidates.sort((a, b) => a.clause - b.clause || higherFirst(a.score, b.score) || (a.tool < b.tool ? -1 : 1));
     if (refusals.length > 0) return { steps: [], candidates: unselect(candidates), source: 'ranking', stopReason: 'no_relevant_tool', refusals };
     if (inputRequired) return { steps: [], candidates, source: 'ranking', stopReason: 'input_required', inputRequired };
     return { steps, candidates, source: 'ranking', stopReason: steps.length === 0 ? 'no_relevant_tool' : 'planned' };

@@ -9,6 +9,7 @@ import type { Query, QueryWord, ToolScore } from './bm25f.ts';
 import { termsOf } from './terms.ts';
 import { DISTINCTIVE_VERB, GENERIC_ACTION, type ToolIndex } from './toolIndex.ts';
 import { lookupTable } from '../../lookupTable.ts';
+import { higherFirst } from '../slots/types.ts';
 
 /** Thresholds of the decision; the defaults were set on the development half of the labelled set. */
 export interface EvidenceThresholds {
@@ -270,11 +271,11 @@ export function decide(
     );
     return { position: score.position, similarity, preference, score, coverage };
   });
-  const byRelevance = ranked.sort((a, b) => b.score.score - a.score.score || a.position - b.position);
+  const byRelevance = ranked.sort((a, b) => higherFirst(a.score.score, b.score.score) || a.position - b.position);
   const top = byRelevance[0];
   if (!top) return { accepted: false, code: 'no_match', message: 'no word of the request matches any tool', ranked: [] };
   const band = byRelevance.filter((r) => r.score.score >= BAND * top.score.score);
-  band.sort((a, b) => b.preference - a.preference || b.score.score - a.score.score || a.position - b.position);
+  band.sort((a, b) => higherFirst(a.preference, b.preference) || higherFirst(a.score.score, b.score.score) || a.position - b.position);
   const order = [...band, ...byRelevance.filter((r) => !band.includes(r))];
   const best = order[0]!;
   const runnerUp = order.find((r) => r !== best && tools[r.position]!.tool.description !== tools[best.position]!.tool.description);
@@ -282,8 +283,9 @@ export function decide(
   const sideEffects = tools[best.position]!.sideEffects;
   const margin = runnerUp ? (evidence - runnerUp.score.score) / evidence : 1;
   const words = best.score.matched.join(', ');
-  const evidenceText = `matched ${words} (evidence ${round(evidence)}, coverage ${round(best.coverage)}, margin ${round(margin)})`;
-  if (best.score.named) return { accepted: true, best, ranked: order, evidence: `named in the request; ${evidenceText}` };
+  // Written for an accepted clause only: a refusal says why in its own words.
+  const evidenceText = () => `matched ${words} (evidence ${round(evidence)}, coverage ${round(best.coverage)}, margin ${round(margin)})`;
+  if (best.score.named) return { accepted: true, best, ranked: order, evidence: `named in the request; ${evidenceText()}` };
   const minEvidence = sideEffects ? thresholds.minEvidenceSideEffects : thresholds.minEvidence;
   const minCoverage = sideEffects ? thresholds.minCoverageSideEffects : thresholds.minCoverage;
   const name = tools[best.position]!.tool.name;
@@ -314,7 +316,7 @@ export function decide(
   if (best.similarity < minSimilarity) {
     return { accepted: false, code: 'below_floor', message: `${name}: similarity ${best.similarity} is below the floor ${minSimilarity}`, ranked: order };
   }
-  return { accepted: true, best, ranked: order, evidence: evidenceText };
+  return { accepted: true, best, ranked: order, evidence: evidenceText() };
 }
 
 /**

@@ -179,13 +179,8 @@ export function readQuery(text: string): Query {
  * the clause names), each once. A word that occurs twice in the clause counts once.
  */
 export function scoreTools(index: ToolIndex, query: Query): ToolScore[] {
-  const { scores, best } = scratchOf(index);
-  const touched: number[] = [];
-  const raise = (position: number, value: number) => {
-    const current = best[position]!;
-    if (current === 0) touched.push(position);
-    if (value > current) best[position] = value;
-  };
+  const scratch = scratchOf(index);
+  const { scores, best, touched } = scratch;
   const entry = (position: number): ToolScore => (scores[position] ??= { position, score: 0, matchedWeight: 0, matched: [], named: false });
   try {
     const seen = new Set<string>();
@@ -196,17 +191,18 @@ export function scoreTools(index: ToolIndex, query: Query): ToolScore[] {
       for (const term of word.terms.stems) {
         const list = index.postings.get(term);
         if (list) {
-          raiseAll(list, 1, raise);
+          raiseAll(list, 1, scratch);
           exact = true;
         }
       }
       // A synonym of a word that says little adds less than it costs to look up.
-      if (word.terms.weight >= 1) for (const term of word.terms.groups) raiseAll(index.postings.get(term), GROUP_DISCOUNT, raise);
-      matchFamily(index, word, raise);
+      if (word.terms.weight >= 1) for (const term of word.terms.groups) raiseAll(index.postings.get(term), GROUP_DISCOUNT, scratch);
+      matchFamily(index, word, scratch);
       // A name, a date word or quoted text is not a misspelt tool word.
-      if (!exact && !word.value) matchNearWords(index, word, query.language, raise);
+      if (!exact && !word.value) matchNearWords(index, word, query.language, scratch);
       const weight = word.value ? VALUE_DISCOUNT * word.terms.weight : word.terms.weight;
-      for (const position of touched) {
+      for (let t = 0; t < scratch.touchedCount; t++) {
+        const position = touched[t]!;
         const scored = scores[position];
         // A tool's first match makes its score with a list of one (most tools match one word; an empty list would grow by many).
         if (scored === undefined)
@@ -218,7 +214,7 @@ export function scoreTools(index: ToolIndex, query: Query): ToolScore[] {
         }
         best[position] = 0;
       }
-      touched.length = 0;
+      scratch.touchedCount = 0;
     }
     // A tool named outright: its name's letters are the letters of consecutive words of the clause ("send message", "greatest common divisor").
     const starts = index.joinedNameStarts;
@@ -235,6 +231,7 @@ export function scoreTools(index: ToolIndex, query: Query): ToolScore[] {
     // Left clean for the next clause whatever happened.
     scores.fill(undefined);
     best.fill(0);
+    scratch.touchedCount = 0;
     throw error;
   }
   // Read out in the tools' order, clearing the scratch space for the next clause.
@@ -253,6 +250,9 @@ interface Scratch {
   scores: Array<ToolScore | undefined>;
   /** Each tool's best match for the word being scored, 0 when none. */
   best: Float64Array;
+  /** The tools the word being scored has raised (the first {@link touchedCount}; the array is kept, not shrunk). */
+  touched: number[];
+  touchedCount: number;
 }
 
 /** The scratch space of each index: a clause allocates no per-tool arrays. */
@@ -261,15 +261,29 @@ const scratches = new WeakMap<ToolIndex, Scratch>();
 function scratchOf(index: ToolIndex): Scratch {
   let scratch = scratches.get(index);
   if (!scratch) {
-    scratch = { scores: new Array<ToolScore | undefined>(index.tools.length).fill(undefined), best: new Float64Array(index.tools.length) };
+    scratch = {
+      scores: new Array<ToolScore | undefined>(index.tools.length).fill(undefined),
+      best: new Float64Array(index.tools.length),
+      touched: [],
+      touchedCount: 0,
+    };
     scratches.set(index, scratch);
   }
   return scratch;
 }
 
 /** Raise each tool of a posting list to its saturated match, discounted. */
-function raiseAll(list: Posting | undefined, discount: number, raise: (position: number, value: number) => void): void {
-  if (list) for (let i = 0; i < list.positions.length; i++) raise(list.positions[i]!, discount * list.saturated[i]!);
+function raiseAll(list: Posting | undefined, discount: number, scratch: Scratch): void {
+  if (!list) return;
+  // Written out rather than through a callback: a fraction passed to a function that is not inlined is boxed on every call.
+  const { best, touched } = scratch;
+  for (let i = 0; i < list.positions.length; i++) {
+    const position = list.positions[i]!;
+    const value = discount * list.saturated[i]!;
+    const current = best[position]!;
+    if (current === 0) touched[scratch.touchedCount++] = position;
+    if (value > current) best[position] = value;
+  }
 }
 
 /**
@@ -277,16 +291,16 @@ function raiseAll(list: Posting | undefined, discount: number, raise: (position:
  * a stem of {@link MIN_PREFIX} letters or more meets the tools' stems it begins, and those it
  * begins with, at a discount.
  */
-function matchFamily(index: ToolIndex, word: QueryWord, raise: (position: number, value: number) => void): void {
+function matchFamily(index: ToolIndex, word: QueryWord, scratch: Scratch): void {
   for (const term of word.terms.stems) {
     if (term.length < MIN_PREFIX || term.includes(':')) continue;
-    for (const longer of index.extensions.get(term) ?? []) raiseAll(index.postings.get(longer), FAMILY_DISCOUNT, raise);
-    for (let k = MIN_PREFIX; k < term.length; k++) raiseAll(index.postings.get(term.slice(0, k)), FAMILY_DISCOUNT, raise);
+    for (const longer of index.extensions.get(term) ?? []) raiseAll(index.postings.get(longer), FAMILY_DISCOUNT, scratch);
+    for (let k = MIN_PREFIX; k < term.length; k++) raiseAll(index.postings.get(term.slice(0, k)), FAMILY_DISCOUNT, scratch);
   }
 }
 
 /** A word that matched nothing may be a typo of a tool's word ("wheather"): one edit away, five letters or more. */
-function matchNearWords(index: ToolIndex, word: QueryWord, language: Language, raise: (position: number, value: number) => void): void {
+function matchNearWords(index: ToolIndex, word: QueryWord, language: Language, scratch: Scratch): void {
   if (word.token.word.length < 5) return;
   const near = new Set<string>();
   for (const key of deletions(word.token.word)) for (const candidate of index.nearWords.get(key) ?? []) near.add(candidate);
@@ -296,7 +310,7 @@ function matchNearWords(index: ToolIndex, word: QueryWord, language: Language, r
     if (!terms) continue;
     // A misspelling is rarer than any word, so it weighs what the word it stands for weighs ("lease" read as "leave" says little).
     const discount = TYPO_DISCOUNT * Math.min(1, terms.weight / word.terms.weight);
-    for (const term of terms.stems) raiseAll(index.postings.get(term), discount, raise);
+    for (const term of terms.stems) raiseAll(index.postings.get(term), discount, scratch);
   }
 }
 

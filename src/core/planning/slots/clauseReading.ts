@@ -24,24 +24,26 @@ interface ClauseBase {
   tokens: readonly Token[];
   texts: readonly Mention[];
   clocks: readonly Mention[];
+  /** Its readings so far, by language, reference instant and whether dates were read (the newest last). */
+  readings: Array<{ language: Language; now: number | undefined; datesWanted: boolean; reading: ClauseReading }>;
 }
 
-/** The readings of the last clauses (several tools of one clause are filled in turn), frozen. */
-const readings = new Map<string, ClauseReading>();
-/** The bases of the last clauses, shared by their readings with and without dates. */
+/** The bases of the last clauses (several tools of one clause are filled in turn), by the clause itself. */
 const bases = new Map<string, ClauseBase>();
-const READINGS = 16;
+const CLAUSES = 16;
+/** Readings kept per clause: one or two in a plan, more only when one clause is planned at many instants. */
+const READINGS = 8;
 
 const freeze = <T extends object>(list: T[]): readonly T[] => Object.freeze(list.map((item) => Object.freeze(item)));
 
-function remember<T>(cache: Map<string, T>, key: string, value: T): T {
-  if (cache.size >= READINGS) cache.delete(cache.keys().next().value!);
-  cache.set(key, value);
-  return value;
-}
-
 function baseOf(clause: string): ClauseBase {
-  return bases.get(clause) ?? remember(bases, clause, { tokens: readTokens(clause), texts: freeze(textMentions(clause)), clocks: freeze(clockTimes(clause)) });
+  let base = bases.get(clause);
+  if (base === undefined) {
+    base = { tokens: readTokens(clause), texts: freeze(textMentions(clause)), clocks: freeze(clockTimes(clause)), readings: [] };
+    if (bases.size >= CLAUSES) bases.delete(bases.keys().next().value!);
+    bases.set(clause, base);
+  }
+  return base;
 }
 
 /** The tokens of `clause` (kept with its reading). */
@@ -51,12 +53,14 @@ export function clauseTokens(clause: string): readonly Token[] {
 
 /** The reading of `clause` (dates only when a parameter wants them), frozen and kept for the last few clauses. */
 export function readClause(clause: string, language: Language, now: number | undefined, datesWanted: boolean): ClauseReading {
-  const key = `${language}\u0000${now ?? ''}\u0000${datesWanted ? 1 : 0}\u0000${clause}`;
-  const known = readings.get(key);
-  if (known) return known;
-  const { tokens, texts, clocks } = baseOf(clause);
+  const base = baseOf(clause);
+  for (const known of base.readings) if (known.language === language && known.now === now && known.datesWanted === datesWanted) return known.reading;
+  const { tokens, texts, clocks } = base;
   const dates = datesWanted ? dateMentions(clause, language, now).filter((m) => !overlaps(m.start, m.end, texts)) : [];
   for (const clock of clocks) if (!dates.some((d) => d.kind === 'time' && overlaps(clock.start, clock.end, [d]))) dates.push(clock);
   const numbers = numericMentions(clause, language, [...texts, ...dates.filter((d) => /[^\d\s]/.test(clause.slice(d.start, d.end))), ...clocks]);
-  return remember(readings, key, { tokens, texts, clocks, dates: freeze(dates), numbers: freeze(numbers) });
+  const reading: ClauseReading = { tokens, texts, clocks, dates: freeze(dates), numbers: freeze(numbers) };
+  if (base.readings.length >= READINGS) base.readings.shift();
+  base.readings.push({ language, now, datesWanted, reading });
+  return reading;
 }

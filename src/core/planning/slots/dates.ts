@@ -79,18 +79,22 @@ export function dateMentions(text: string, language: Language, now: number | und
   const source = text.slice(0, MAX_TEXT);
   if (!DATE_HINT.test(source)) return [];
   // Several tools of one clause are filled in turn: the date parser reads the clause once.
-  const key = `${language}\u0000${now ?? ''}\u0000${source}`;
-  const known = recentDates.get(key);
-  if (known) return known;
+  let readings = recentDates.get(source);
+  for (const known of readings ?? []) if (known.language === language && known.now === now) return known.found;
   const found = Object.freeze(parseDates(source, language, now).map((m) => Object.freeze(m)));
-  if (recentDates.size >= RECENT_DATES) recentDates.delete(recentDates.keys().next().value!);
-  recentDates.set(key, found);
+  if (readings === undefined) {
+    if (recentDates.size >= RECENT_DATES) recentDates.delete(recentDates.keys().next().value!);
+    recentDates.set(source, (readings = []));
+  }
+  if (readings.length >= READINGS_PER_TEXT) readings.shift();
+  readings.push({ language, now, found });
   return found;
 }
 
-/** The dates of the last clauses read (oldest first), with their mentions frozen. */
-const recentDates = new Map<string, readonly Mention[]>();
+/** The dates of the last texts read (oldest first), by text, then language and reference instant, with their mentions frozen. */
+const recentDates = new Map<string, Array<{ language: Language; now: number | undefined; found: readonly Mention[] }>>();
 const RECENT_DATES = 32;
+const READINGS_PER_TEXT = 4;
 
 /** Characters read before the first date word: enough for "from the", "starting next", "in 2". */
 const LEAD = 24;

@@ -8,7 +8,7 @@ import { isStopWord, stem } from '../ranking/stem.ts';
 import { translateAny } from '../ranking/synonyms.ts';
 import { fold, type Token } from '../ranking/tokens.ts';
 import { convertMeasure, durations } from './numbers.ts';
-import type { Filled, Mention, Param } from './types.ts';
+import { higherFirst, type Filled, type Mention, type Param } from './types.ts';
 import { lookupTable } from '../../lookupTable.ts';
 
 const REFERENCE =
@@ -188,7 +188,7 @@ export function assignNumbers(
       pairs.push({ param, mention, score, reason });
     }
   }
-  pairs.sort((a, b) => b.score - a.score || a.mention.start - b.mention.start);
+  pairs.sort((a, b) => higherFirst(a.score, b.score) || a.mention.start - b.mention.start);
   for (const pair of pairs) {
     if (pair.score < 2 || done.has(pair.param) || used.has(pair.mention) || !fits(pair.param, pair.mention)) continue;
     fill(pair.param, pair.mention, `number ${pair.reason}`);

@@ -140,3 +140,11 @@ function readDateKind(param: Param): 'date' | 'time' | 'datetime' | undefined {
   if (param.nameWords.some((w) => /^(when|datetime|at)$/.test(w))) return 'datetime';
   return undefined;
 }
+
+/**
+ * Order two scores higher first, as `b - a` would, but as -1, 0 or 1: a comparator that returns a
+ * fraction has it boxed on every call of the sort (0 also for NaN, which `b - a` treats alike).
+ */
+export function higherFirst(a: number, b: number): number {
+  return a > b ? -1 : a < b ? 1 : 0;
+}
