@@ -147,7 +147,8 @@ function fillAndFit(tool: ToolDefinition, toolWords: ReadonlySet<string>, contex
   let taken = 0;
   const tokens = clauseTokens(context.clause);
   const lead = openingIndex(tokens, { language: context.query.language });
-  for (const [i, token] of tokens.entries()) {
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]!;
     if (toolWords.has(token.word) || isStopWord(token.word, context.query.language)) continue;
     // The verb a request opens with asks for an action; no tool's arguments take it.
     if (i === lead && isRequestVerb(token.word, context.query.language)) continue;

@@ -257,9 +257,11 @@ export function decide(
   // the tools near the top only: one this far below the best cannot become the choice.
   let topScore = 0;
   for (const score of top24) if (score.score > topScore) topScore = score.score;
-  for (const [i, score] of top24.entries())
+  for (let i = 0; i < top24.length; i++) {
+    const score = top24[i]!;
     if (!score.named && score.score >= PARAMETER_ONLY_FACTOR * topScore && parametersOnly(score))
       top24[i] = { ...score, score: score.score * PARAMETER_ONLY_FACTOR };
+  }
   const ranked: RankedTool[] = top24.map((score) => {
     const { tool } = tools[score.position]!;
     const coverage = intent > 0 ? Math.min(1, score.matchedWeight / intent) : 0;
