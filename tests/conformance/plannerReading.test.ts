@@ -202,6 +202,22 @@ describe('planner: names written run together, and misspellings', () => {
     expect(score('lease', 'recipes')).toBeCloseTo(0.8 * score('leave', 'recipes'), 6);
     expect(score('wether', 'weather')).toBeCloseTo(0.8 * score('weather', 'weather'), 6);
   });
+
+  it('scores each clause afresh: nothing of the last one is left behind, not even of one that failed half-way', () => {
+    const registry = toolsOf({
+      recipes: { description: 'Recipes by dish; can leave out ingredients.', parameters: z.object({ dish: z.string() }) },
+      weather: { description: 'Current weather at a place.', parameters: place },
+    });
+    const index = indexTools(registry.sortedDefinitions('p'));
+    const expected = scoreTools(index, readQuery('weather in Paris'));
+    expect(scoreTools(index, readQuery('a recipe for the weather'))).not.toEqual(expected);
+    // A clause whose second word was never read fails after its first word has scored.
+    const read = readQuery('weather');
+    const word = read.words[0]!;
+    const broken = { ...read, words: [word, { ...word, token: { ...word.token, word: 'unread' }, terms: undefined as never }] };
+    expect(() => scoreTools(index, broken)).toThrow(TypeError);
+    expect(scoreTools(index, readQuery('weather in Paris'))).toEqual(expected);
+  });
 });
 
 describe('planner: a question asking how to do something', () => {
