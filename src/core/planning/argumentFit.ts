@@ -9,12 +9,12 @@ import type { ToolDefinition } from '../tools/tool.ts';
 import type { ClauseDecision, RankedTool } from './ranking/abstain.ts';
 import type { Query } from './ranking/bm25f.ts';
 import { isStopWord } from './ranking/stem.ts';
-import { fold } from './ranking/tokens.ts';
+import { fold, readTokens } from './ranking/tokens.ts';
 import type { IndexedTool, ToolIndex } from './ranking/toolIndex.ts';
 import { fillArguments, type FillResult } from './slots/fill.ts';
 import { isRequestVerb } from './slots/verbs.ts';
 import { openingIndex } from './slots/fillStrings.ts';
-import { clauseTokens, readClause } from './slots/clauseReading.ts';
+import { readClause } from './slots/clauseReading.ts';
 import { dateMentions, mayNameDate } from './slots/dates.ts';
 import { describedPrepositions } from './slots/numberSlots.ts';
 import { dateKind, paramsOf } from './slots/types.ts';
@@ -145,7 +145,7 @@ function fillAndFit(tool: ToolDefinition, toolWords: ReadonlySet<string>, contex
   const values = new Set(context.query.words.filter((w) => w.value).map((w) => w.token.start));
   let leftover = 0;
   let taken = 0;
-  const tokens = clauseTokens(context.clause);
+  const tokens = readTokens(context.clause);
   const lead = openingIndex(tokens, { language: context.query.language });
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i]!;

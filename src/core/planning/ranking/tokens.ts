@@ -3,6 +3,7 @@
  * Matching folds case and accents ("Météo" and "meteo" are one word) and splits identifiers
  * the way people read them: `getWeatherForecast`, `get_weather`, `weather.get` → get, weather, ….
  */
+import { keepRecent } from '../recent.ts';
 
 /** One word of a text: its folded form and its offsets in the text it came from. */
 export interface Token {
@@ -70,9 +71,7 @@ const RECENT_TOKENS = 8;
 export function readTokens(text: string): readonly Token[] {
   let tokens = recentTokens.get(text);
   if (tokens === undefined) {
-    tokens = Object.freeze(tokenize(text).map((token) => Object.freeze(token)));
-    if (recentTokens.size >= RECENT_TOKENS) recentTokens.delete(recentTokens.keys().next().value!);
-    recentTokens.set(text, tokens);
+    tokens = keepRecent(recentTokens, RECENT_TOKENS, text, Object.freeze(tokenize(text).map((token) => Object.freeze(token))));
   }
   return tokens;
 }

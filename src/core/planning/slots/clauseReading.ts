@@ -9,6 +9,7 @@ import { clockTimes, dateMentions } from './dates.ts';
 import { numericMentions } from './numbers.ts';
 import { textMentions } from './strings.ts';
 import { overlaps, type Mention } from './types.ts';
+import { keepRecent } from '../recent.ts';
 
 /** What slot filling reads from a clause whatever the tool: its tokens and the values written in it. */
 export interface ClauseReading {
@@ -37,18 +38,10 @@ const READINGS = 8;
 const freeze = <T extends object>(list: T[]): readonly T[] => Object.freeze(list.map((item) => Object.freeze(item)));
 
 function baseOf(clause: string): ClauseBase {
-  let base = bases.get(clause);
-  if (base === undefined) {
-    base = { tokens: readTokens(clause), texts: freeze(textMentions(clause)), clocks: freeze(clockTimes(clause)), readings: [] };
-    if (bases.size >= CLAUSES) bases.delete(bases.keys().next().value!);
-    bases.set(clause, base);
-  }
-  return base;
-}
-
-/** The tokens of `clause` (kept with its reading). */
-export function clauseTokens(clause: string): readonly Token[] {
-  return baseOf(clause).tokens;
+  return (
+    bases.get(clause) ??
+    keepRecent(bases, CLAUSES, clause, { tokens: readTokens(clause), texts: freeze(textMentions(clause)), clocks: freeze(clockTimes(clause)), readings: [] })
+  );
 }
 
 /** The reading of `clause` (dates only when a parameter wants them), frozen and kept for the last few clauses. */

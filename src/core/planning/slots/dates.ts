@@ -14,6 +14,7 @@ import * as pt from 'chrono-node/pt';
 import type { Language } from '../ranking/stem.ts';
 import { fold } from '../ranking/tokens.ts';
 import type { Mention } from './types.ts';
+import { keepRecent } from '../recent.ts';
 
 type Parser = typeof en.casual;
 const PARSERS: Readonly<Record<Language | 'nl', Parser>> = {
@@ -82,10 +83,7 @@ export function dateMentions(text: string, language: Language, now: number | und
   let readings = recentDates.get(source);
   for (const known of readings ?? []) if (known.language === language && known.now === now) return known.found;
   const found = Object.freeze(parseDates(source, language, now).map((m) => Object.freeze(m)));
-  if (readings === undefined) {
-    if (recentDates.size >= RECENT_DATES) recentDates.delete(recentDates.keys().next().value!);
-    recentDates.set(source, (readings = []));
-  }
+  readings ??= keepRecent(recentDates, RECENT_DATES, source, []);
   if (readings.length >= READINGS_PER_TEXT) readings.shift();
   readings.push({ language, now, found });
   return found;
