@@ -74,6 +74,46 @@ describe('canonical JSON and hashing', () => {
     expect(canonicalJson({ b: { '10': 1, '9': 2, z: [1, { y: undefined, x: 'é"\n' }] } })).toBe('{"b":{"10":1,"9":2,"z":[1,{"x":"é\\"\\n"}]}}');
   });
 
+  it('writes every string, number and key exactly as JSON.stringify with sorted keys', () => {
+    // The reference: the plain algorithm, with JSON.stringify for every string and number.
+    const reference = (value: unknown): string => {
+      if (Array.isArray(value)) return `[${value.map((item) => (item === undefined ? 'null' : reference(item))).join(',')}]`;
+      if (value !== null && typeof value === 'object') {
+        const record = value as Record<string, unknown>;
+        const keys = Object.keys(record)
+          .sort()
+          .filter((key) => record[key] !== undefined);
+        return `{${keys.map((key) => `${JSON.stringify(key)}:${reference(record[key])}`).join(',')}}`;
+      }
+      return JSON.stringify(value);
+    };
+    // Lone surrogates, quotes, backslashes and control characters, in short strings and long ones.
+    const text = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 80 }),
+      fc.string({ unit: fc.constantFrom('a', '"', '\\', '\n', '\u0000', '\u001f', '\u007f', '\ud800', '\udfff', 'é', '😀'), maxLength: 70 }),
+    );
+    const number = fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer(), fc.constant(-0), fc.constant(1e21), fc.constant(5e-7));
+    const leaf = fc.oneof(text, number, fc.boolean(), fc.constant(null));
+    // Objects of up to 20 keys: both the small-object sort and the large-object one.
+    const { value } = fc.letrec((tie) => ({
+      value: fc.oneof({ depthSize: 'small' }, leaf, tie('array'), tie('object')),
+      array: fc.array(tie('value'), { maxLength: 4 }),
+      object: fc.dictionary(text, tie('value'), { maxKeys: 20 }),
+    }));
+    fc.assert(
+      fc.property(value, (generated) => {
+        expect(canonicalJson(generated)).toBe(reference(generated));
+      }),
+      { numRuns: 500 },
+    );
+    fc.assert(
+      fc.property(fc.dictionary(text, leaf, { minKeys: 13, maxKeys: 40 }), (generated) => {
+        expect(canonicalJson(generated)).toBe(reference(generated));
+      }),
+      { numRuns: 100 },
+    );
+  });
+
   it('refuses a cycle however deep it starts', () => {
     const deep: Record<string, unknown> = {};
     let inner = deep;

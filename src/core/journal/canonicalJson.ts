@@ -86,6 +86,42 @@ function quoteKey(key: string): string {
 }
 
 /**
+ * Whether JSON.stringify would write `text` as it is between quotes: no quote, backslash,
+ * control character or surrogate (a lone one is escaped). A loop over a short string beats the
+ * call into JSON.stringify, and most journal strings are short ids, names and hashes.
+ */
+function plainString(text: string): boolean {
+  if (text.length > 64) return false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return false;
+  }
+  return true;
+}
+
+/** A string as JSON writes it, quotes included: as it is when nothing in it needs escaping. */
+export function quoteJson(text: string): string {
+  return plainString(text) ? '"' + text + '"' : JSON.stringify(text);
+}
+
+/** Sort an object's keys by UTF-16 code units, as `Array.prototype.sort` does: a few keys by insertion, without the call machinery. */
+function sortKeys(keys: string[]): void {
+  if (keys.length > 12) {
+    keys.sort();
+    return;
+  }
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i]!;
+    let j = i - 1;
+    while (j >= 0 && keys[j]! > key) {
+      keys[j + 1] = keys[j]!;
+      j--;
+    }
+    keys[j + 1] = key;
+  }
+}
+
+/**
  * Write `value`. Without `seen` (everyday values) no set of the objects on the path is kept: a
  * cycle cannot be told from deep nesting then, so past {@link FAST_DEPTH} levels the writer gives
  * up (`TooDeep`) and the caller writes again with `seen`, which refuses cycles exactly.
@@ -93,10 +129,11 @@ function quoteKey(key: string): string {
 function write(value: unknown, depth: number, seen: Set<object> | undefined): string {
   switch (typeof value) {
     case 'string':
-      return JSON.stringify(value);
+      return quoteJson(value);
     case 'number':
       if (!Number.isFinite(value)) throw new NotCanonical(String(value));
-      return JSON.stringify(value);
+      // JSON writes a finite number as its string form (-0 as "0"), without the call.
+      return '' + value;
     case 'boolean':
       return value ? 'true' : 'false';
     case 'object': {
@@ -121,10 +158,11 @@ function write(value: unknown, depth: number, seen: Set<object> | undefined): st
           return write((toJSON as () => unknown).call(value), depth + 1, seen);
         }
         const keys = Object.keys(value);
-        if (keys.length > 1) keys.sort();
+        if (keys.length > 1) sortKeys(keys);
         out = '{';
         let first = true;
-        for (const key of keys) {
+        for (let i = 0; i < keys.length; i++) {
+          const key = keys[i]!;
           const item = (value as Record<string, unknown>)[key];
           if (item === undefined) continue;
           out += (first ? '' : ',') + quoteKey(key) + write(item, depth + 1, seen);

@@ -8,7 +8,7 @@ import {
   type JournalEventOf,
   type JournalEventType,
 } from '../schema/journalEvent.ts';
-import { canonicalJson } from './canonicalJson.ts';
+import { canonicalJson, quoteJson } from './canonicalJson.ts';
 import { sha256Hex } from './sha256.ts';
 
 /** The `prev` of a run's first event. */
@@ -23,10 +23,9 @@ export function hashEvent(event: Omit<JournalEvent, 'hash'>): string {
   const { runId, seq, type, at, data, prev } = event;
   // The envelope's keys in canonical order, written directly: the same text as canonicalJson
   // of the six fields, without an object to build and sort for every event.
+  // A finite number is written as its string form, as JSON.stringify writes it.
   if (typeof runId === 'string' && typeof type === 'string' && typeof prev === 'string' && Number.isFinite(seq) && Number.isFinite(at) && data !== undefined)
-    return sha256Hex(
-      `{"at":${JSON.stringify(at)},"data":${canonicalJson(data)},"prev":${JSON.stringify(prev)},"runId":${JSON.stringify(runId)},"seq":${JSON.stringify(seq)},"type":${JSON.stringify(type)}}`,
-    );
+    return sha256Hex(`{"at":${at},"data":${canonicalJson(data)},"prev":${quoteJson(prev)},"runId":${quoteJson(runId)},"seq":${seq},"type":${quoteJson(type)}}`);
   return sha256Hex(canonicalJson({ runId, seq, type, at, data, prev }));
 }
 

@@ -66,7 +66,7 @@ export async function executeNext(run: ActiveRun, step: StepState, ports: StepPo
       placed.set(member.worker!, (placed.get(member.worker!) ?? 0) + 1);
     }
   }
-  const results = await Promise.all(wave.map((call) => invokeCall(run, call, ports)));
+  const results = wave.length === 1 ? [await invokeCall(run, first, ports)] : await Promise.all(wave.map((call) => invokeCall(run, call, ports)));
   // Each call's finish time is read as it is settled, in plan order, so the clock is read in
   // journal order (a replay feeds recorded times back in that order). In a wave a call's
   // recorded duration therefore runs until the wave is settled.

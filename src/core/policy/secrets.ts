@@ -70,6 +70,8 @@ export function secretAccess(
   port: Secrets | undefined,
 ): { secret: (name: string) => Promise<string>; guard: <T>(work: Promise<T>) => Promise<T> } {
   const given: string[] = [];
+  // A tool that declared no secret is never handed one, so there is nothing to scrub: the call runs unwrapped.
+  const declared = tool.secrets !== undefined && tool.secrets.length > 0;
   return {
     async secret(name) {
       if (!tool.secrets?.includes(name))
@@ -88,12 +90,14 @@ export function secretAccess(
       return value;
     },
     guard: (work) =>
-      work.then(
-        (output) => scrubValues(output, given),
-        (error: unknown) => {
-          if (given.length > 0 && error instanceof Error) error.message = scrubValues(error.message, given);
-          throw error;
-        },
-      ),
+      !declared
+        ? work
+        : work.then(
+            (output) => scrubValues(output, given),
+            (error: unknown) => {
+              if (given.length > 0 && error instanceof Error) error.message = scrubValues(error.message, given);
+              throw error;
+            },
+          ),
   };
 }

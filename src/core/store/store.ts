@@ -163,9 +163,23 @@ export function checkApprovalOwners(batch: Pick<AppendBatch, 'runId' | 'approval
 
 /** Freeze `value` and everything in it; a frozen event can be shared instead of copied. */
 export function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
-  }
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) freezeAll(value);
   return value;
+}
+
+/** Freeze an object and the objects in it, stepping into children that are objects only. */
+function freezeAll(value: object): void {
+  Object.freeze(value);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      if (typeof item === 'object' && item !== null && !Object.isFrozen(item)) freezeAll(item);
+    }
+    return;
+  }
+  const keys = Object.keys(value);
+  for (let i = 0; i < keys.length; i++) {
+    const item = (value as Record<string, unknown>)[keys[i]!];
+    if (typeof item === 'object' && item !== null && !Object.isFrozen(item)) freezeAll(item);
+  }
 }

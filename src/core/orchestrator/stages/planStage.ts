@@ -76,7 +76,9 @@ export function planRun(state: RunState, context: StageContext, exclude: readonl
   } else planned = request(exclude);
   let plan: Plan;
   try {
-    plan = toJsonData({ ...planned, steps: reviseSteps(planned.steps, revision) });
+    // An explicit plan is the run's recorded inputs, already JSON data: renamed, it needs no second copy.
+    const revised = { ...planned, steps: reviseSteps(planned.steps, revision) };
+    plan = explicit ? revised : toJsonData(revised);
   } catch (thrown) {
     // A value with no JSON form (1e999 written in the goal) cannot be journaled, so the plan is never recorded.
     const error = toCugarError(thrown, { code: 'invalid_input', failureMode: 'USER' });

@@ -44,19 +44,17 @@ export function settleFailure(
 }
 
 /**
- * Canonical texts of completed steps' outputs, so each output is serialised once for the
- * repeated-output check rather than again for every later step. Outputs are journal data,
- * frozen once appended, so a text never goes stale.
+ * The canonical text of each run's last settled output, so the repeated-output check compares
+ * a step's output with the one before it without serialising that one again. One entry per run
+ * (steps settle in order, so the step before is almost always the last settled): an entry per
+ * step would grow a weak table by a key for every step. Outputs are journal data, frozen once
+ * appended, so a text never goes stale.
  */
-const outputTexts = new WeakMap<StepState, string>();
+const lastSettled = new WeakMap<RunState, { step: StepState; text: string }>();
 
-function outputText(step: StepState): string {
-  let text = outputTexts.get(step);
-  if (text === undefined) {
-    text = canonicalJson(step.output);
-    outputTexts.set(step, text);
-  }
-  return text;
+function outputText(state: RunState, step: StepState): string {
+  const last = lastSettled.get(state);
+  return last !== undefined && last.step === step ? last.text : canonicalJson(step.output);
 }
 
 /** The completed step just before `step`, if any. */
@@ -85,13 +83,19 @@ export function settleSuccess(
 ): { entries: Entry[]; health: HealthReport } {
   const { autonomy } = state.inputs;
   const previous = lastCompleted(state, step);
-  outputTexts.set(step, outputJson);
+  const sameOutputAsPrevious = previous !== undefined && outputText(state, previous) === outputJson;
+  const last = lastSettled.get(state);
+  if (last === undefined) lastSettled.set(state, { step, text: outputJson });
+  else {
+    last.step = step;
+    last.text = outputJson;
+  }
   const health = new HealthMonitor(autonomy.reflectBelow, autonomy.maxRepeats).score({
     durationMs: timing.durationMs,
     expectedLatencyMs: tool.latency,
     output,
     repeats: state.calls.get(`${tool.name}:${argsHash}`) ?? 0,
-    sameOutputAsPrevious: previous !== undefined && outputText(previous) === outputJson,
+    sameOutputAsPrevious,
   });
   return {
     entries: [entry('tool_call_complete', { stepId: step.stepId, attempt, argsHash, output, durationMs: timing.durationMs, health }, timing.finishedAt)],
