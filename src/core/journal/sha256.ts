@@ -1,19 +1,15 @@
-import { sha256 } from '@noble/hashes/sha2.js';
 import { SystemError } from '../errors.ts';
+import { sha256BytesHex } from './sha256Blocks.ts';
 
 const encoder = new TextEncoder();
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 /** Reused input buffer: most journal events encode into it without an allocation. */
 const scratch = new Uint8Array(64 * 1024);
 
-/** The pure-TS digest (audited `@noble/hashes`): the same bytes in a tab, a Worker and Node. */
-function portableSha256Hex(text: string): string {
+/** The pure-TS digest (`sha256Blocks.ts`): the same bytes in a tab, a Worker and Node. */
+export function portableSha256Hex(text: string): string {
   // Each UTF-16 unit encodes to at most 3 bytes, so a text this short always fits.
-  const bytes = text.length * 3 <= scratch.length ? scratch.subarray(0, encoder.encodeInto(text, scratch).written) : encoder.encode(text);
-  const digest = sha256(bytes);
-  let hex = '';
-  for (let i = 0; i < 32; i++) hex += HEX[digest[i]!]!;
-  return hex;
+  if (text.length * 3 <= scratch.length) return sha256BytesHex(scratch, encoder.encodeInto(text, scratch).written);
+  return sha256BytesHex(encoder.encode(text));
 }
 
 let digestHex: (text: string) => string = portableSha256Hex;
