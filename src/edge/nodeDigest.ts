@@ -5,7 +5,7 @@ import { useNativeSha256 } from '../core/index.ts';
 const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash;
 
 /**
- * Hash journals with Node's native SHA-256 in this process (several times the portable
+ * Hash journals with Node's native SHA-256 in this process (about three times the portable
  * digest on journal-sized events). The core checks it against its own digest before using it.
  */
 export function installNodeDigest(): void {
