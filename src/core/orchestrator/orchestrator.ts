@@ -116,7 +116,7 @@ export class Orchestrator {
         startChild: async (goal, profile, runId, budget, delegatedBy) => {
           const opts = parseOrThrow(StartOptionsSchema, { runId, budget, parentContext: delegatedBy.runId }, 'start options');
           const { inputs } = await this.#prepare(parseOrThrow(GoalTextSchema, goal, 'goal'), profile, opts, delegatedBy);
-          return this.#sessions.drive(await this.#begin(runId, inputs, true));
+          return this.#sessions.drive(await this.#begin(runId, inputs));
         },
         resume: (runId) => this.resume(runId),
         readJournal: (runId) => this.store.readJournal(runId),
@@ -165,13 +165,14 @@ export class Orchestrator {
     const validProfile = parseOrThrow(ProfileNameSchema, profile, 'profile', 'invalid_profile');
     const opts = parseOrThrow(StartOptionsSchema, options, 'start options');
     const { runId, inputs } = await this.#prepare(validGoal, validProfile, opts);
-    const run = await this.#begin(runId, inputs, true);
+    const run = await this.#begin(runId, inputs);
     return { runId, traceId: inputs.traceId, outcome: this.#sessions.drive(run) };
   }
 
   /** Start a run from recorded inputs (the first event of a journal); used by {@link start} and replay. */
   async startRecorded(runId: string, inputs: RunInputs): Promise<RunOutcome> {
-    return this.#sessions.drive(await this.#begin(runId, inputs));
+    // Inputs from elsewhere (a journal being replayed or forked) are copied as JSON data before they are journaled.
+    return this.#sessions.drive(await this.#begin(runId, toJsonData(inputs)));
   }
 
   /**
@@ -356,9 +357,9 @@ export class Orchestrator {
     return { runId, inputs: runInputs(this.#defaults, { goal, profile, runId, traceId, metadata, budget, opts, ...(delegatedBy ? { delegatedBy } : {}) }) };
   }
 
-  /** Write a run's first event; `inputs` are copied as JSON data unless `fresh` (made by `runInputs` for this run alone). */
-  async #begin(runId: string, inputs: RunInputs, fresh = false): Promise<ActiveRun> {
-    const first = sealEvent(undefined, runId, 'stage', this.#clock.now(), { stage: 'initialize', inputs: fresh ? inputs : toJsonData(inputs) });
+  /** Write a run's first event; `inputs` are JSON data of this run's own (`runInputs` makes them fresh), stored as given. */
+  async #begin(runId: string, inputs: RunInputs): Promise<ActiveRun> {
+    const first = sealEvent(undefined, runId, 'stage', this.#clock.now(), { stage: 'initialize', inputs });
     return this.#sessions.begin(first, initialRunState(first));
   }
 

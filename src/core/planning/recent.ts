@@ -8,3 +8,9 @@ export function keepRecent<K, V>(map: Map<K, V>, limit: number, key: K, value: V
   map.set(key, value);
   return value;
 }
+
+/** Append `item` to `list`, dropping the oldest first when the list holds `limit`: the readings of one text. */
+export function keepLast<T>(list: T[], limit: number, item: T): void {
+  if (list.length >= limit) list.shift();
+  list.push(item);
+}

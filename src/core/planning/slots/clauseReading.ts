@@ -9,7 +9,7 @@ import { clockTimes, dateMentions } from './dates.ts';
 import { numericMentions } from './numbers.ts';
 import { textMentions } from './strings.ts';
 import { overlaps, type Mention } from './types.ts';
-import { keepRecent } from '../recent.ts';
+import { keepLast, keepRecent } from '../recent.ts';
 
 /** What slot filling reads from a clause whatever the tool: its tokens and the values written in it. */
 export interface ClauseReading {
@@ -53,7 +53,6 @@ export function readClause(clause: string, language: Language, now: number | und
   for (const clock of clocks) if (!dates.some((d) => d.kind === 'time' && overlaps(clock.start, clock.end, [d]))) dates.push(clock);
   const numbers = numericMentions(clause, language, [...texts, ...dates.filter((d) => /[^\d\s]/.test(clause.slice(d.start, d.end))), ...clocks]);
   const reading: ClauseReading = { tokens, texts, clocks, dates: freeze(dates), numbers: freeze(numbers) };
-  if (base.readings.length >= READINGS) base.readings.shift();
-  base.readings.push({ language, now, datesWanted, reading });
+  keepLast(base.readings, READINGS, { language, now, datesWanted, reading });
   return reading;
 }

@@ -14,7 +14,7 @@ import * as pt from 'chrono-node/pt';
 import type { Language } from '../ranking/stem.ts';
 import { fold } from '../ranking/tokens.ts';
 import type { Mention } from './types.ts';
-import { keepRecent } from '../recent.ts';
+import { keepLast, keepRecent } from '../recent.ts';
 
 type Parser = typeof en.casual;
 const PARSERS: Readonly<Record<Language | 'nl', Parser>> = {
@@ -84,8 +84,7 @@ export function dateMentions(text: string, language: Language, now: number | und
   for (const known of readings ?? []) if (known.language === language && known.now === now) return known.found;
   const found = Object.freeze(parseDates(source, language, now).map((m) => Object.freeze(m)));
   readings ??= keepRecent(recentDates, RECENT_DATES, source, []);
-  if (readings.length >= READINGS_PER_TEXT) readings.shift();
-  readings.push({ language, now, found });
+  keepLast(readings, READINGS_PER_TEXT, { language, now, found });
   return found;
 }
 
