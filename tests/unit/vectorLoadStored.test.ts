@@ -72,6 +72,28 @@ describe('loading stored rows into an index', () => {
     expect(index.ids()).toEqual(['a']);
   });
 
+  it('finds a non-finite value among any bits at any position, and only then', () => {
+    // Every float32 bit pattern is drawn, NaNs with payloads and both infinities among them, in
+    // arrays of any length (the check reads four values a pass, then the rest one at a time).
+    const bits = fc.oneof(fc.integer({ min: 0, max: 0xffffffff }), fc.constantFrom(0x7f800000, 0xff800000, 0x7fc00000, 0xffffffff, 0x7f7fffff, 0x00800000));
+    fc.assert(
+      fc.property(fc.array(bits, { minLength: 1, maxLength: 41 }), (pattern) => {
+        const dim = pattern.length;
+        const vectors = new Float32Array(new Uint32Array(pattern).buffer);
+        const firstBad = [...vectors].findIndex((value) => !Number.isFinite(value));
+        const index = new FlatVectorIndex(dim);
+        if (firstBad < 0) {
+          index.loadStored(['a'], vectors);
+          expect(index.size).toBe(1);
+        } else {
+          expect(() => index.loadStored(['a'], vectors)).toThrow(expect.objectContaining({ code: 'non_finite_vector' }));
+          expect(index.size).toBe(0);
+        }
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
   it('keeps the stored rows as its storage across several chunks, and stays the index they came from through deletes and writes', () => {
     const dim = 4;
     const count = 2_500; // more than two chunks of 1,024 rows

