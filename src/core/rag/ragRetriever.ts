@@ -3,6 +3,7 @@ import { ValidationError } from '../errors.ts';
 import { ProfileNameSchema } from '../schema/common.ts';
 import { parseOrThrow } from '../schema/validate.ts';
 import type { RagIndex } from './ragIndex.ts';
+import { snippet } from './snippet.ts';
 
 /** How to rank: by embedding similarity, by BM25 over whole words, or both fused. */
 export type RetrievalMode = 'vector' | 'keyword' | 'hybrid';
@@ -33,18 +34,6 @@ export interface RagHit {
 const FUSION_DEPTH = 50;
 /** The reciprocal-rank-fusion constant: larger flattens the advantage of the very top ranks. */
 const RRF_K = 60;
-
-function snippet(text: string, words: readonly string[]): string {
-  const lower = text.toLowerCase();
-  let at = -1;
-  for (const word of words) {
-    const match = new RegExp(`(?<![\\p{L}\\p{N}])${word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\p{L}\\p{N}])`, 'u').exec(lower);
-    if (match && (at < 0 || match.index < at)) at = match.index;
-  }
-  const start = Math.max(0, at < 0 ? 0 : at - 80);
-  const end = Math.min(text.length, start + 240);
-  return `${start > 0 ? '…' : ''}${text.slice(start, end).replace(/\s+/g, ' ').trim()}${end < text.length ? '…' : ''}`;
-}
 
 /**
  * Retrieves scored chunks: vector search, whole-word BM25 keyword search, or both fused by
@@ -107,7 +96,7 @@ export class RagRetriever {
       .filter((hit): hit is typeof hit & { metadata: Record<string, unknown> } => hit.metadata !== undefined)
       .map(({ id, entry, metadata }) => {
         const text = String(metadata['text'] ?? '');
-        const matched = entry.matched.length ? entry.matched : words.filter((w) => keywords.words(text).includes(w));
+        const matched = entry.matched.length ? entry.matched : inText(words, keywords.words(text));
         return {
           id,
           path: String(metadata['path'] ?? ''),
@@ -121,4 +110,10 @@ export class RagRetriever {
         };
       });
   }
+}
+
+/** The query words that are among a text's words, in query order. */
+function inText(words: readonly string[], textWords: readonly string[]): string[] {
+  const present = new Set(textWords);
+  return words.filter((word) => present.has(word));
 }
