@@ -231,43 +231,59 @@ ore=time ora=time spegni=off spegnere=off accendi=on accendere=on bagno=bathroom
 evento=event eventi=event`,
 };
 
-/** English stem → the groups it belongs to (by the stem of each group's first word). */
-const groupsOf = new Map<string, string[]>();
-for (const line of GROUPS.trim().split('\n')) {
-  const words = line.trim().split(/\s+/).map(fold);
-  const name = stem(words[0]!);
-  for (const word of words) {
-    const key = stem(word);
-    const list = groupsOf.get(key) ?? [];
-    if (!list.includes(name)) list.push(name);
-    groupsOf.set(key, list);
-  }
+interface Lexicon {
+  /** English stem → the groups it belongs to (by the stem of each group's first word). */
+  readonly groupsOf: ReadonlyMap<string, readonly string[]>;
+  /** English stem of a kind → the groups of the thing it is a kind of. */
+  readonly kindsOf: ReadonlyMap<string, readonly string[]>;
+  /** Per language: stem of the foreign word → stem of the English word. */
+  readonly foreignOf: ReadonlyMap<Language, ReadonlyMap<string, string>>;
 }
 
-/** English stem of a kind → the groups of the thing it is a kind of. */
-const kindsOf = new Map<string, readonly string[]>();
-for (const pair of KINDS.split(' ')) {
-  const [kind, thing] = pair.split('=') as [string, string];
-  kindsOf.set(stem(kind), groupsOf.get(stem(thing)) ?? []);
-}
+let built: Lexicon | undefined;
 
-/** Per language: stem of the foreign word → stem of the English word. */
-const foreignOf = new Map<Language, Map<string, string>>();
-for (const [language, text] of Object.entries(FOREIGN) as Array<[Exclude<Language, 'en'>, string]>) {
-  const map = new Map<string, string>();
-  for (const pair of text.split(/\s+/)) {
-    const [word, english] = pair.split('=') as [string, string];
-    const folded = fold(word);
-    map.set(folded, stem(fold(english)));
-    map.set(stem(folded, language), stem(fold(english)));
+/**
+ * The lexicon's tables, stemmed on first use rather than when the module loads: stemming its
+ * words in six languages took about 50 ms of every start, paid by processes that never plan
+ * (a retrieval, `cugar verify`, a Worker answering a read).
+ */
+function lexicon(): Lexicon {
+  if (built) return built;
+  const groupsOf = new Map<string, string[]>();
+  for (const line of GROUPS.trim().split('\n')) {
+    const words = line.trim().split(/\s+/).map(fold);
+    const name = stem(words[0]!);
+    for (const word of words) {
+      const key = stem(word);
+      const list = groupsOf.get(key) ?? [];
+      if (!list.includes(name)) list.push(name);
+      groupsOf.set(key, list);
+    }
   }
-  foreignOf.set(language, map);
+  const kindsOf = new Map<string, readonly string[]>();
+  for (const pair of KINDS.split(' ')) {
+    const [kind, thing] = pair.split('=') as [string, string];
+    kindsOf.set(stem(kind), groupsOf.get(stem(thing)) ?? []);
+  }
+  const foreignOf = new Map<Language, Map<string, string>>();
+  for (const [language, text] of Object.entries(FOREIGN) as Array<[Exclude<Language, 'en'>, string]>) {
+    const map = new Map<string, string>();
+    for (const pair of text.split(/\s+/)) {
+      const [word, english] = pair.split('=') as [string, string];
+      const folded = fold(word);
+      map.set(folded, stem(fold(english)));
+      map.set(stem(folded, language), stem(fold(english)));
+    }
+    foreignOf.set(language, map);
+  }
+  built = { groupsOf, kindsOf, foreignOf };
+  return built;
 }
 
 /** The English stem a word of `language` translates to, if the lexicon knows it. */
 export function translate(word: string, language: Language): string | undefined {
   if (language === 'en') return undefined;
-  const map = foreignOf.get(language)!;
+  const map = lexicon().foreignOf.get(language)!;
   return map.get(word) ?? map.get(stem(word, language));
 }
 
@@ -276,7 +292,7 @@ export function translateAny(word: string): string | undefined {
   const known = anyLanguage.get(word);
   if (known !== undefined) return known === '' ? undefined : known;
   let found: string | undefined;
-  for (const language of foreignOf.keys()) if ((found = translate(word, language)) !== undefined) break;
+  for (const language of lexicon().foreignOf.keys()) if ((found = translate(word, language)) !== undefined) break;
   if (anyLanguage.size >= 20_000) anyLanguage.clear();
   anyLanguage.set(word, found ?? '');
   return found;
@@ -287,10 +303,10 @@ const anyLanguage = new Map<string, string>();
 
 /** The groups (named by stems) an English stem belongs to; empty when none. */
 export function groups(englishStem: string): readonly string[] {
-  return groupsOf.get(englishStem) ?? [];
+  return lexicon().groupsOf.get(englishStem) ?? [];
 }
 
 /** The groups of what an English stem names a kind of ("pdf" → the file group); empty when none. */
 export function kindGroups(englishStem: string): readonly string[] {
-  return kindsOf.get(englishStem) ?? [];
+  return lexicon().kindsOf.get(englishStem) ?? [];
 }
