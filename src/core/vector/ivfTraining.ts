@@ -31,7 +31,8 @@ export function* trainQuantiserSteps(rows: ChunkedRows, n: number, seed: number)
   const lists = Math.max(1, Math.round(Math.sqrt(n)));
   const sampleSize = Math.min(n, lists * SAMPLE_PER_LIST);
   const random = createSeededRandom(seed);
-  const order = Int32Array.from({ length: n }, (_, i) => i);
+  const order = new Int32Array(n);
+  for (let i = 0; i < n; i++) order[i] = i;
   const sample = new Float32Array(sampleSize * dim);
   for (let i = 0; i < sampleSize; i++) {
     const j = i + Math.floor(random.next() * (n - i));

@@ -140,7 +140,8 @@ export function* sphericalKMeansSteps(points: Points, k: number, rounds: number,
   const clusters = Math.max(1, Math.min(k, count));
   const centroids = new Float32Array(clusters * dimension);
   const random = createSeededRandom(seed);
-  const order = Int32Array.from({ length: count }, (_, i) => i);
+  const order = new Int32Array(count);
+  for (let i = 0; i < count; i++) order[i] = i;
   for (let i = 0; i < clusters; i++) {
     const j = i + Math.floor(random.next() * (count - i));
     const swap = order[i]!;
