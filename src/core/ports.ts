@@ -1,4 +1,5 @@
 import { ResourceError } from './errors.ts';
+import { BYTE_HEX } from './hex.ts';
 
 export type { Store } from './store/store.ts';
 export type { Model, ModelProvider } from './models/model.ts';
@@ -82,8 +83,6 @@ export function steppingClock(start = 0, step = 1): Clock {
   return { now: () => (now += step) };
 }
 
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
-
 /**
  * 128-bit ids, hex encoded, that sort by the time they were made: 48 bits of `clock`'s
  * milliseconds, then 80 bits from `crypto.getRandomValues` (the layout of a UUIDv7, without its
@@ -99,7 +98,7 @@ export function createRandomIds(clock: Clock = systemClock): Ids {
       // A clock out of range (before 1970, past the year 10889, not a number) gives the nearest bound.
       const ms = Number.isFinite(now) ? Math.max(0, Math.min(Math.floor(now), 0xffff_ffff_ffff)) : now > 0 ? 0xffff_ffff_ffff : 0;
       let id = ms.toString(16).padStart(12, '0');
-      for (const byte of bytes) id += HEX[byte];
+      for (const byte of bytes) id += BYTE_HEX[byte];
       return prefix ? `${prefix}_${id}` : id;
     },
   };

@@ -7,6 +7,7 @@
  * the message schedule and the padded tail live in module-level arrays reused by every call;
  * the function is synchronous and never re-entered, so sharing them is safe.
  */
+import { BYTE_HEX } from '../hex.ts';
 
 const K = new Int32Array([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74,
@@ -22,7 +23,6 @@ const state = new Int32Array(8);
 const schedule = new Int32Array(64);
 /** The message's last partial block with its padding: one block, or two when the length does not fit in the first. */
 const tail = new Uint8Array(128);
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
 /** Fold the 64-byte block of `bytes` at `offset` into {@link state}. */
 function compress(bytes: Uint8Array, offset: number): void {
@@ -96,7 +96,7 @@ export function sha256BytesHex(bytes: Uint8Array, length: number = bytes.length)
   let hex = '';
   for (let i = 0; i < 8; i++) {
     const word = state[i]!;
-    hex += HEX[word >>> 24]! + HEX[(word >>> 16) & 255]! + HEX[(word >>> 8) & 255]! + HEX[word & 255]!;
+    hex += BYTE_HEX[word >>> 24]! + BYTE_HEX[(word >>> 16) & 255]! + BYTE_HEX[(word >>> 8) & 255]! + BYTE_HEX[word & 255]!;
   }
   return hex;
 }
