@@ -90,8 +90,10 @@ export class SqliteStore implements HostStore {
       head: db.prepare<[string], { seq: number; hash: string }>('SELECT seq, hash FROM events WHERE run_id = ? ORDER BY seq DESC LIMIT 1'),
       insertEvent: db.prepare('INSERT INTO events (run_id, seq, type, at, data, prev, hash) VALUES (?, ?, ?, ?, ?, ?, ?)'),
       upsertRun: db.prepare(
-        'INSERT INTO runs (run_id, trace_id, profile, status, created_at, summary) VALUES (@runId, @traceId, @profile, @status, @createdAt, @summary) ON CONFLICT (run_id) DO UPDATE SET status = excluded.status, summary = excluded.summary',
+        'INSERT INTO runs (run_id, trace_id, profile, status, created_at, summary) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET status = excluded.status, summary = excluded.summary',
       ),
+      // A run's later appends find its row: an update skips the insert that would collide first.
+      updateRun: db.prepare('UPDATE runs SET status = ?, summary = ? WHERE run_id = ?'),
       upsertApproval: db.prepare(
         'INSERT INTO approvals (approval_id, run_id, profile, status, requested_at, record) VALUES (@approvalId, @runId, @profile, @status, @requestedAt, @record) ON CONFLICT (approval_id) DO UPDATE SET status = excluded.status, record = excluded.record',
       ),
@@ -232,14 +234,9 @@ export class SqliteStore implements HostStore {
       }
     }
     const run = batch.run;
-    this.#statements.upsertRun.run({
-      runId: run.runId,
-      traceId: run.traceId,
-      profile: run.profile,
-      status: run.status,
-      createdAt: run.createdAt,
-      summary: JSON.stringify(run),
-    });
+    const summary = JSON.stringify(run);
+    if (batch.expectedHead === null || this.#statements.updateRun.run(run.status, summary, run.runId).changes === 0)
+      this.#statements.upsertRun.run(run.runId, run.traceId, run.profile, run.status, run.createdAt, summary);
     for (const approval of batch.approvals ?? []) {
       this.#statements.upsertApproval.run({
         approvalId: approval.approvalId,

@@ -79,6 +79,10 @@ export class CugarDatabase extends Dexie {
     // Snapshots beside the vectors (the RAG keyword index), stamped with the count of writes to a
     // profile's vectors; a database of version 2 counts from its next write.
     this.version(3).stores({ vectorGenerations: 'profile', vectorSnapshots: '[profile+name]' });
+    // Indexes nothing reads, which every append paid for: the events' `runId` (a run's events are
+    // a range of the primary key) and the runs' profile, trace id and creation time (listing filters
+    // those in memory; only `status` selects rows). An upgrade drops them; the rows stay.
+    this.version(4).stores({ events: '[runId+seq]', runs: 'runId, status' });
   }
 }
 

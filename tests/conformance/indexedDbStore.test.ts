@@ -74,7 +74,7 @@ describe('IndexedDbStore', () => {
     const store = await new IndexedDbStore(dbName, idb).open();
     await store.append(first('r'));
     const other = new Dexie(dbName, idb);
-    other.version(3).stores({ extra: 'id' });
+    other.version(5).stores({ extra: 'id' });
     await other.open();
     expect(store.closedByOtherTab).toBe(true);
     await expect(store.readJournal('r')).rejects.toMatchObject({ code: 'store_closed' });
@@ -91,6 +91,11 @@ describe('IndexedDbStore', () => {
     await before.table('runs').put({ ...old.run, status: 'completed' });
     before.close();
     const store = await new IndexedDbStore(dbName, { ...idb, signer }).open();
+    // The upgrade dropped the indexes nothing reads and kept the rows.
+    expect(await store.readJournal('old-run')).toEqual(old.events);
+    expect(await store.listRuns({ status: 'completed' })).toMatchObject([{ runId: 'old-run' }]);
+    expect(store.db.events.schema.indexes.map((index) => index.name)).toEqual([]);
+    expect(store.db.runs.schema.indexes.map((index) => index.name)).toEqual(['status']);
     expect(await store.readHeadLog()).toEqual({ entries: [] });
     expect(auditHeadLog(await store.readHeadLog(), await store.listRuns())).toMatchObject({ ok: true, predating: 1, findings: [] });
     await store.append(first('new-run'));

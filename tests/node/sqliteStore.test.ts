@@ -106,6 +106,27 @@ describe('SqliteStore', () => {
     expect(await reopened.readJournal('ok-run')).toEqual([a]);
     await reopened.close();
   });
+
+  it('updates a run row on later appends, and writes it again when it is missing', async () => {
+    const path = join(dir, 'run-rows.db');
+    const store = new SqliteStore(path);
+    const first = sealEvent(undefined, 'r', 'stage', 1, { stage: 'initialize' });
+    const second = sealEvent(first, 'r', 'stage', 2, { stage: 'plan' });
+    const third = sealEvent(second, 'r', 'stage', 3, { stage: 'route' });
+    await store.append({ runId: 'r', events: [first], expectedHead: null, run: summaryAt(first) });
+    await store.append({ runId: 'r', events: [second], expectedHead: first, run: { ...summaryAt(second), updatedAt: 2 } });
+    expect(await store.getRun('r')).toEqual({ ...summaryAt(second), updatedAt: 2 });
+    await store.close();
+    // A row lost outside the store (the events stay): the next append writes it whole again.
+    const raw = new Database(path);
+    raw.prepare("DELETE FROM runs WHERE run_id = 'r'").run();
+    raw.close();
+    const reopened = new SqliteStore(path);
+    await reopened.append({ runId: 'r', events: [third], expectedHead: second, run: { ...summaryAt(third), status: 'completed', updatedAt: 3 } });
+    expect(await reopened.getRun('r')).toEqual({ ...summaryAt(third), status: 'completed', updatedAt: 3 });
+    expect(await reopened.listRuns({ status: 'completed' })).toMatchObject([{ runId: 'r' }]);
+    await reopened.close();
+  });
 });
 
 describe('SqliteStore events table', () => {
