@@ -33,17 +33,27 @@ function appendBatches(): AppendBatch[][] {
     const runId = `bench-${r}`;
     let previous: JournalEvent | undefined;
     return Array.from({ length: EVENTS_PER_RUN }, (_, i) => {
-      const event = sealEvent(previous, runId, 'tool_call_complete', 1_000 + i, {
-        stepId: `step-${i}`,
-        attempt: 1,
-        argsHash: HASH,
-        output: { i },
-        durationMs: 1,
-        health: HEALTH,
-      });
+      // As the orchestrator appends: the batch carries the text of each event's data its hash covers.
+      const dataTexts: string[] = [];
+      const event = sealEvent(
+        previous,
+        runId,
+        'tool_call_complete',
+        1_000 + i,
+        {
+          stepId: `step-${i}`,
+          attempt: 1,
+          argsHash: HASH,
+          output: { i },
+          durationMs: 1,
+          health: HEALTH,
+        },
+        dataTexts,
+      );
       const batch: AppendBatch = {
         runId,
         events: [event],
+        dataTexts,
         expectedHead: previous ? { seq: previous.seq, hash: previous.hash } : null,
         run: {
           runId,

@@ -219,9 +219,12 @@ export class SqliteStore implements HostStore {
 
   /** Write a checked `batch` (its events, run row, approvals, usage and log entry). */
   #write(batch: AppendBatch, log: HeadLogWriter): void {
-    for (const event of batch.events) {
+    const { events, dataTexts } = batch;
+    for (let i = 0; i < events.length; i++) {
+      const event = events[i]!;
       try {
-        this.#statements.insertEvent.run(event.runId, event.seq, event.type, event.at, canonicalJson(event.data), event.prev, event.hash);
+        const data = dataTexts?.[i] ?? canonicalJson(event.data);
+        this.#statements.insertEvent.run(event.runId, event.seq, event.type, event.at, data, event.prev, event.hash);
       } catch (error) {
         if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
           throw new ConflictError(`run ${batch.runId} already has an event at seq ${event.seq}`, {

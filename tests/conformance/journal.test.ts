@@ -154,6 +154,20 @@ describe('canonical JSON and hashing', () => {
       { numRuns: 300 },
     );
   });
+
+  it('seals the same event when asked for its data as text, and gives the text its hash covers', () => {
+    fc.assert(
+      fc.property(fc.string(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.jsonValue(), fc.boolean(), (runId, at, data, first) => {
+        const previous = first ? undefined : { seq: 4, hash: 'b'.repeat(64) };
+        const texts: string[] = ['earlier'];
+        const sealed = sealEvent(previous, runId, 'stage', at, data as never, texts);
+        expect(sealed).toEqual(sealEvent(previous, runId, 'stage', at, data as never));
+        expect(texts).toEqual(['earlier', canonicalJson(data)]);
+        expect(hashEvent(sealed)).toBe(sealed.hash);
+      }),
+      { numRuns: 300 },
+    );
+  });
 });
 
 describe('verifyJournal', () => {

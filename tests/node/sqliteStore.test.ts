@@ -127,6 +127,26 @@ describe('SqliteStore', () => {
     expect(await reopened.listRuns({ status: 'completed' })).toMatchObject([{ runId: 'r' }]);
     await reopened.close();
   });
+
+  it("writes an event's data as the text its batch carries, and writes it itself without one", async () => {
+    const path = join(dir, 'data-texts.db');
+    const store = new SqliteStore(path);
+    const texts: string[] = [];
+    const first = sealEvent(undefined, 'r', 'stage', 1, { stage: 'initialize' }, texts);
+    const second = sealEvent(first, 'r', 'stage', 2, { stage: 'plan' });
+    await store.append({ runId: 'r', events: [first], expectedHead: null, run: summaryAt(first), dataTexts: texts });
+    await store.append({ runId: 'r', events: [second], expectedHead: first, run: summaryAt(second) });
+    await store.close();
+    const raw = new Database(path);
+    expect(raw.prepare("SELECT data FROM events WHERE run_id = 'r' ORDER BY seq").pluck().all()).toEqual(['{"stage":"initialize"}', '{"stage":"plan"}']);
+    raw.close();
+    // The text is written as given: the store does not write the data again.
+    const other = new SqliteStore(join(dir, 'data-texts-given.db'));
+    const third = sealEvent(undefined, 'q', 'stage', 1, { stage: 'initialize' });
+    await other.append({ runId: 'q', events: [third], expectedHead: null, run: summaryAt(third), dataTexts: ['{"stage":"route"}'] });
+    expect((await other.readJournal('q'))[0]!.data).toEqual({ stage: 'route' });
+    await other.close();
+  });
 });
 
 describe('SqliteStore events table', () => {

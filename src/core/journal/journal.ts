@@ -20,18 +20,46 @@ export type JournalHead = z.infer<typeof JournalHeadSchema>;
 
 /** The hash an event must carry. */
 export function hashEvent(event: Omit<JournalEvent, 'hash'>): string {
+  if (plainEnvelope(event)) return hashWithData(event, canonicalJson(event.data));
   const { runId, seq, type, at, data, prev } = event;
-  // The envelope's keys in canonical order, written directly: the same text as canonicalJson
-  // of the six fields, without an object to build and sort for every event.
-  // A finite number is written as its string form, as JSON.stringify writes it.
-  if (typeof runId === 'string' && typeof type === 'string' && typeof prev === 'string' && Number.isFinite(seq) && Number.isFinite(at) && data !== undefined)
-    return sha256Hex(`{"at":${at},"data":${canonicalJson(data)},"prev":${quoteJson(prev)},"runId":${quoteJson(runId)},"seq":${seq},"type":${quoteJson(type)}}`);
   return sha256Hex(canonicalJson({ runId, seq, type, at, data, prev }));
+}
+
+/** Whether the envelope's fields can be written directly (strings and finite numbers, data present). */
+function plainEnvelope(event: Omit<JournalEvent, 'hash'>): boolean {
+  const { runId, seq, type, at, data, prev } = event;
+  return typeof runId === 'string' && typeof type === 'string' && typeof prev === 'string' && Number.isFinite(seq) && Number.isFinite(at) && data !== undefined;
+}
+
+/**
+ * The hash of a plain envelope whose data's canonical JSON is `dataText`: the envelope's keys in
+ * canonical order, written directly, which is the same text as canonicalJson of the six fields
+ * without an object to build and sort for every event. A finite number is written as its string
+ * form, as JSON.stringify writes it.
+ */
+function hashWithData(event: Omit<JournalEvent, 'hash'>, dataText: string): string {
+  const { runId, seq, type, at, prev } = event;
+  return sha256Hex(`{"at":${at},"data":${dataText},"prev":${quoteJson(prev)},"runId":${quoteJson(runId)},"seq":${seq},"type":${quoteJson(type)}}`);
+}
+
+/**
+ * `text` with its pieces joined. V8 keeps a string built piece by piece as a tree of its pieces
+ * until something reads it whole, and one kept for later (a store writes it a turn after sealing)
+ * keeps every piece alive meanwhile, which costs the collector more than the one copy that joins
+ * it. Reading a character joins it in place (converting it to a number did not, once optimised).
+ * CPU per group-committed SQLite append, medians of 5 alternating processes: 58.6 µs with the tree,
+ * 42.4 joined, 47.7 when the store wrote the data again.
+ */
+function joined(text: string): string {
+  text.charCodeAt(0);
+  return text;
 }
 
 /**
  * Seal the next event after `previous` (or the first one). `data` must be canonical JSON
- * data; it is stored as given, so callers hand in fresh objects.
+ * data; it is stored as given, so callers hand in fresh objects. With `dataTexts`, the canonical
+ * JSON of `data` that the hash covers is pushed onto it, for a store that keeps events as text
+ * (see `AppendBatch.dataTexts`), so it is not written twice.
  */
 export function sealEvent<T extends JournalEventType>(
   previous: Pick<JournalEvent, 'seq' | 'hash'> | undefined,
@@ -39,9 +67,17 @@ export function sealEvent<T extends JournalEventType>(
   type: T,
   at: number,
   data: JournalEventData<T>,
+  dataTexts?: string[],
 ): JournalEventOf<T> {
   const event = { runId, seq: previous ? previous.seq + 1 : 0, type, at, data, prev: previous ? previous.hash : GENESIS_HASH, hash: '' };
-  event.hash = hashEvent(event as unknown as Omit<JournalEvent, 'hash'>);
+  const envelope = event as unknown as Omit<JournalEvent, 'hash'>;
+  if (dataTexts === undefined) {
+    event.hash = hashEvent(envelope);
+  } else {
+    const text = joined(canonicalJson(data));
+    dataTexts.push(text);
+    event.hash = plainEnvelope(envelope) ? hashWithData(envelope, text) : hashEvent(envelope);
+  }
   return event as unknown as JournalEventOf<T>;
 }
 

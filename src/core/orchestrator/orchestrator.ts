@@ -359,8 +359,9 @@ export class Orchestrator {
 
   /** Write a run's first event; `inputs` are JSON data of this run's own (`runInputs` makes them fresh), stored as given. */
   async #begin(runId: string, inputs: RunInputs): Promise<ActiveRun> {
-    const first = sealEvent(undefined, runId, 'stage', this.#clock.now(), { stage: 'initialize', inputs });
-    return this.#sessions.begin(first, initialRunState(first));
+    const dataTexts: string[] = [];
+    const first = sealEvent(undefined, runId, 'stage', this.#clock.now(), { stage: 'initialize', inputs }, dataTexts);
+    return this.#sessions.begin(first, initialRunState(first), dataTexts[0]);
   }
 
   async #load(runId: string): Promise<RunState> {

@@ -172,8 +172,15 @@ export class RunSessions {
   }
 
   /** Write a run's first event (`stage: initialize` with its inputs) and take it over. */
-  async begin(first: JournalEvent & { type: 'stage' }, state: RunState): Promise<ActiveRun> {
-    await this.#ports.store.append({ runId: first.runId, events: [first], expectedHead: null, run: signedSummary(state, this.#ports.signer) });
+  /** Write a run's first event (`dataText`: its data's canonical JSON, when the sealer kept it) and take the run on. */
+  async begin(first: JournalEvent & { type: 'stage' }, state: RunState, dataText?: string): Promise<ActiveRun> {
+    await this.#ports.store.append({
+      runId: first.runId,
+      events: [first],
+      expectedHead: null,
+      run: signedSummary(state, this.#ports.signer),
+      ...(dataText === undefined ? {} : { dataTexts: [dataText] }),
+    });
     this.#notify([first]);
     return this.activate(state);
   }
@@ -182,11 +189,12 @@ export class RunSessions {
   async append(run: ActiveRun, entries: ReadonlyArray<Entry>, usage?: BudgetUsage): Promise<JournalEvent[]> {
     const { state } = run;
     const events: JournalEvent[] = [];
+    const dataTexts: string[] = [];
     let previous = state.head;
     for (const [type, data, at] of entries) {
       // Each event reads the clock exactly once (or takes the time its caller already read),
       // so a replay that feeds back recorded times reproduces every timestamp and duration.
-      const event = sealEvent(previous, state.runId, type, at ?? this.#ports.clock.now(), data as never) as JournalEvent;
+      const event = sealEvent(previous, state.runId, type, at ?? this.#ports.clock.now(), data as never, dataTexts) as JournalEvent;
       events.push(event);
       previous = event;
     }
@@ -211,6 +219,7 @@ export class RunSessions {
         run: signedSummary(state, this.#ports.signer),
         ...(approvals.length ? { approvals } : {}),
         ...(usage ? { profileUsage: { profile: state.inputs.profile, delta: usage } } : {}),
+        dataTexts,
       });
     } catch (error) {
       this.#active.delete(state.runId);

@@ -68,6 +68,13 @@ export interface AppendBatch {
   approvals?: readonly ApprovalRecord[];
   /** Spending to add to the profile's running total. */
   profileUsage?: { profile: string; delta: BudgetUsage };
+  /**
+   * The canonical JSON of each event's `data`, in order, as its hash covers it (`sealEvent` gives
+   * it): a store that keeps events as text writes this instead of writing the data again. Absent,
+   * the store writes it itself; a text that is not the data's breaks the journal's verification,
+   * as a wrong hash would.
+   */
+  dataTexts?: readonly string[];
 }
 
 /** Filters for listing runs. */
