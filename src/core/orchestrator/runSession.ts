@@ -171,8 +171,7 @@ export class RunSessions {
     this.#active.delete(runId);
   }
 
-  /** Write a run's first event (`stage: initialize` with its inputs) and take it over. */
-  /** Write a run's first event (`dataText`: its data's canonical JSON, when the sealer kept it) and take the run on. */
+  /** Write a run's first event (`stage: initialize` with its inputs; `dataText`, its data's canonical JSON when the sealer kept it) and take it over. */
   async begin(first: JournalEvent & { type: 'stage' }, state: RunState, dataText?: string): Promise<ActiveRun> {
     await this.#ports.store.append({
       runId: first.runId,
