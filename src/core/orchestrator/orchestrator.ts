@@ -361,7 +361,7 @@ export class Orchestrator {
   async #begin(runId: string, inputs: RunInputs): Promise<ActiveRun> {
     const dataTexts: string[] = [];
     const first = sealEvent(undefined, runId, 'stage', this.#clock.now(), { stage: 'initialize', inputs }, dataTexts);
-    return this.#sessions.begin(first, initialRunState(first), dataTexts[0]);
+    return this.#sessions.begin(first, initialRunState(first), dataTexts);
   }
 
   async #load(runId: string): Promise<RunState> {

@@ -171,14 +171,14 @@ export class RunSessions {
     this.#active.delete(runId);
   }
 
-  /** Write a run's first event (`stage: initialize` with its inputs; `dataText`, its data's canonical JSON when the sealer kept it) and take it over. */
-  async begin(first: JournalEvent & { type: 'stage' }, state: RunState, dataText?: string): Promise<ActiveRun> {
+  /** Write a run's first event (`stage: initialize` with its inputs; `dataTexts`, its data's canonical JSON when the sealer kept it) and take it over. */
+  async begin(first: JournalEvent & { type: 'stage' }, state: RunState, dataTexts?: readonly string[]): Promise<ActiveRun> {
     await this.#ports.store.append({
       runId: first.runId,
       events: [first],
       expectedHead: null,
       run: signedSummary(state, this.#ports.signer),
-      ...(dataText === undefined ? {} : { dataTexts: [dataText] }),
+      ...(dataTexts ? { dataTexts } : {}),
     });
     this.#notify([first]);
     return this.activate(state);
