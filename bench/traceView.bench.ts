@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { createServer } from 'node:http';
 import { z } from 'zod';
 import { InMemoryStore, Orchestrator, ResourceError, ToolRegistry, toTraceRecords, type TraceRecord } from '../src/core/index.ts';
@@ -6,6 +7,9 @@ import { createSequentialIds } from '../src/core/testing.ts';
 import { machineDescription, type BenchResult } from './report.ts';
 import { fmt } from './stats.ts';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../tests/support/chromium.ts';
+
+/** A package's folder in the app's own node_modules (not bench/'s). */
+const reactOf = (name: string): string => fileURLToPath(new URL(`../node_modules/${name}`, import.meta.url));
 
 const SIZES = [10_000, 100_000];
 const PASSES = 3;
@@ -77,6 +81,9 @@ export async function run(): Promise<BenchResult> {
     target: 'chrome120',
     jsx: 'automatic',
     define: { 'process.env.NODE_ENV': '"production"' },
+    // The page takes React from the app's dependencies, as the dashboard does: bench/ has a copy
+    // of its own (a peer of LangGraph's SDK), and two Reacts in one page break every hook.
+    alias: { react: reactOf('react'), 'react-dom': reactOf('react-dom') },
     logLevel: 'silent',
   });
   const script = bundle.outputFiles[0]!.text;
@@ -107,6 +114,9 @@ export async function run(): Promise<BenchResult> {
         for (let pass = 0; pass < (view === 'plain' && size > 10_000 ? 1 : PASSES); pass++) {
           const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
           page.setDefaultTimeout(180_000);
+          // A page that renders nothing says why here, not only by the rows it lacks.
+          page.on('console', (message) => void (message.type() === 'error' && console.error(`  page: ${message.text()}`)));
+          page.on('pageerror', (error) => console.error(`  page error: ${error.message}`));
           await page.goto(base);
           const m = await page.evaluate(
             ([v, url]) => (globalThis as unknown as { measureTrace(view: string, url: string): Promise<Measurement> }).measureTrace(v, url),
