@@ -148,7 +148,7 @@ export async function run(): Promise<BenchResult> {
   return {
     name: 'trace-view',
     title: 'Trace view with 10k and 100k events (Chromium)',
-    method: `A real run's trace (a plan of steps whose tool fails four times before answering, driven by the orchestrator and projected by toTraceRecords) served as JSON on loopback to a page holding the dashboard's TraceView, in Debian's Chromium through Playwright at 1280×900. First paint: fetch and parse the records, render, and wait for the next frame. Interactive: first paint, then click a span and wait until its detail panel is painted. Scroll: jump to the middle and wait two frames. Best of ${PASSES} fresh pages (one for the plain list at 100k). "Plain list" is the same rows with every span in the DOM, as trace UIs without virtualization render them.`,
+    method: `A real run's trace (a plan of steps whose tool fails four times before answering, driven by the orchestrator and projected by toTraceRecords) served as JSON on loopback to a page holding the dashboard's TraceView, in Debian's Chromium through Playwright at 1280×900. First paint: fetch and parse the records, render, and wait for the first frame that shows rows. Interactive: first paint, then click a span and wait until its detail panel is painted. Scroll: jump to the middle and wait two frames. Best of ${PASSES} fresh pages (one for the plain list at 100k). "Plain list" is the same rows with every span in the DOM, as trace UIs without virtualization render them.`,
     columns: ['view', 'events', 'spans', 'rows in DOM', 'fetch+parse ms', 'render ms', 'first paint ms', 'interactive ms', 'scroll ms'],
     rows: SIZES.flatMap((size) => [
       row(`CUGAr TraceView (virtualized), ${size / 1000}k`, results.get(`virtual:${size}`)!),
