@@ -192,7 +192,7 @@ export async function run(): Promise<BenchResult> {
     notes: [
       `ai ${AI_VERSION}, @ai-sdk/openai-compatible ${OAC_VERSION}; Node ${process.version}.`,
       `Load average when the measurement ended: ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores; on a busy machine repeated runs vary widely, so take the ratio as indicative.`,
-      "Until 2026-11-28 each engine ran in one process, and two runs of the same code that day gave 0.91× and 1.93× the AI SDK's overhead: CUGAr's overhead per turn held (1.38 and 1.35 ms) while the AI SDK's was 1.50 ms in one process and 0.70 ms in the other. Fresh processes of one engine alternated right after gave 20.0 and 26.5 ms of overhead per conversation for CUGAr, 19.6 and 23.0 ms for the AI SDK; hence the interleaved processes and medians.",
+      "Until 2026-11-28 each engine ran in one process, and two runs of the same code that day gave 0.91× and 1.93× the AI SDK's overhead: CUGAr's overhead per turn held (1.38 and 1.35 ms) while the AI SDK's was 1.50 ms in one process and 0.70 ms in the other. Fresh processes of one engine alternated right after gave 20.0 and 26.5 ms of overhead per conversation for CUGAr, 19.6 and 23.0 ms for the AI SDK; hence the interleaved processes and medians. A first run with 3 processes per engine gave 1.75× (the median of CUGAr's Node-digest processes 1.82 ms a turn, of its portable-digest ones 1.24 ms, which should be no faster: 1.19×), so each engine now runs in 5.",
     ],
     measuredAt: new Date().toISOString().slice(0, 10),
     machine: machineDescription(),
