@@ -8,7 +8,7 @@ import { createSequentialIds } from '../src/core/testing.ts';
 import { openAICompatibleModels } from '../src/api/models.ts';
 import { installNodeDigest } from '../src/edge/node.ts';
 import { startModelServer, type ModelServer, type Reply } from '../tests/support/modelServer.ts';
-import { measureIsolated } from './isolate.ts';
+import { measureInterleaved } from './isolate.ts';
 import { machineDescription, type BenchResult } from './report.ts';
 import { fmt, percentile, time } from './stats.ts';
 
@@ -126,22 +126,16 @@ export async function run(): Promise<BenchResult> {
   // process per engine let a ratio move 2× between runs: every engine runs in PASSES interleaved
   // processes, in a rotated order, and each figure is the median over them.
   type Measured = { engine: number; wire: number; overhead: number };
-  const names = Object.keys(engines);
-  const passes: Record<string, Measured[]> = Object.fromEntries(names.map((name) => [name, []]));
-  for (let pass = 0; pass < PASSES; pass++)
-    for (let k = 0; k < names.length; k++) {
-      const name = names[(pass + k) % names.length]!;
-      passes[name]!.push(measureIsolated<Measured>('agent.bench.ts', name));
-    }
+  const passes = measureInterleaved<Measured>('agent.bench.ts', Object.keys(engines), PASSES, { rotate: true });
   const medianOf = (runs: Measured[], key: keyof Measured) =>
     percentile(
       runs.map((run) => run[key]),
       50,
     );
-  const measured: Record<string, Measured> = Object.fromEntries(
-    names.map((name) => [
+  const measured = Object.fromEntries(
+    Object.entries(passes).map(([name, runs]) => [
       name,
-      { engine: medianOf(passes[name]!, 'engine'), wire: medianOf(passes[name]!, 'wire'), overhead: medianOf(passes[name]!, 'overhead') },
+      { engine: medianOf(runs, 'engine'), wire: medianOf(runs, 'wire'), overhead: medianOf(runs, 'overhead') },
     ]),
   );
   const perTurn = (name: string) => measured[name]!.engine / TURNS;

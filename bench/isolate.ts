@@ -23,3 +23,19 @@ export function measureIsolated<T>(module: string, engine: string): T {
   const line = child.stdout.trim().split('\n').at(-1) ?? '';
   return JSON.parse(line) as T;
 }
+
+/**
+ * Measure each of `engines` of `module` in `passes` interleaved passes, every engine once per pass
+ * in a fresh process (a process settles at a speed of its own, so figures are taken over several).
+ * With `rotate`, each pass starts one engine later, so no engine always runs first. Returns each
+ * engine's results in pass order.
+ */
+export function measureInterleaved<T>(module: string, engines: readonly string[], passes: number, options: { rotate?: boolean } = {}): Record<string, T[]> {
+  const results: Record<string, T[]> = Object.fromEntries(engines.map((name) => [name, []]));
+  for (let pass = 0; pass < passes; pass++)
+    for (let k = 0; k < engines.length; k++) {
+      const name = engines[options.rotate ? (pass + k) % engines.length : k]!;
+      results[name]!.push(measureIsolated<T>(module, name));
+    }
+  return results;
+}

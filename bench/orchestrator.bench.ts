@@ -1,5 +1,5 @@
 import { loadavg } from 'node:os';
-import { measureIsolated } from './isolate.ts';
+import { measureInterleaved } from './isolate.ts';
 import { JOURNAL_EVENTS, LANGGRAPH_MAX_STEPS, LENGTHS, engines } from './orchestratorEngines.ts';
 import { machineDescription, type BenchResult } from './report.ts';
 import { fmt, percentile } from './stats.ts';
@@ -14,12 +14,8 @@ const count = (n: number) => n.toLocaleString('en-US');
 
 /** Orchestrator overhead at three plan lengths against Mastra, LangGraph.js and a plain loop; journal verification. */
 export async function run(): Promise<BenchResult> {
-  const names = Object.keys(engines);
-  const passes = new Map<string, number[]>(names.map((name) => [name, []]));
-  for (let pass = 0; pass < PASSES; pass++) {
-    for (const name of names) passes.get(name)!.push(median(measureIsolated<number[]>('orchestratorEngines.ts', name)));
-  }
-  const ms = (name: string) => median(passes.get(name)!);
+  const passes = measureInterleaved<number[]>('orchestratorEngines.ts', Object.keys(engines), PASSES);
+  const ms = (name: string) => median(passes[name]!.map(median));
   const perStepUs = (name: string, steps: number) => (ms(name) / steps) * 1000;
   const rows: Array<Array<string | number>> = [];
   const label: Record<string, string> = {

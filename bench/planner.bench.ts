@@ -21,7 +21,7 @@ import {
   type SetTool,
 } from '../tests/fixtures/plannerSet/index.ts';
 import { Bm25Baseline } from './plannerBaselines.ts';
-import { measureIsolated } from './isolate.ts';
+import { measureInterleaved } from './isolate.ts';
 import { machineDescription, type BenchResult } from './report.ts';
 import { fmt, percentile } from './stats.ts';
 
@@ -253,7 +253,7 @@ function speedOf(contestant: Contestant): number {
 const DIR_ENV = { before: 'PLANNER_BENCH_BEFORE_DIR', head: 'PLANNER_BENCH_HEAD_DIR' } as const;
 
 /**
- * The speed rounds of each contestant, run by {@link measureIsolated} in a process of its own: in
+ * The speed rounds of each contestant, run by {@link measureInterleaved} in a process of its own: in
  * one process the three planners shared a heap and a garbage collector, and the same code measured
  * 3,490 to 5,372 plans/s from run to run while the baseline held still.
  */
@@ -268,13 +268,8 @@ function speeds(beforeDir: string, headDir: string): number[] {
   process.env[DIR_ENV.before] = beforeDir;
   process.env[DIR_ENV.head] = headDir;
   const names = ['bm25', 'before', 'head'];
-  const samples = names.map(() => [] as number[]);
-  for (let pass = 0; pass < SPEED_PASSES; pass++)
-    for (let k = 0; k < names.length; k++) {
-      const index = (pass + k) % names.length;
-      samples[index]!.push(measureIsolated<number>('planner.bench.ts', names[index]!));
-    }
-  return samples.map((values) => percentile(values, 50));
+  const samples = measureInterleaved<number>('planner.bench.ts', names, SPEED_PASSES, { rotate: true });
+  return names.map((name) => percentile(samples[name]!, 50));
 }
 
 export async function run(): Promise<BenchResult> {

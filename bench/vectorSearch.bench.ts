@@ -3,7 +3,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FlatVectorIndex, HashingEmbedder, IvfVectorIndex } from '../src/core/index.ts';
 import { makeCorpus, makeQueries } from './corpus.ts';
-import { measureIsolated } from './isolate.ts';
+import { measureInterleaved, measureIsolated } from './isolate.ts';
 import { machineDescription, type BenchResult } from './report.ts';
 import { collect, fmt, percentile } from './stats.ts';
 import { annEngines, cFlatScan, compileFlatScan, median as medianOf, type Run } from './vectorAnn.ts';
@@ -153,8 +153,7 @@ const ROUNDS = 3;
 export async function run(): Promise<BenchResult> {
   const text = ['CUGAr', 'Orama', 'LangChain.js MemoryVectorStore'];
   // Every engine in interleaved rounds, each a fresh process; figures are medians over rounds of each round's median.
-  const textRounds: Record<string, Measurement[]> = Object.fromEntries(text.map((name) => [name, []]));
-  for (let round = 0; round < ROUNDS; round++) for (const name of text) textRounds[name]!.push(measureIsolated<Measurement>('vectorSearch.bench.ts', name));
+  const textRounds = measureInterleaved<Measurement>('vectorSearch.bench.ts', text, ROUNDS);
   const results = Object.fromEntries(text.map((name) => [name, textRounds[name]![0]!]));
   const textAnn = measureIsolated<Measurement>('vectorSearch.bench.ts', 'CUGAr approximate, text');
   const median = (engine: string, set: number) => medianOf(textRounds[engine]!.map((m) => percentile(m.sets[set]!.samples, 50)));

@@ -7,7 +7,7 @@ import { createRuntime } from '../src/api/runtime.ts';
 import { createNodeSandbox } from '../src/edge/nodeSandbox.ts';
 import { installNodeDigest } from '../src/edge/nodeDigest.ts';
 import { SqliteStore } from '../src/edge/sqliteStore.ts';
-import { measureIsolated } from './isolate.ts';
+import { measureInterleaved } from './isolate.ts';
 import { machineDescription, type BenchResult } from './report.ts';
 import { collect, fmt, percentile, time } from './stats.ts';
 
@@ -55,8 +55,7 @@ export const engines: Record<string, () => Promise<number>> = {
 
 /** Pools of one and two, interleaved over passes; each figure is the median of the passes. */
 export async function run(): Promise<BenchResult> {
-  const passes: Record<string, number[]> = { pool1: [], pool2: [] };
-  for (let pass = 0; pass < PASSES; pass++) for (const name of Object.keys(engines)) passes[name]!.push(measureIsolated<number>('workers.bench.ts', name));
+  const passes = measureInterleaved<number>('workers.bench.ts', Object.keys(engines), PASSES);
   const one = percentile(passes['pool1']!, 50);
   const two = percentile(passes['pool2']!, 50);
   const speedup = one / two;
