@@ -219,7 +219,10 @@ export function installSecurityChain(app: OpenAPIHono<ApiEnv>, options: Security
       [allFailures, '*'],
     ] as const;
     // Guessing tokens is paid for: once an address (or everyone together) has failed too often, every attempt waits.
-    if (checks.some(([buckets, key]) => buckets.wait(key) > 0)) spend(c, checks);
+    if (checks.some(([buckets, key]) => buckets.wait(key) > 0)) {
+      const refused = spend(c, checks);
+      if (refused) return refused;
+    }
     let authenticated = false;
     try {
       await auth(c, () => ((authenticated = true), next()));

@@ -93,14 +93,22 @@ export class Buckets {
   }
 }
 
-/** Refuse with 429 and `Retry-After` when any of `checks` (buckets and keys) has no token; otherwise take one from each. */
-export function spend(c: Context, checks: ReadonlyArray<readonly [Buckets, string]>): void {
-  const wait = Math.max(0, ...checks.map(([buckets, key]) => buckets.wait(key)));
+/**
+ * The 429 answer, with `Retry-After`, when any of `checks` (buckets and keys) has no token;
+ * otherwise undefined, one token taken from each. The refusal is returned, not thrown: refusing a
+ * flood must cost less than serving it, and a thrown error captured its stack and went through the
+ * error handler and its redaction (measured on the Node host: a 429 took about 110 µs of CPU, a
+ * served health check about 65).
+ */
+export function spend(c: Context, checks: ReadonlyArray<readonly [Buckets, string]>): Response | undefined {
+  let wait = 0;
+  for (const [buckets, key] of checks) wait = Math.max(wait, buckets.wait(key));
   if (wait > 0) {
-    c.header('Retry-After', String(wait));
-    throw new HttpError(429, 'rate_limited', `too many requests; retry in ${wait} s`);
+    // The body of errorBody(), less the redaction: nothing in this message is the caller's.
+    return c.json({ error: { code: 'rate_limited', message: `too many requests; retry in ${wait} s` } }, 429, { 'Retry-After': String(wait) });
   }
   for (const [buckets, key] of checks) buckets.take(key);
+  return undefined;
 }
 
 /**
@@ -111,7 +119,8 @@ export function spend(c: Context, checks: ReadonlyArray<readonly [Buckets, strin
 export function rateLimit(options: { perSecond: number; burst: number; now?: () => number; key: (c: Context) => string }): MiddlewareHandler {
   const buckets = new Buckets(options.perSecond, options.burst, options.now);
   return async (c, next) => {
-    spend(c, [[buckets, options.key(c)]]);
+    const refused = spend(c, [[buckets, options.key(c)]]);
+    if (refused) return refused;
     await next();
   };
 }

@@ -215,6 +215,10 @@ describe('API security', () => {
     const limited = burst.filter((r) => r.status === 429);
     expect(limited.length).toBe(20);
     expect(Number(limited[0]!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // The refusal is the API's error shape and carries the headers of every answer.
+    expect(await limited[0]!.json()).toEqual({ error: { code: 'rate_limited', message: expect.stringMatching(/^too many requests; retry in \d+ s$/) } });
+    expect(limited[0]!.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(limited[0]!.headers.get('x-request-id')).toBeTruthy();
     expect((await call('GET', '/v1/profiles/other/tools', { token: OTHER })).status).toBe(200);
     now += 2_000;
     expect((await call('GET', '/v1/profiles/demo/tools')).status).toBe(200);
