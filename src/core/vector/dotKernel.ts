@@ -11,10 +11,26 @@ const SPARSE_RATIO = 4;
  * depends only on the query, so the same query always gets the same scores.
  */
 export interface PreparedQuery {
-  readonly q: Float32Array;
+  /** The unit-length query, each value rounded to float32 as a stored row is. */
+  readonly q: readonly number[];
   /** The non-zero dimensions and their weights when the query is sparse, else null. */
-  readonly at: Int32Array | null;
-  readonly weight: Float64Array | null;
+  readonly at: readonly number[] | null;
+  readonly weight: readonly number[] | null;
+}
+
+/**
+ * A plain array that V8 keeps as unboxed doubles whatever values it later holds (the double
+ * literal gives it that elements kind, which never reverts), so the kernels below always see one
+ * array shape. The query is held in plain arrays, not typed ones, on purpose: once any
+ * ArrayBuffer in the process has been detached — Node does it whenever a WHATWG Request,
+ * Response or Blob body is read, so any server or fetch — V8 checks every typed-array access for
+ * detachment, and a scan that reads both the query and the rows from typed arrays ran 1.4–2×
+ * slower (26 against 41–61 ms for 100k × 256); with the query in a plain array, 29 ms.
+ */
+function doubles(): number[] {
+  const out = [0.5];
+  out.length = 0;
+  return out;
 }
 
 /** Validate `query` and scale it to unit length; null for the zero vector (which matches nothing). */
@@ -30,19 +46,20 @@ export function prepareQuery(query: Float32Array, dimension: number): PreparedQu
   }
   if (norm === 0) return null;
   const inverse = 1 / Math.sqrt(norm);
-  // A loop, not `Float32Array.from` with a mapping function: that took about 29 µs for 256 values
-  // against 2 µs (every search prepares its query).
-  const q = new Float32Array(dimension);
-  for (let i = 0; i < dimension; i++) q[i] = query[i]! * inverse;
+  const q = doubles();
   let nonZero = 0;
-  for (let i = 0; i < dimension; i++) if (q[i] !== 0) nonZero++;
+  for (let i = 0; i < dimension; i++) {
+    const v = Math.fround(query[i]! * inverse);
+    q.push(v);
+    if (v !== 0) nonZero++;
+  }
   if (nonZero * SPARSE_RATIO > dimension) return { q, at: null, weight: null };
-  const at = new Int32Array(nonZero);
-  const weight = new Float64Array(nonZero);
-  for (let i = 0, j = 0; i < dimension; i++) {
+  const at: number[] = [];
+  const weight = doubles();
+  for (let i = 0; i < dimension; i++) {
     if (q[i] !== 0) {
-      at[j] = i;
-      weight[j++] = q[i]!;
+      at.push(i);
+      weight.push(q[i]!);
     }
   }
   return { q, at, weight };
@@ -63,17 +80,31 @@ export function scoreRow(query: PreparedQuery, data: Float32Array, base: number)
   }
   const q = query.q;
   const dim = q.length;
-  const body = dim - (dim & 3);
+  // Eight values a turn, then four, then one: each accumulator still adds dimensions i ≡ its
+  // index (mod 4) in ascending order, so the sums are those of a four-wide loop, bit for bit, in
+  // fewer turns (10–16 % faster).
+  const body = dim - (dim & 7);
   let s0 = 0;
   let s1 = 0;
   let s2 = 0;
   let s3 = 0;
   let i = 0;
-  for (; i < body; i += 4) {
+  for (; i < body; i += 8) {
     s0 += q[i]! * data[base + i]!;
     s1 += q[i + 1]! * data[base + i + 1]!;
     s2 += q[i + 2]! * data[base + i + 2]!;
     s3 += q[i + 3]! * data[base + i + 3]!;
+    s0 += q[i + 4]! * data[base + i + 4]!;
+    s1 += q[i + 5]! * data[base + i + 5]!;
+    s2 += q[i + 6]! * data[base + i + 6]!;
+    s3 += q[i + 7]! * data[base + i + 7]!;
+  }
+  if (dim - i >= 4) {
+    s0 += q[i]! * data[base + i]!;
+    s1 += q[i + 1]! * data[base + i + 1]!;
+    s2 += q[i + 2]! * data[base + i + 2]!;
+    s3 += q[i + 3]! * data[base + i + 3]!;
+    i += 4;
   }
   for (; i < dim; i++) s0 += q[i]! * data[base + i]!;
   return s0 + s1 + (s2 + s3);
