@@ -43,7 +43,7 @@ describe('scoreRow', () => {
     );
   });
 
-  it('gathers a sparse query: the same score as the dense sum over its non-zero dimensions', () => {
+  it('gathers a sparse query: its non-zero dimensions only, summed in order', () => {
     const dim = 64;
     const query = new Float32Array(dim);
     query[3] = 0.5;
