@@ -49,7 +49,7 @@ describe('dashboard with a model (remote mode)', () => {
     await page.goto(`${server.url}/#token=${server.localToken}`);
     await page.getByRole('heading', { name: 'Runs' }).waitFor();
     await page.getByRole('navigation').getByRole('link', { name: 'Playground' }).click();
-    await page.getByLabel('Goal').fill('tell ops the deploy finished');
+    await page.getByRole('textbox', { name: 'Goal', exact: true }).fill('tell ops the deploy finished');
     await page.getByRole('button', { name: 'Run', exact: true }).click();
     await page.getByRole('heading', { name: /needs approval/ }).waitFor();
     await approveInInbox(page);
@@ -106,7 +106,7 @@ describe('dashboard with a model (local mode: the tab calls the model itself)', 
       await page.getByText('Saved. Reload the page to use this model.').waitFor();
       await page.reload();
       await page.getByRole('navigation').getByRole('link', { name: 'Playground' }).click();
-      await page.getByLabel('Goal').fill('what is twenty plus twenty-two?');
+      await page.getByRole('textbox', { name: 'Goal', exact: true }).fill('what is twenty plus twenty-two?');
       await page.getByRole('button', { name: 'Run', exact: true }).click();
       await expect.poll(() => page.locator('.outputs').last().textContent()).toContain('Forty-two, computed in this tab.');
       // Two turns, then the run's reflection (kept in the tab's memory).

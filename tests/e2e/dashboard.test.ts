@@ -35,7 +35,7 @@ async function noViolations(page: Page, name: string) {
 /** From the playground: type `goal` and run it. */
 async function runGoal(page: Page, goal: string) {
   await page.getByRole('navigation').getByRole('link', { name: 'Playground' }).click();
-  await page.getByLabel('Goal').fill(goal);
+  await page.getByRole('textbox', { name: 'Goal', exact: true }).fill(goal);
   await page.getByRole('button', { name: 'Run', exact: true }).click();
 }
 
@@ -56,7 +56,7 @@ describe('dashboard (remote mode, served by the Node host)', () => {
     await noViolations(page, 'runs');
 
     await page.getByRole('navigation').getByRole('link', { name: 'Playground' }).click();
-    await page.getByLabel('Goal').fill('add 2 and 3, then multiply the result by 4');
+    await page.getByRole('textbox', { name: 'Goal', exact: true }).fill('add 2 and 3, then multiply the result by 4');
     await page.getByRole('button', { name: 'Preview plan' }).click();
     await page.getByRole('heading', { name: 'Every candidate' }).waitFor();
     await noViolations(page, 'playground');

@@ -45,7 +45,7 @@ describe('MCP servers in local mode', () => {
       await page.getByRole('navigation').getByRole('link', { name: 'Tools' }).click();
       await page.getByRole('article', { name: /everything_echo/ }).waitFor();
       await page.getByRole('navigation').getByRole('link', { name: 'Playground' }).click();
-      await page.getByLabel('Goal').fill('everything_echo(message="hello from the tab")');
+      await page.getByRole('textbox', { name: 'Goal', exact: true }).fill('everything_echo(message="hello from the tab")');
       await page.getByRole('button', { name: 'Run', exact: true }).click();
       await expect.poll(() => page.locator('.outputs').last().textContent(), { timeout: 30_000 }).toContain('Echo: hello from the tab');
       // Removing it keeps nothing of it in the list.

@@ -26,7 +26,7 @@ afterAll(async () => {
 });
 
 async function preview(page: Page, goal: string) {
-  await page.getByLabel('Goal').fill(goal);
+  await page.getByRole('textbox', { name: 'Goal', exact: true }).fill(goal);
   await page.getByRole('button', { name: 'Preview plan' }).click();
   await page.getByRole('heading', { name: 'Every candidate' }).waitFor();
 }

@@ -114,7 +114,7 @@ describe('the tool editor', () => {
     expect(await axeViolations(page)).toEqual([]);
     // A goal the planner gives to the new tool runs it in this tab's sandbox.
     await page.getByRole('navigation').getByRole('link', { name: 'Playground' }).click();
-    await page.getByLabel('Goal').fill('reverse the text "hello world"');
+    await page.getByRole('textbox', { name: 'Goal', exact: true }).fill('reverse the text "hello world"');
     await page.getByRole('button', { name: 'Run', exact: true }).click();
     await expect.poll(() => page.locator('.outputs').textContent(), { timeout: 30_000 }).toContain('dlrow olleh');
   });
