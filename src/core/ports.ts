@@ -83,6 +83,9 @@ export function steppingClock(start = 0, step = 1): Clock {
   return { now: () => (now += step) };
 }
 
+/** The random part of an id made by {@link createRandomIds}: 80 bits. */
+const RANDOM_BYTES = 10;
+
 /**
  * 128-bit ids, hex encoded, that sort by the time they were made: 48 bits of `clock`'s
  * milliseconds, then 80 bits from `crypto.getRandomValues` (the layout of a UUIDv7, without its
@@ -90,15 +93,21 @@ export function steppingClock(start = 0, step = 1): Clock {
  * rows that concurrent runs write share index pages instead of touching one page each.
  */
 export function createRandomIds(clock: Clock = systemClock): Ids {
-  const bytes = new Uint8Array(10);
+  // Random bytes for 32 ids at a time: on Node each `getRandomValues` call costs about 2.6 µs
+  // whatever its size, against 0.08 µs an id from a pool (each byte is still used once).
+  const pool = new Uint8Array(RANDOM_BYTES * 32);
+  let used = pool.length;
   return {
     next(prefix) {
-      crypto.getRandomValues(bytes);
+      if (used === pool.length) {
+        crypto.getRandomValues(pool);
+        used = 0;
+      }
       const now = clock.now();
       // A clock out of range (before 1970, past the year 10889, not a number) gives the nearest bound.
       const ms = Number.isFinite(now) ? Math.max(0, Math.min(Math.floor(now), 0xffff_ffff_ffff)) : now > 0 ? 0xffff_ffff_ffff : 0;
       let id = ms.toString(16).padStart(12, '0');
-      for (const byte of bytes) id += BYTE_HEX[byte];
+      for (const end = used + RANDOM_BYTES; used < end; used++) id += BYTE_HEX[pool[used]!];
       return prefix ? `${prefix}_${id}` : id;
     },
   };

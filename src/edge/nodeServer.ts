@@ -22,7 +22,7 @@ import {
   type ToolBudgetInput,
   type WebToolsSettingsInput,
 } from '../core/index.ts';
-import { createApp } from '../api/app.ts';
+import { PROCESS_LIFETIME_CONTEXT, createApp } from '../api/app.ts';
 import { SECURE_HEADERS, requestIdFor } from '../api/middleware.ts';
 import { babelParser } from '../api/codeParser.ts';
 import { otlpSettingsFromEnv, type OtlpSettingsInput } from '../api/otlpExport.ts';
@@ -296,7 +296,8 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
         response.setHeader('X-Request-Id', requestIdFor(typeof sent === 'string' ? sent : undefined));
         listener?.(request, response);
       })) as typeof createHttpServer;
-    const s = serve({ fetch: app.fetch, port, hostname, createServer }, () => resolveServer(s));
+    const fetch = (request: Request, env: object) => app.fetch(request, env, PROCESS_LIFETIME_CONTEXT);
+    const s = serve({ fetch, port, hostname, createServer }, () => resolveServer(s));
     // A port in use (or an address this machine does not have) is the user's to fix: say so plainly.
     s.once('error', (error: NodeJS.ErrnoException) => {
       void store.close();

@@ -2,7 +2,7 @@
 // dashboard's requests in-page, over IndexedDB, so the screens are identical in both modes
 // and nothing leaves the browser.
 import { PolicyEnforcer, parseConfig, type Sandbox } from '../../core/index.ts';
-import { createApp } from '../../api/app.ts';
+import { PROCESS_LIFETIME_CONTEXT, createApp } from '../../api/app.ts';
 import { babelParser } from '../../api/codeParser.ts';
 import { createRuntime, type Runtime } from '../../api/runtime.ts';
 import { RAW_JOURNAL_SCOPE } from '../../api/security.ts';
@@ -50,11 +50,11 @@ export function extendLocalRuntime(setup: (runtime: Runtime) => void): Promise<v
   });
 }
 
-let app: Promise<{ request: (path: string, init: RequestInit) => Response | Promise<Response> }> | undefined;
+let app: Promise<ReturnType<typeof createApp>> | undefined;
 
-/** Answer an API request inside the page. */
+/** Answer an API request inside the page (which outlives it: runs go on after their answers). */
 export async function localFetch(path: string, init: RequestInit): Promise<Response> {
-  return (await localApp()).request(path, init);
+  return (await localApp()).request(path, init, undefined, PROCESS_LIFETIME_CONTEXT);
 }
 
 function localApp(): NonNullable<typeof app> {
