@@ -99,8 +99,9 @@ const StartQuery = z.object({
 
 /**
  * A run's outcome outlives the request that started it: on a Worker only `waitUntil` keeps
- * the isolate alive for it (Node and the browser tab have no execution context and keep
- * running anyway); a failure is logged, redacted, since nobody awaits it.
+ * the isolate alive for it (the Node host and the browser tab keep running anyway, and pass
+ * `PROCESS_LIFETIME_CONTEXT`, whose `waitUntil` does nothing; a caller of `app.fetch` may pass
+ * none); a failure is logged, redacted, since nobody awaits it.
  */
 function keepAliveFor(c: Context, log: (line: string) => void, exporter?: { flush(): Promise<void> }): KeepAlive {
   let waitUntil: ((promise: Promise<unknown>) => void) | undefined;
