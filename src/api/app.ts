@@ -1,4 +1,3 @@
-import type { ExecutionContext } from 'hono';
 import { redactText } from '../core/index.ts';
 import { createRouter, errorBody, respondToError } from './errors.ts';
 import { PUBLIC_ROUTES, installSecurityChain, type SecurityOptions } from './middleware.ts';
@@ -25,14 +24,6 @@ export interface AppOptions extends SecurityOptions {
   /** Where failures of runs that outlived their request are reported. Default `console.error`. */
   log?: (line: string) => void;
 }
-
-/**
- * The execution context of a host whose process outlives its requests (the Node host, the
- * browser tab): work handed to `waitUntil` goes on by itself there, so it does nothing. Such a
- * host passes it to `fetch`: without one, Hono's `c.executionCtx` throws, and every run started
- * over HTTP asked for it (to keep the run alive on a Worker), an error and its stack each time.
- */
-export const PROCESS_LIFETIME_CONTEXT: ExecutionContext = { waitUntil: () => undefined, passThroughOnException: () => undefined, props: {} };
 
 /** Longest `Prefer: wait` honoured, in seconds: below the default request timeout. */
 export const MAX_WAIT_SECONDS = 25;

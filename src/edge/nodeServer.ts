@@ -22,7 +22,8 @@ import {
   type ToolBudgetInput,
   type WebToolsSettingsInput,
 } from '../core/index.ts';
-import { PROCESS_LIFETIME_CONTEXT, createApp } from '../api/app.ts';
+import { createApp } from '../api/app.ts';
+import { PROCESS_LIFETIME_CONTEXT } from '../api/executionContext.ts';
 import { SECURE_HEADERS, requestIdFor } from '../api/middleware.ts';
 import { babelParser } from '../api/codeParser.ts';
 import { otlpSettingsFromEnv, type OtlpSettingsInput } from '../api/otlpExport.ts';

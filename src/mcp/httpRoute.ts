@@ -3,6 +3,7 @@ import type { Context, Hono } from 'hono';
 import type { Schema } from 'hono/types';
 import { ProfileNameSchema, redactText } from '../core/index.ts';
 import { errorBody } from '../api/errors.ts';
+import { waitUntilOf } from '../api/executionContext.ts';
 import type { Runtime } from '../api/runtime.ts';
 import { Buckets, createAuthenticator, mayUse, type ApiEnv, type TokenMap } from '../api/security.ts';
 import { createMcpServer } from './server.ts';
@@ -16,16 +17,6 @@ export interface McpRouteOptions {
   /** The caller's address as the host knows it, for counting failed authentications. */
   clientAddress?: (c: Context) => string | undefined;
   log?: (line: string) => void;
-}
-
-/** What a Worker's execution context offers, when there is one. */
-function waitUntilOf(c: Context): ((work: Promise<unknown>) => void) | undefined {
-  try {
-    const ctx = c.executionCtx;
-    return (work) => ctx.waitUntil(work);
-  } catch {
-    return undefined;
-  }
 }
 
 /**

@@ -6,6 +6,7 @@ import { journalView, otlpView, redactedListView } from '../largeViews.ts';
 import { FEEDBACK_FILTERS, feedbackByRun, feedbackMatches, feedbackOf } from '../feedback.ts';
 import { RUN_SORTS, pageRuns } from '../runPages.ts';
 import { HttpError, createRouter } from '../errors.ts';
+import { waitUntilOf } from '../executionContext.ts';
 import type { KeepAlive, RunStarter, StartedRun } from '../runStarter.ts';
 import type { Runtime } from '../runtime.ts';
 import {
@@ -99,18 +100,11 @@ const StartQuery = z.object({
 
 /**
  * A run's outcome outlives the request that started it: on a Worker only `waitUntil` keeps
- * the isolate alive for it (the Node host and the browser tab keep running anyway, and pass
- * `PROCESS_LIFETIME_CONTEXT`, whose `waitUntil` does nothing; a caller of `app.fetch` may pass
- * none); a failure is logged, redacted, since nobody awaits it.
+ * the isolate alive for it (the Node host and the browser tab keep running anyway, see
+ * `PROCESS_LIFETIME_CONTEXT`); a failure is logged, redacted, since nobody awaits it.
  */
 function keepAliveFor(c: Context, log: (line: string) => void, exporter?: { flush(): Promise<void> }): KeepAlive {
-  let waitUntil: ((promise: Promise<unknown>) => void) | undefined;
-  try {
-    const ctx = c.executionCtx;
-    waitUntil = (promise) => ctx.waitUntil(promise);
-  } catch {
-    waitUntil = undefined;
-  }
+  const waitUntil = waitUntilOf(c);
   return (runId, outcome) => {
     const reported = outcome.catch((error: unknown) =>
       log(`run ${runId} stopped with an error: ${redactText(error instanceof Error ? error.message : String(error))}`),

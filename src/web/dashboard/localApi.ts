@@ -2,7 +2,8 @@
 // dashboard's requests in-page, over IndexedDB, so the screens are identical in both modes
 // and nothing leaves the browser.
 import { PolicyEnforcer, parseConfig, type Sandbox } from '../../core/index.ts';
-import { PROCESS_LIFETIME_CONTEXT, createApp } from '../../api/app.ts';
+import { createApp } from '../../api/app.ts';
+import { PROCESS_LIFETIME_CONTEXT } from '../../api/executionContext.ts';
 import { babelParser } from '../../api/codeParser.ts';
 import { createRuntime, type Runtime } from '../../api/runtime.ts';
 import { RAW_JOURNAL_SCOPE } from '../../api/security.ts';
