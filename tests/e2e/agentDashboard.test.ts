@@ -5,7 +5,7 @@ import type { Browser } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/edge/nodeServer.ts';
 import { startModelServer, type ModelServer } from '../support/modelServer.ts';
-import { approveInInbox, launchChromium } from './support.ts';
+import { approveInInbox, launchChromium, runGoal } from './support.ts';
 
 // The dashboard over a Node host with a model: a goal typed in the playground is an agent run;
 // the model's call that needs a person is approved in the inbox, the run completes with the
@@ -48,9 +48,7 @@ describe('dashboard with a model (remote mode)', () => {
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
     await page.goto(`${server.url}/#token=${server.localToken}`);
     await page.getByRole('heading', { name: 'Runs' }).waitFor();
-    await page.getByRole('navigation').getByRole('link', { name: 'Playground' }).click();
-    await page.getByRole('textbox', { name: 'Goal', exact: true }).fill('tell ops the deploy finished');
-    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await runGoal(page, 'tell ops the deploy finished');
     await page.getByRole('heading', { name: /needs approval/ }).waitFor();
     await approveInInbox(page);
     await page.getByRole('navigation').getByRole('link', { name: 'Runs' }).click();
@@ -105,9 +103,7 @@ describe('dashboard with a model (local mode: the tab calls the model itself)', 
       await page.getByRole('button', { name: 'Save' }).click();
       await page.getByText('Saved. Reload the page to use this model.').waitFor();
       await page.reload();
-      await page.getByRole('navigation').getByRole('link', { name: 'Playground' }).click();
-      await page.getByRole('textbox', { name: 'Goal', exact: true }).fill('what is twenty plus twenty-two?');
-      await page.getByRole('button', { name: 'Run', exact: true }).click();
+      await runGoal(page, 'what is twenty plus twenty-two?');
       await expect.poll(() => page.locator('.outputs').last().textContent()).toContain('Forty-two, computed in this tab.');
       // Two turns, then the run's reflection (kept in the tab's memory).
       await expect.poll(() => local.requests.length).toBe(3);
@@ -121,9 +117,7 @@ describe('dashboard with a model (local mode: the tab calls the model itself)', 
 
       // An agent run that stops for an approval: it waits in the tab's IndexedDB through a
       // reload, is approved in the Approvals page, and goes on in the tab.
-      await page.getByRole('navigation').getByRole('link', { name: 'Playground' }).click();
-      await page.getByRole('textbox', { name: 'Goal' }).fill('tell ops the tab deploy finished');
-      await page.getByRole('button', { name: 'Run', exact: true }).click();
+      await runGoal(page, 'tell ops the tab deploy finished');
       await page.getByRole('heading', { name: /needs approval/ }).waitFor();
       await page.reload();
       await approveInInbox(page);

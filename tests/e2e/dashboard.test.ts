@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InMemoryStore, Orchestrator, ToolRegistry, exportJournal, registerBuiltinTools } from '../../src/core/index.ts';
 import { createSequentialIds } from '../../src/core/testing.ts';
 import { startServer, type RunningServer } from '../../src/edge/nodeServer.ts';
-import { launchChromium } from './support.ts';
+import { goalField, launchChromium, runGoal } from './support.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 const shots = join(root, 'test-results', 'dashboard');
@@ -32,13 +32,6 @@ async function noViolations(page: Page, name: string) {
   expect(results.violations.map((v) => `${name}: ${v.id} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
 }
 
-/** From the playground: type `goal` and run it. */
-async function runGoal(page: Page, goal: string) {
-  await page.getByRole('navigation').getByRole('link', { name: 'Playground' }).click();
-  await page.getByRole('textbox', { name: 'Goal', exact: true }).fill(goal);
-  await page.getByRole('button', { name: 'Run', exact: true }).click();
-}
-
 /** A fresh browser profile on the dashboard in local mode (the runtime in the tab). */
 async function openLocal() {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -56,7 +49,7 @@ describe('dashboard (remote mode, served by the Node host)', () => {
     await noViolations(page, 'runs');
 
     await page.getByRole('navigation').getByRole('link', { name: 'Playground' }).click();
-    await page.getByRole('textbox', { name: 'Goal', exact: true }).fill('add 2 and 3, then multiply the result by 4');
+    await goalField(page).fill('add 2 and 3, then multiply the result by 4');
     await page.getByRole('button', { name: 'Preview plan' }).click();
     await page.getByRole('heading', { name: 'Every candidate' }).waitFor();
     await noViolations(page, 'playground');

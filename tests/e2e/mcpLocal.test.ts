@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { startEverythingHttp } from '../support/mcpFixtures.ts';
-import { axeViolations, dashboardHost } from './support.ts';
+import { axeViolations, dashboardHost, runGoal } from './support.ts';
 
 // Local mode's MCP client: the tab connects to a Streamable HTTP server itself (the reference
 // server on loopback, allowing the dashboard's origin), registers its tools into a profile and
@@ -44,9 +44,7 @@ describe('MCP servers in local mode', () => {
       // Its tools are the profile's, marked with their server.
       await page.getByRole('navigation').getByRole('link', { name: 'Tools' }).click();
       await page.getByRole('article', { name: /everything_echo/ }).waitFor();
-      await page.getByRole('navigation').getByRole('link', { name: 'Playground' }).click();
-      await page.getByRole('textbox', { name: 'Goal', exact: true }).fill('everything_echo(message="hello from the tab")');
-      await page.getByRole('button', { name: 'Run', exact: true }).click();
+      await runGoal(page, 'everything_echo(message="hello from the tab")');
       await expect.poll(() => page.locator('.outputs').last().textContent(), { timeout: 30_000 }).toContain('Echo: hello from the tab');
       // Removing it keeps nothing of it in the list.
       await page.getByRole('navigation').getByRole('link', { name: 'MCP' }).click();

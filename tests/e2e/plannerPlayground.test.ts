@@ -5,7 +5,7 @@ import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/edge/nodeServer.ts';
-import { launchChromium } from './support.ts';
+import { goalField, launchChromium } from './support.ts';
 
 // What a person sees when they preview a plan in the playground: where each argument came from,
 // why a part of the goal got no tool, and a form for what the goal lacks.
@@ -26,7 +26,7 @@ afterAll(async () => {
 });
 
 async function preview(page: Page, goal: string) {
-  await page.getByRole('textbox', { name: 'Goal', exact: true }).fill(goal);
+  await goalField(page).fill(goal);
   await page.getByRole('button', { name: 'Preview plan' }).click();
   await page.getByRole('heading', { name: 'Every candidate' }).waitFor();
 }

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import { build } from 'esbuild';
-import { chromium, type Browser, type Page } from 'playwright';
+import { chromium, type Browser, type Locator, type Page } from 'playwright';
 import { afterAll, beforeAll } from 'vitest';
 import { startServer, type RunningServer } from '../../src/edge/nodeServer.ts';
 
@@ -99,4 +99,19 @@ export async function approveInInbox(page: Page): Promise<void> {
     .click();
   await page.getByRole('button', { name: 'Approve', exact: true }).click();
   await page.getByText('Nothing is waiting for you.').waitFor();
+}
+
+/**
+ * The playground's goal field, found by its role: a run page's plan section is labelled "Goal"
+ * too, and a label alone could find that section while the playground is still opening.
+ */
+export function goalField(page: Page): Locator {
+  return page.getByRole('textbox', { name: 'Goal', exact: true });
+}
+
+/** From the playground: type `goal` and run it. */
+export async function runGoal(page: Page, goal: string): Promise<void> {
+  await page.getByRole('navigation').getByRole('link', { name: 'Playground' }).click();
+  await goalField(page).fill(goal);
+  await page.getByRole('button', { name: 'Run', exact: true }).click();
 }

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { axeViolations, dashboardHost } from './support.ts';
+import { axeViolations, dashboardHost, runGoal } from './support.ts';
 
 const host = dashboardHost('tool-editor');
 const shots = host.shots;
@@ -113,9 +113,7 @@ describe('the tool editor', () => {
     await expect.poll(() => rows.nth(0).textContent()).toContain('active');
     expect(await axeViolations(page)).toEqual([]);
     // A goal the planner gives to the new tool runs it in this tab's sandbox.
-    await page.getByRole('navigation').getByRole('link', { name: 'Playground' }).click();
-    await page.getByRole('textbox', { name: 'Goal', exact: true }).fill('reverse the text "hello world"');
-    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await runGoal(page, 'reverse the text "hello world"');
     await expect.poll(() => page.locator('.outputs').textContent(), { timeout: 30_000 }).toContain('dlrow olleh');
   });
 });

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { axeViolations, dashboardHost } from './support.ts';
+import { axeViolations, dashboardHost, runGoal } from './support.ts';
 
 // The web tools in the dashboard's local mode, in Chromium: web_search finds what was ingested in
 // the tab; internet_extract is refused until the Network page lets the profile use the network,
@@ -36,11 +36,6 @@ describe('the web tools in local mode', () => {
       const page = await context.newPage();
       await page.goto(`${host.server.url}/#mode=local`);
       await page.getByRole('heading', { name: 'Runs' }).waitFor();
-      const run = async (goal: string) => {
-        await page.getByRole('navigation').getByRole('link', { name: 'Playground' }).click();
-        await page.getByRole('textbox', { name: 'Goal' }).fill(goal);
-        await page.getByRole('button', { name: 'Run', exact: true }).click();
-      };
 
       // web_search over what this tab ingested.
       await page.getByRole('navigation').getByRole('link', { name: 'Memory' }).click();
@@ -49,12 +44,12 @@ describe('the web tools in local mode', () => {
         { name: 'tea.txt', mimeType: 'text/plain', buffer: Buffer.from('Oolong tea can be steeped several times.') },
       ]);
       await page.getByText('Ingested 2 document(s)').waitFor();
-      await run('web_search(query="varroa mites")');
+      await runGoal(page, 'web_search(query="varroa mites")');
       await expect.poll(() => page.locator('.outputs').last().textContent(), { timeout: 30_000 }).toContain('bees.md');
       expect(await page.locator('.outputs').last().textContent()).toContain('"source": "corpus"');
 
       // Without the Network page's permission the profile may not fetch: refused before anything is sent.
-      await run(`internet_extract(url="${pages.url}/article")`);
+      await runGoal(page, `internet_extract(url="${pages.url}/article")`);
       await expect.poll(() => page.locator('main').textContent(), { timeout: 30_000 }).toContain('network_not_allowed');
       expect(pages.hits).toEqual([]);
 
@@ -67,7 +62,7 @@ describe('the web tools in local mode', () => {
       await page.screenshot({ path: `${host.shots}/network-page.png` });
       await page.reload();
 
-      await run(`internet_extract(url="${pages.url}/article")`);
+      await runGoal(page, `internet_extract(url="${pages.url}/article")`);
       await expect.poll(() => page.locator('.outputs').last().textContent(), { timeout: 30_000 }).toContain('Varroa mites weaken honey bee colonies');
       const extracted = (await page.locator('.outputs').last().textContent()) ?? '';
       expect(extracted).toContain('"summarySource": "extractive"');
@@ -75,9 +70,9 @@ describe('the web tools in local mode', () => {
       expect(pages.hits).toEqual(['/article']);
 
       // A private address outside the allow-list is refused without connecting; a page without CORS fails typed.
-      await run('internet_extract(url="http://10.0.0.1/article")');
+      await runGoal(page, 'internet_extract(url="http://10.0.0.1/article")');
       await expect.poll(() => page.locator('main').textContent(), { timeout: 30_000 }).toContain('url_refused');
-      await run(`internet_extract(url="${pages.url}/no-cors")`);
+      await runGoal(page, `internet_extract(url="${pages.url}/no-cors")`);
       await expect.poll(() => page.locator('main').textContent(), { timeout: 30_000 }).toContain('fetch_failed');
       await page.screenshot({ path: `${host.shots}/extract-run.png`, fullPage: true });
     } finally {
